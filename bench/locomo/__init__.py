@@ -1,0 +1,1 @@
+"""LoCoMo retrieval benchmark: corpus, BM25 baseline and metrics."""

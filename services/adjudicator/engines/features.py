@@ -1,0 +1,342 @@
+"""Features comparing an assertion with one candidate fact, for the `jev` decision model."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from services.adjudicator.domain import Assertion, CandidateFact, Window
+
+__all__ = [
+    "FUNCTIONAL_PREDICATES",
+    "PLACEMENT_PREDICATES",
+    "DateValue",
+    "Features",
+    "extract_features",
+    "extract_values",
+]
+
+# One object at a time: a different object later is a successor, at the same time a conflict.
+FUNCTIONAL_PREDICATES = frozenset(
+    {"works_for", "reports_to", "located_in", "member_of", "assigned_to"}
+)
+# Where someone is placed; with a transition cue ("moved to") one replaces another.
+PLACEMENT_PREDICATES = frozenset({"works_for", "member_of", "works_on", "assigned_to"})
+
+_MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for name in names
+}
+_MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ORD = r"(?:st|nd|rd|th)?"
+_DATE_PATTERNS: list[tuple[re.Pattern[str], tuple[int | None, int | None, int | None]]] = [
+    # (pattern, group index of (year, month, day)); month groups hold names or numbers
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORD}(?:,?\s+(\d{{4}}))?\b"), (3, 1, 2)),
+    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b"), (3, 2, 1)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{4}})\b"), (2, 1, None)),
+    (re.compile(r"\b((?:19|20)\d{2})\b"), (1, None, None)),
+]
+_NUMBER = re.compile(
+    r"(?<![\w.])([$€£])?\s?(\d+(?:[.,]\d+)*)\s?(%|percent|k|m|bn|million|billion|thousand)?\b", re.I
+)
+_STOP_WORDS = (
+    "a an the of to in on at for by with from and or but is are was were be been being has have "
+    "had will would shall should can could may might must do does did this that these those it "
+    "its as than then so not no never also just still now currently already yet its their his "
+    "her our your my we they he she you i there here which who whom whose what when where how "
+    "into onto over under about after before during until since per via"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+_TRANSITION = re.compile(
+    r"\b(moved to|moves to|moving to|transferred|switched|replaced|replaces|no longer|left|leaves|"
+    r"joined|joins|now|took over|takes over|became|becomes|promoted|stepped down|handed over|"
+    r"succeeded|succeeds|changed to|is back)\b"
+)
+_CORRECTION = re.compile(
+    r"\b(rescheduled|postponed|pushed|delayed|brought forward|moved up|moved back|slipped|"
+    r"shifted|correction|corrected|actually|instead of|rather than|not on|updated to)\b"
+)
+_FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
+_SCHEDULE = re.compile(
+    r"\b(scheduled|planned|plan|due|deadline|slated|expected|target|targeted|set for|"
+    r"on track for|date)\b"
+)
+_EVENT = re.compile(
+    r"\b(won|wins|win|held|hosted|launched|released|shipped|attended|visited|met|signed|"
+    r"published|presented|graduated|married|received|awarded|completed|finished|celebrated|"
+    r"took place|happened|occurred|organized|organised|ran|announced|spoke)\b"
+)
+_WORD = re.compile(r"[a-z0-9]+")
+# Verbs of change that say how a value moved, not which attribute it is.
+_CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
+# Stems that name the same attribute ("planned for" = "scheduled for").
+_SKELETON_SYNONYMS = {
+    "plann": "schedul",
+    "slat": "schedul",
+    "due": "schedul",
+    "target": "schedul",
+    "expect": "schedul",
+    "think": "believ",
+    "feel": "believ",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DateValue:
+    """A date as stated; unknown parts stay None (a bare "June 8" has no year)."""
+
+    year: int | None
+    month: int | None
+    day: int | None
+
+    def matches(self, other: DateValue) -> bool:
+        pairs = ((self.year, other.year), (self.month, other.month), (self.day, other.day))
+        return all(a is None or b is None or a == b for a, b in pairs) and any(
+            a is not None and b is not None for a, b in pairs
+        )
+
+
+Value = DateValue | tuple[float, str]
+
+
+def extract_values(text: str) -> list[Value]:
+    """Dates and numbers stated in `text`, in order; each character is read at most once."""
+    lowered = text.lower()
+    found: list[tuple[int, Value]] = []
+    for pattern, (gy, gm, gd) in _DATE_PATTERNS:
+        for match in pattern.finditer(lowered):
+            year = int(match.group(gy)) if gy and match.group(gy) else None
+            month_text = match.group(gm) if gm else None
+            month = None
+            if month_text:
+                month = int(month_text) if month_text.isdigit() else _MONTHS[month_text]
+            day = int(match.group(gd)) if gd else None
+            if (month is not None and not 1 <= month <= 12) or (day and not 1 <= day <= 31):
+                continue
+            found.append((match.start(), DateValue(year, month, day)))
+            lowered = lowered[: match.start()] + " " * len(match.group(0)) + lowered[match.end() :]
+    for match in _NUMBER.finditer(lowered):
+        if match.group(2).strip():
+            number = float(match.group(2).replace(",", ""))
+            unit = (match.group(1) or "") + (match.group(3) or "").lower()
+            found.append((match.start(), (number, unit)))
+    return [value for _, value in sorted(found, key=lambda item: item[0])]
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    if isinstance(a, DateValue) and isinstance(b, DateValue):
+        return a.matches(b)
+    return a == b
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    # "approve" and "approved" must meet: drop a final e once the word is long enough.
+    return word[:-1] if word.endswith("e") and len(word) >= 5 else word
+
+
+def _content_tokens(text: str, *, skeleton: bool) -> set[str]:
+    """Content words; the skeleton also drops values and cue words, leaving the attribute."""
+    lowered = text.lower()
+    if skeleton:
+        lowered = _TRANSITION.sub(" ", _CORRECTION.sub(" ", lowered))
+    kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
+    if skeleton:
+        kept = {
+            _SKELETON_SYNONYMS.get(w, w)
+            for w in kept
+            if not any(ch.isdigit() for ch in w) and w not in _MONTHS and w not in _CUE_STEMS
+        }
+    return kept
+
+
+def _similarity(a: set[str], b: set[str]) -> float:
+    """Mean of Jaccard and overlap coefficient: robust to one statement being terser."""
+    if not a or not b:
+        return 0.0
+    common = len(a & b)
+    return 0.5 * (common / len(a | b) + common / min(len(a), len(b)))
+
+
+def _window_date(window: Window) -> DateValue | None:
+    start = window.valid_from
+    if start is None:
+        return None
+    day = start.day if window.precision in ("instant", "day") else None
+    month = start.month if window.precision not in ("year",) else None
+    return DateValue(start.year, month, day)
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """Every signal the decision model reads; all in [0, 1]."""
+
+    kind_match: float
+    same_predicate: float
+    same_object: float
+    functional: float
+    same_proposition: float
+    rival: float
+    unrelated_object: float
+    skeleton: float
+    lexical: float
+    cosine: float
+    polarity_opposite: float
+    transition: float
+    correction: float
+    later_start: float
+    window_adds: float
+    window_differs: float
+    occurrence_split: float
+    stateful: float
+    newer_source: float
+    correction_target: DateValue | None = None
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            name: float(getattr(self, name))
+            for name in self.__slots__
+            if name != "correction_target"
+        }
+
+
+def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features:
+    a_text = assertion.claim.claim_text or assertion.statement
+    c_texts = [candidate.statement] + [e.claim_text for e in candidate.evidence]
+    a_low = a_text.lower()
+    c_low = " ".join(c_texts).lower()
+    a_win, c_win = assertion.window, candidate.window
+
+    kind_match = float(assertion.kind == candidate.kind)
+    relation = assertion.kind == "relation" and candidate.kind == "relation"
+    same_predicate = float(relation and assertion.predicate == candidate.predicate)
+    same_object = float(relation and assertion.object_entity_id == candidate.object_entity_id)
+    functional = float(relation and (assertion.predicate or "") in FUNCTIONAL_PREDICATES)
+
+    a_values = extract_values(assertion.statement if relation else a_text)
+    c_values = extract_values(candidate.statement)
+    c_anchor = _window_date(c_win)
+    from_to = _FROM_TO.search(a_low)
+    correction_cue = bool(_CORRECTION.search(a_low))
+    correction_target: DateValue | None = None
+    correction = 0.0
+    if from_to:
+        old, new = extract_values(from_to.group(1)), extract_values(from_to.group(2))
+        references = c_values + ([c_anchor] if c_anchor else [])
+        if old and new and any(_same_value(old[0], ref) for ref in references):
+            correction = 1.0
+            correction_target = new[0] if isinstance(new[0], DateValue) else None
+    if not correction and correction_cue:
+        correction = 0.6
+    transition = float(bool(_TRANSITION.search(a_low)) and correction < 1.0)
+
+    values_equal = bool(a_values) and bool(c_values) and _values_equal(a_values, c_values)
+    values_conflict = bool(a_values) and bool(c_values) and not values_equal
+    compatible = not values_conflict or correction >= 1.0
+
+    a_skeleton = _content_tokens(a_text, skeleton=True)
+    c_skeleton = _content_tokens(candidate.statement, skeleton=True)
+    skeleton = same_predicate if relation else _similarity(a_skeleton, c_skeleton)
+    lexical = max(
+        _similarity(_content_tokens(a_text, skeleton=False), _content_tokens(t, skeleton=False))
+        for t in c_texts
+    )
+
+    schedule = bool(_SCHEDULE.search(a_low))
+    a_event = (assertion.claim.window_kind == "event_time" or bool(_EVENT.search(a_low))) and (
+        not schedule
+    )
+    c_event = bool(_EVENT.search(c_low)) and not _SCHEDULE.search(candidate.statement.lower())
+    starts_differ = (
+        a_win.valid_from is not None
+        and c_win.valid_from is not None
+        and a_win.valid_from != c_win.valid_from
+    )
+    disjoint = not a_win.overlaps(c_win)
+    stateful = float(not a_event and not schedule)
+    occurrence_split = float(
+        correction == 0.0
+        and (
+            (a_event and c_event and (starts_differ or values_conflict))
+            or (stateful and disjoint and not a_win.is_unknown and not c_win.is_unknown)
+        )
+    )
+
+    if relation:
+        same_proposition = same_predicate * same_object
+        placement = {assertion.predicate, candidate.predicate} <= PLACEMENT_PREDICATES
+        rival = float(
+            not same_object and ((same_predicate and functional) or (placement and transition))
+        )
+        unrelated = float(not same_proposition and not rival)
+    else:
+        # Squared: one differing content word in a short statement is a different proposition.
+        # Equal stated values are strong evidence of the same proposition, so no squaring then.
+        same_proposition = (skeleton if values_equal else skeleton**2) * float(compatible)
+        rival = skeleton**2 * float(values_conflict) * float(correction < 1.0)
+        unrelated = 0.0
+
+    later_start = float(
+        a_win.valid_from is not None
+        and (c_win.valid_from is None or a_win.valid_from > c_win.valid_from)
+    )
+    window_adds = float(
+        (a_win.valid_from is not None and c_win.valid_from is None)
+        or (a_win.valid_until is not None and c_win.valid_until is None)
+    )
+    c_latest = candidate.latest_asserted_at
+    a_said = assertion.claim.asserted_at
+    newer = float(a_said is not None and c_latest is not None and _utc(a_said) > _utc(c_latest))
+    return Features(
+        kind_match=kind_match,
+        same_predicate=same_predicate,
+        same_object=same_object,
+        functional=functional,
+        same_proposition=same_proposition,
+        rival=rival,
+        unrelated_object=unrelated,
+        skeleton=skeleton,
+        lexical=lexical,
+        cosine=max(0.0, min(1.0, candidate.similarity)),
+        polarity_opposite=float(assertion.polarity != candidate.polarity),
+        transition=transition,
+        correction=correction,
+        later_start=later_start,
+        window_adds=window_adds,
+        window_differs=float(starts_differ),
+        occurrence_split=occurrence_split,
+        stateful=stateful,
+        newer_source=newer,
+        correction_target=correction_target,
+    )
+
+
+def _values_equal(a: list[Value], b: list[Value]) -> bool:
+    return all(any(_same_value(x, y) for y in b) for x in a) and all(
+        any(_same_value(y, x) for x in a) for y in b
+    )
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

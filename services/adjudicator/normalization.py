@@ -1,0 +1,418 @@
+"""Normalization of claims into assertions over a governed predicate vocabulary."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity
+
+__all__ = [
+    "CORE_PREDICATES",
+    "OTHER_PREDICATE_RE",
+    "PACKS",
+    "DirectedPredicate",
+    "NormalizationResult",
+    "Normalizer",
+    "PredicateVocabulary",
+    "relation_label",
+    "synonym_phrases",
+]
+
+CORE_PREDICATES: tuple[str, ...] = (
+    "related_to",
+    "works_for",
+    "member_of",
+    "affiliated_with",
+    "founded",
+    "located_in",
+    "part_of",
+    "authored",
+    "created",
+    "about",
+    "knows_about",
+    "knows",
+    "participated_in",
+    "works_on",
+    "uses",
+    "reports_to",
+)
+PACKS: dict[str, tuple[str, ...]] = {
+    "work": ("blocks", "depends_on", "concerns", "decided_by", "assigned_to", "pursues"),
+}
+OTHER_PREDICATE_RE = re.compile(r"^other:[a-z][a-z0-9_]{1,40}$")
+
+# Verb phrase (lemma form) -> (predicate, subject/object swapped). Passives ("founded by",
+# "blocked by") need no entry: a trailing "by" inverts whatever the active form maps to.
+_SYNONYMS: dict[str, tuple[str, bool]] = {
+    # works_for
+    "work for": ("works_for", False),
+    "work at": ("works_for", False),
+    "employed by": ("works_for", False),
+    "employ": ("works_for", True),
+    "hire": ("works_for", True),
+    "employee of": ("works_for", False),
+    "be on the payroll of": ("works_for", False),
+    "be staff at": ("works_for", False),
+    # member_of
+    "member of": ("member_of", False),
+    "be on the team of": ("member_of", False),
+    "lead": ("member_of", False),
+    "join": ("member_of", False),
+    "belong to": ("member_of", False),
+    "serve on": ("member_of", False),
+    "sit on": ("member_of", False),
+    "move to": ("member_of", False),
+    "transfer to": ("member_of", False),
+    # affiliated_with
+    "affiliated with": ("affiliated_with", False),
+    "associated with": ("affiliated_with", False),
+    "partner with": ("affiliated_with", False),
+    "collaborate with": ("affiliated_with", False),
+    # founded
+    "found": ("founded", False),
+    "co-found": ("founded", False),
+    "cofound": ("founded", False),
+    "establish": ("founded", False),
+    "set up": ("founded", False),
+    # located_in
+    "located in": ("located_in", False),
+    "live in": ("located_in", False),
+    "be based in": ("located_in", False),
+    "reside in": ("located_in", False),
+    "headquartered in": ("located_in", False),
+    "situated in": ("located_in", False),
+    "relocate to": ("located_in", False),
+    # part_of
+    "part of": ("part_of", False),
+    "component of": ("part_of", False),
+    "subsidiary of": ("part_of", False),
+    "division of": ("part_of", False),
+    "include": ("part_of", True),
+    "contain": ("part_of", True),
+    # authored
+    "write": ("authored", False),
+    "author": ("authored", False),
+    "draft": ("authored", False),
+    "pen": ("authored", False),
+    # created
+    "create": ("created", False),
+    "build": ("created", False),
+    "make": ("created", False),
+    "develop": ("created", False),
+    "design": ("created", False),
+    "invent": ("created", False),
+    # about
+    "about": ("about", False),
+    "cover": ("about", False),
+    "describe": ("about", False),
+    "discuss": ("about", False),
+    # knows_about
+    "know about": ("knows_about", False),
+    "expert in": ("knows_about", False),
+    "familiar with": ("knows_about", False),
+    "specialize in": ("knows_about", False),
+    "skilled in": ("knows_about", False),
+    "have experience with": ("knows_about", False),
+    # knows
+    "know": ("knows", False),
+    "friend of": ("knows", False),
+    "friends with": ("knows", False),
+    "acquainted with": ("knows", False),
+    "colleague of": ("knows", False),
+    # participated_in
+    "participate in": ("participated_in", False),
+    "attend": ("participated_in", False),
+    "take part in": ("participated_in", False),
+    "speak at": ("participated_in", False),
+    "present at": ("participated_in", False),
+    "compete in": ("participated_in", False),
+    "involved in": ("participated_in", False),
+    # works_on
+    "work on": ("works_on", False),
+    "contribute to": ("works_on", False),
+    "responsible for": ("works_on", False),
+    "maintain": ("works_on", False),
+    # uses
+    "use": ("uses", False),
+    "rely on": ("uses", False),
+    "adopt": ("uses", False),
+    "run on": ("uses", False),
+    "utilize": ("uses", False),
+    # reports_to
+    "report to": ("reports_to", False),
+    "work under": ("reports_to", False),
+    "answer to": ("reports_to", False),
+    "manage": ("reports_to", True),
+    "supervise": ("reports_to", True),
+    # related_to
+    "related to": ("related_to", False),
+    "connected to": ("related_to", False),
+    "linked to": ("related_to", False),
+    # work pack
+    "block": ("blocks", False),
+    "hold up": ("blocks", False),
+    "depend on": ("depends_on", False),
+    "require": ("depends_on", False),
+    "concern": ("concerns", False),
+    "regard": ("concerns", False),
+    "decided by": ("decided_by", False),
+    "decide": ("decided_by", True),
+    "approve": ("decided_by", True),
+    "assigned to": ("assigned_to", False),
+    "owned by": ("assigned_to", False),
+    "handled by": ("assigned_to", False),
+    "pursue": ("pursues", False),
+    "aim for": ("pursues", False),
+}
+_IRREGULAR: dict[str, str] = {
+    "wrote": "write",
+    "written": "write",
+    "built": "build",
+    "made": "make",
+    "led": "lead",
+    "knew": "know",
+    "known": "know",
+    "took": "take",
+    "taken": "take",
+    "ran": "run",
+    "sat": "sit",
+    "set": "set",
+    "spoke": "speak",
+    "spoken": "speak",
+    "held": "hold",
+    "co-founded": "co-found",
+    "penned": "pen",
+}
+# Dropped wherever they occur: auxiliaries, articles, time adverbs and negation. Negation is
+# carried by the claim's polarity, not by the predicate.
+_FILLER_WORDS = (
+    "is are was were be been being am has have had will would shall should can could may might "
+    "must do does did a an the also now currently still recently formerly previously just "
+    "already actually officially reportedly then later originally not never no longer doesn't "
+    "don't didn't isn't wasn't aren't weren't hasn't haven't won't"
+)
+_FILLER = frozenset(_FILLER_WORDS.split())
+_LABELS: dict[str, tuple[str, str]] = {
+    "related_to": ("is related to", "is not related to"),
+    "works_for": ("works for", "does not work for"),
+    "member_of": ("is a member of", "is not a member of"),
+    "affiliated_with": ("is affiliated with", "is not affiliated with"),
+    "founded": ("founded", "did not found"),
+    "located_in": ("is located in", "is not located in"),
+    "part_of": ("is part of", "is not part of"),
+    "authored": ("authored", "did not author"),
+    "created": ("created", "did not create"),
+    "about": ("is about", "is not about"),
+    "knows_about": ("knows about", "does not know about"),
+    "knows": ("knows", "does not know"),
+    "participated_in": ("participated in", "did not participate in"),
+    "works_on": ("works on", "does not work on"),
+    "uses": ("uses", "does not use"),
+    "reports_to": ("reports to", "does not report to"),
+    "blocks": ("blocks", "does not block"),
+    "depends_on": ("depends on", "does not depend on"),
+    "concerns": ("concerns", "does not concern"),
+    "decided_by": ("was decided by", "was not decided by"),
+    "assigned_to": ("is assigned to", "is not assigned to"),
+    "pursues": ("pursues", "does not pursue"),
+}
+_MAX_PHRASE_TOKENS = 8
+
+
+def _tokens(text: str) -> list[str]:
+    words = re.findall(r"[a-z][a-z'-]*", text.lower().replace("_", " "))
+    kept = [w for w in words if w not in _FILLER]
+    # A bare auxiliary ("is") is all there is; keep it so it can fail to map on its own.
+    return kept or words
+
+
+def _lemma_candidates(token: str, known: frozenset[str]) -> list[str]:
+    forms = [token]
+    if token in _IRREGULAR:
+        forms.append(_IRREGULAR[token])
+    for suffix, replacements in (
+        ("ies", ("y",)),
+        ("ied", ("y",)),
+        ("es", ("",)),
+        ("s", ("",)),
+        ("ed", ("", "e")),
+        ("ing", ("", "e")),
+    ):
+        if token.endswith(suffix) and len(token) > len(suffix) + 1:
+            stem = token[: -len(suffix)]
+            forms.extend(stem + r for r in replacements)
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                forms.append(stem[:-1])  # doubled consonant: planned, running
+    return [f for i, f in enumerate(forms) if (i == 0 or f in known) and f not in forms[:i]]
+
+
+@dataclass(frozen=True, slots=True)
+class DirectedPredicate:
+    """A vocabulary predicate and whether the phrase's subject is the relation's object."""
+
+    predicate: str
+    inverted: bool
+
+
+class PredicateVocabulary:
+    """The 16 core predicates, the enabled packs, the synonym table and `other:` escapes."""
+
+    def __init__(self, packs: Sequence[str] = ()) -> None:
+        unknown = sorted(set(packs) - PACKS.keys())
+        if unknown:
+            raise ValueError(f"unknown predicate pack(s): {', '.join(unknown)}")
+        self.packs: tuple[str, ...] = tuple(packs)
+        self.predicates: frozenset[str] = frozenset(
+            CORE_PREDICATES + tuple(p for pack in packs for p in PACKS[pack])
+        )
+        table: dict[str, tuple[str, bool]] = {}
+        for phrase, target in _SYNONYMS.items():
+            table.setdefault(" ".join(_tokens(phrase)), target)
+        for name in CORE_PREDICATES + tuple(p for names in PACKS.values() for p in names):
+            table.setdefault(" ".join(_tokens(name)), (name, False))
+        self._table = table
+        self._known = frozenset(word for phrase in table for word in phrase.split())
+
+    def is_valid(self, predicate: str) -> bool:
+        """Whether `predicate` may be stored on a relation (vocabulary or a valid escape)."""
+        return predicate in self.predicates or bool(OTHER_PREDICATE_RE.match(predicate))
+
+    def normalize(self, predicate_text: str) -> str | None:
+        """The vocabulary predicate for a verb phrase, or None when it must be dropped."""
+        directed = self.normalize_directed(predicate_text)
+        return None if directed is None else directed.predicate
+
+    def normalize_directed(self, predicate_text: str) -> DirectedPredicate | None:
+        text = predicate_text.strip()
+        if text.startswith("other:"):
+            return DirectedPredicate(text, False) if OTHER_PREDICATE_RE.match(text) else None
+        if text in self.predicates:
+            return DirectedPredicate(text, False)
+        tokens = _tokens(text)
+        if not tokens or len(tokens) > _MAX_PHRASE_TOKENS:
+            return None
+        found = self._lookup(tokens)
+        if found is None and len(tokens) > 1 and tokens[-1] == "by":
+            active = self._lookup(tokens[:-1])
+            if active is not None:
+                found = (active[0], not active[1])
+        if found is None or found[0] not in self.predicates:
+            return None
+        return DirectedPredicate(found[0], found[1])
+
+    def _lookup(self, tokens: list[str]) -> tuple[str, bool] | None:
+        options = [_lemma_candidates(t, self._known) for t in tokens]
+        for combo in itertools.product(*options):
+            hit = self._table.get(" ".join(combo))
+            if hit is not None:
+                return hit
+        return None
+
+
+def relation_label(subject: str, predicate: str, obj: str, polarity: Polarity) -> str:
+    """A relation's label from names and predicate only, so it can never carry a date."""
+    if predicate.startswith("other:"):
+        words = predicate.removeprefix("other:").replace("_", " ")
+        phrase = words if polarity == "positive" else f"not {words}"
+    else:
+        positive, negative = _LABELS[predicate]
+        phrase = positive if polarity == "positive" else negative
+    return f"{subject} {phrase} {obj}"
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizationResult:
+    """The assertions a claim yields and the predicate phrases that could not be mapped."""
+
+    assertions: tuple[Assertion, ...]
+    dropped_predicates: tuple[str, ...]
+
+
+class Normalizer:
+    """Turns claims into relations and observations.
+
+    Rules, in order:
+    1. An attributed claim is one observation on the holder (statement = claim text). Without a
+       resolvable holder it yields nothing: it is never re-anchored on the thing discussed.
+    2. A subject entity, a mappable predicate and an object entity give one relation and nothing
+       else. The label is "<subject> <predicate phrase> <object>".
+    3. Otherwise the claim is an observation on its subject entity (values, states, dates,
+       stances). A predicate between two entities that does not map is reported in
+       `dropped_predicates`; the statement survives as an observation so the fact layer does
+       not lose it. A predicate before a value ("is scheduled for 2026-06-08") is not a
+       relation predicate and is not counted.
+    A claim without a resolvable subject yields nothing; the claim itself keeps the statement.
+    An observation's label is its statement: the values it states (a cutover date, a price)
+    are its content, while the world-time window lives only in the validity fields.
+    """
+
+    def __init__(self, vocabulary: PredicateVocabulary) -> None:
+        self.vocabulary = vocabulary
+
+    def normalize_claim(
+        self, claim: ClaimView, resolve: Callable[[str], EntityRef | None]
+    ) -> NormalizationResult:
+        if claim.is_attributed:
+            holder = resolve(claim.holder) if claim.holder else None
+            return NormalizationResult(self._observation(claim, holder), ())
+        subject = resolve(claim.subject_text) if claim.subject_text else None
+        if subject is None:
+            return NormalizationResult((), ())
+        dropped: list[str] = []
+        obj = resolve(claim.object_text) if claim.object_text else None
+        if claim.predicate_text and obj is not None and obj.id != subject.id:
+            directed = self.vocabulary.normalize_directed(claim.predicate_text)
+            if directed is None:
+                dropped.append(claim.predicate_text)
+            else:
+                return NormalizationResult((self._relation(claim, subject, obj, directed),), ())
+        return NormalizationResult(self._observation(claim, subject), tuple(dropped))
+
+    @staticmethod
+    def _relation(
+        claim: ClaimView, subject: EntityRef, obj: EntityRef, directed: DirectedPredicate
+    ) -> Assertion:
+        if directed.inverted:
+            subject, obj = obj, subject
+        label = relation_label(subject.name, directed.predicate, obj.name, claim.polarity)
+        return Assertion(
+            kind="relation",
+            subject_entity_id=subject.id,
+            predicate=directed.predicate,
+            object_entity_id=obj.id,
+            statement=label,
+            polarity=claim.polarity,
+            window=claim.window,
+            claim=claim,
+            subject_name=subject.name,
+            object_name=obj.name,
+            label=label,
+        )
+
+    @staticmethod
+    def _observation(claim: ClaimView, anchor: EntityRef | None) -> tuple[Assertion, ...]:
+        if anchor is None:
+            return ()
+        statement = claim.claim_text.strip()
+        return (
+            Assertion(
+                kind="observation",
+                subject_entity_id=anchor.id,
+                predicate=None,
+                object_entity_id=None,
+                statement=statement,
+                polarity=claim.polarity,
+                window=claim.window,
+                claim=claim,
+                subject_name=anchor.name,
+                label=statement,
+            ),
+        )
+
+
+def synonym_phrases() -> Iterable[str]:
+    """Every verb phrase the synonym table knows (for documentation and tests)."""
+    return iter(_SYNONYMS)

@@ -1,0 +1,23 @@
+"""Claim extraction for the ingest service: the interface and the offline and LLM extractors."""
+
+from __future__ import annotations
+
+from services.ingest.extraction.base import (
+    ClaimExtractor,
+    ExtractedClaim,
+    ExtractionInput,
+    Polarity,
+    Span,
+    ValidKind,
+    ValidPrecision,
+)
+
+__all__ = [
+    "ClaimExtractor",
+    "ExtractedClaim",
+    "ExtractionInput",
+    "Polarity",
+    "Span",
+    "ValidKind",
+    "ValidPrecision",
+]

@@ -1,0 +1,59 @@
+"""Find who a statement is attributed to ("Dana believes…", "according to the spec, …")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ATTRIBUTION_VERBS", "Attribution", "find_attribution"]
+
+ATTRIBUTION_VERBS = frozenset(
+    {
+        "say", "tell", "believe", "think", "claim", "report", "state", "mention", "argue",
+        "feel", "announce", "confirm", "note", "explain", "expect", "assume", "suspect",
+        "reckon", "insist", "estimate", "predict", "write", "guess", "know", "hear", "read",
+        "warn", "admit", "agree", "suggest", "point", "add", "reply", "doubt", "conclude",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """`holder` tokens (None when the holder is the speaker's "I") and the content head."""
+
+    holder_tokens: tuple[Any, ...]
+    content: Any
+    frame_verb: Any | None
+
+
+def _subtree(token: Any) -> tuple[Any, ...]:
+    return tuple(token.subtree)
+
+
+def find_attribution(head: Any) -> Attribution | None:
+    """Attribution frame governed by `head` (a clause head), if any."""
+    for child in head.children:
+        if child.lower_ == "according":
+            to = next((c for c in child.children if c.lower_ == "to"), None)
+            obj = next((c for c in to.children if c.dep_ == "pobj"), None) if to else None
+            if obj is not None:
+                return Attribution(_subtree(obj), head, None)
+    if head.lemma_.lower() not in ATTRIBUTION_VERBS:
+        return None
+    comp = next((c for c in head.children if c.dep_ == "ccomp"), None)
+    if comp is None and head.lemma_.lower() in ("feel", "think"):
+        # "I feel like the group helped me" parses the content as an adverbial clause
+        comp = next(
+            (
+                c
+                for c in head.children
+                if c.dep_ == "advcl" and any(m.lower_ == "like" for m in c.children)
+            ),
+            None,
+        )
+    if comp is None:
+        return None
+    subj = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subj is None:
+        return None
+    return Attribution(_subtree(subj), comp, head)

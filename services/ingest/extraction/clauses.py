@@ -1,0 +1,171 @@
+"""Split parsed sentences into self-contained clauses and say which ones are not claims."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Clause", "drop_reason", "split_clauses"]
+
+_SOCIAL_RE = re.compile(
+    r"^\W*(hi|hey|hello|hiya|thanks|thank\s+you|thx|bye|goodbye|good\s+(morning|night|evening|"
+    r"luck|job|to\s+(see|hear))|nice\s+to|great\s+to|glad\s+to|so\s+glad|congrat\w*|take\s+care|"
+    r"see\s+you|talk\s+(to\s+you\s+)?(soon|later)|have\s+a\s+(good|great|nice|lovely)|"
+    r"happy\s+(birthday|holidays)|welcome|you'?re\s+welcome|cheers|best\s+regards|regards|"
+    r"wow|omg|lol|haha|yay|aww+|oh\s+(my|wow)|no\s+problem|sounds\s+(good|great|fun))\b",
+    re.I,
+)
+_BOILERPLATE_RE = re.compile(
+    r"copyright|all\s+rights\s+reserved|\bconfidential\b|do\s+not\s+distribute|"
+    r"^\W*page\s+\d+|table\s+of\s+contents|unsubscribe|privacy\s+policy",
+    re.I,
+)
+_EVALUATIVE = frozenset(
+    {
+        "great", "awesome", "amazing", "cool", "nice", "good", "bad", "terrible", "awful",
+        "wonderful", "fantastic", "beautiful", "powerful", "inspiring", "impressive", "lovely",
+        "incredible", "excellent", "brilliant", "perfect", "fun", "interesting", "exciting",
+        "stunning", "gorgeous", "cute", "sweet", "horrible", "boring", "best", "worst", "neat",
+        "fabulous", "superb", "outstanding", "messy", "ugly", "elegant", "clunky", "slick",
+        "solid", "weak", "meaningful", "special", "touching", "inspirational", "adorable",
+        "overrated", "underrated", "wrong", "right", "smart", "silly", "stupid", "crazy",
+    }
+)  # fmt: skip
+_HYPOTHETICAL_AUX = frozenset({"would", "could", "might", "may", "'d", "’d"})
+_ADVICE_AUX = frozenset({"should", "must", "ought", "need"})
+_WISH_VERBS = frozenset({"hope", "wish", "imagine", "wonder", "bet", "suppose"})
+_PERSONAL = frozenset({"i", "me", "we", "he", "she", "they"})
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A contiguous run of tokens with one finite head (its own subject)."""
+
+    tokens: tuple[Any, ...]
+    head: Any
+
+
+def _own_subject(tok: Any) -> bool:
+    return any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in tok.children)
+
+
+def _conj_heads(tok: Any) -> list[Any]:
+    found: list[Any] = []
+    for c in tok.children:
+        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and _own_subject(c):
+            found.append(c)
+            found.extend(_conj_heads(c))
+    return found
+
+
+def split_clauses(sent: Any) -> list[Clause]:
+    """Split a sentence at coordinated clauses that have their own subject; the pieces are
+    contiguous so each keeps an exact source span."""
+    root = sent.root
+    heads = [root, *sorted(_conj_heads(root), key=lambda t: t.left_edge.i)]
+    starts = [sent.start] + [h.left_edge.i for h in heads[1:]]
+    ends = [*starts[1:], sent.end]
+    doc = sent.doc
+    clauses = []
+    for head, s, e in zip(heads, starts, ends, strict=True):
+        toks = [doc[i] for i in range(s, e)]
+        while toks and (toks[-1].is_punct or toks[-1].dep_ == "cc" or toks[-1].is_space):
+            if toks[-1].text in ("?", "!", ".") and toks[-1].i == sent.end - 1:
+                break  # keep the sentence's own final mark in the span
+            toks.pop()
+        while toks and (toks[0].is_space or (toks[0].dep_ == "cc" and toks[0].i != sent.start)):
+            toks.pop(0)
+        if toks:
+            clauses.append(Clause(tuple(toks), head))
+    return clauses
+
+
+def _subject(head: Any) -> Any | None:
+    return next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+
+
+def _is_evaluative(tok: Any) -> bool:
+    if tok.lemma_.lower() in _EVALUATIVE or tok.lower_ in _EVALUATIVE:
+        return True
+    return any(c.dep_ == "amod" and c.lower_ in _EVALUATIVE for c in tok.children)
+
+
+def _holderless_opinion(head: Any) -> bool:
+    """ "This is great", "sounds amazing", "the new UI is clunky": an evaluation of a thing."""
+    if head.lemma_.lower() not in ("be", "seem", "look", "sound", "feel", "get"):
+        return False
+    comps = [c for c in head.children if c.dep_ in ("acomp", "attr", "oprd")]
+    if not comps or not any(_is_evaluative(c) for c in comps):
+        return False
+    subj = _subject(head)
+    if subj is None:
+        return True
+    # "Caroline is so happy" is a statement about a person's state, not an evaluation
+    return not (subj.lower_ in _PERSONAL or subj.ent_type_ == "PERSON")
+
+
+def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> str | None:
+    """Why this clause is not a claim (None when it is one). `content` is the head of the
+    asserted proposition (the complement of an attribution frame, else the clause head)."""
+    text = "".join(t.text_with_ws for t in clause.tokens).strip()
+    words = [t for t in clause.tokens if not t.is_punct and not t.is_space]
+    if sent.text.rstrip().endswith("?") or text.endswith("?"):
+        return "question"
+    if _SOCIAL_RE.search(text):
+        return "social"
+    if _BOILERPLATE_RE.search(text):
+        return "boilerplate"
+    if len(words) < 3 or not any(t.pos_ in ("VERB", "AUX") for t in words):
+        return "fragment"
+    first = words[0]
+    if first.lower_ in ("let", "let's", "please") or (first.lower_ == "let" and len(words) > 1):
+        return "advice"
+    head = clause.head
+    if (
+        head.tag_ == "VB"
+        and _subject(head) is None
+        and not any(c.dep_ in ("aux", "auxpass") for c in head.children)
+    ):
+        return "advice"  # imperative
+    for h in {head, content}:
+        reason = _modal_reason(h, clause.tokens)
+        if reason:
+            return reason
+    if not attributed and _holderless_opinion(content):
+        return "opinion"
+    return None
+
+
+def _modal_reason(head: Any, tokens: Sequence[Any]) -> str | None:
+    aux = {c.lower_ for c in head.children if c.dep_ in ("aux", "auxpass")}
+    subj = _subject(head)
+    subj_low = subj.lower_ if subj is not None else ""
+    if any(c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in _clauses_of(head)):
+        return "hypothetical"
+    if head.lemma_.lower() in _WISH_VERBS and subj is not None:
+        return "hypothetical"
+    if aux & _HYPOTHETICAL_AUX:
+        return "hypothetical"
+    if subj_low in ("you", "we", "u") and (
+        aux & _ADVICE_AUX or (head.lemma_.lower() in ("need", "have") and _has_to(head))
+    ):
+        return "advice"
+    if tokens and tokens[0].lower_ == "if":
+        return "hypothetical"
+    return None
+
+
+def _clauses_of(head: Any) -> list[Any]:
+    out = list(head.children)
+    for c in head.children:
+        if c.dep_ == "advcl":
+            out.extend(c.children)
+    return out
+
+
+def _has_to(head: Any) -> bool:
+    return any(
+        c.dep_ == "xcomp" and any(g.lower_ == "to" for g in c.children) for c in head.children
+    )

@@ -1,0 +1,178 @@
+"""Cheap pronoun and document-reference resolution for decontextualising claim text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Mention", "Rewriter", "context_mentions", "third_person"]
+
+_PERSON_PRONOUNS = {"he", "him", "she", "himself", "herself"}
+_PERSON_POSSESSIVE = {"his", "hers"}
+_ORG_PRONOUNS = {"it", "they", "them", "itself", "themselves"}
+_ORG_POSSESSIVE = {"its", "their", "theirs"}
+_FIRST_SINGULAR = {"i", "me", "myself"}
+_FIRST_PLURAL = {"we", "us", "ourselves"}
+_DOC_NOUNS = {"document", "report", "spec", "specification", "memo", "page", "proposal", "doc"}
+_DOC_NOUNS |= {"meeting", "notes", "rfc", "note", "minutes", "call"}
+_CONTRACTIONS = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'ll": "will", "’ll": "will"}
+_FIRST_AUX = {"am": "is", "have": "has", "do": "does", "are": "is", "'re": "is", "’re": "is"}
+_CONTEXT_TAIL = 1500
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A named PERSON or ORG seen at `position` (local offset; negative means in the context);
+    `char_start`/`char_end` are absolute offsets when the mention is inside the passage."""
+
+    name: str
+    label: str
+    position: int
+    char_start: int | None = None
+    char_end: int | None = None
+
+
+def third_person(lemma: str) -> str:
+    """Third-person singular present of a verb lemma ("go" -> "goes", "try" -> "tries")."""
+    irregular = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+    if lemma in irregular:
+        return irregular[lemma]
+    if re.search(r"(s|sh|ch|x|z|o)$", lemma):
+        return lemma + "es"
+    if re.search(r"[^aeiou]y$", lemma):
+        return lemma[:-1] + "ies"
+    return lemma + "s"
+
+
+def context_mentions(context: str | None, known: Mapping[str, str]) -> list[Mention]:
+    """The last occurrence of each known name in the tail of the preceding text; speaker
+    labels ("Caroline: ...") are skipped because a label is not a mention."""
+    if not context or not known:
+        return []
+    tail = context[-_CONTEXT_TAIL:]
+    found: list[Mention] = []
+    for name, label in known.items():
+        last = None
+        for m in re.finditer(rf"\b{re.escape(name)}\b(?!\s*:)", tail):
+            last = m
+        if last is not None:
+            found.append(Mention(name, label, last.start() - len(tail)))
+    return found
+
+
+class Rewriter:
+    """Rewrites a clause's tokens into decontextualised text for one passage."""
+
+    def __init__(
+        self,
+        mentions: Sequence[Mention],
+        speaker: str | None,
+        title: str | None,
+        base_offset: int,
+    ) -> None:
+        self._mentions = sorted(mentions, key=lambda m: m.position)
+        self._speaker = speaker
+        self._title = title
+        self._base = base_offset
+        self.used: list[Mention] = []
+
+    def antecedent(self, token: Any, labels: Iterable[str]) -> Mention | None:
+        """Most recent mention with one of `labels` before `token`; never the speaker, who
+        refers to themself in the first person."""
+        wanted = set(labels)
+        best = None
+        for m in self._mentions:
+            if m.position >= token.idx:
+                break
+            if m.label in wanted and m.name != self._speaker:
+                best = m
+        return best
+
+    def holder_name(self, tokens: Sequence[Any]) -> str:
+        """A holder phrase with its pronouns resolved."""
+        return self.render(tokens, capitalise=False)
+
+    def word(self, token: Any) -> str | None:
+        """The replacement for one token, or None to keep it."""
+        low = token.lower_
+        if self._speaker and low in _FIRST_SINGULAR and token.tag_ == "PRP":
+            return self._speaker
+        if self._speaker and low in ("my", "mine"):
+            return f"{self._speaker}'s"
+        if self._speaker and low in _FIRST_PLURAL and token.tag_ == "PRP":
+            return f"{self._speaker} and others"
+        if self._speaker and low in ("our", "ours"):
+            return f"{self._speaker}'s"
+        if low in _PERSON_PRONOUNS or (low == "her" and token.tag_ == "PRP"):
+            return self._named(token, ("PERSON",), possessive=False)
+        if low in _PERSON_POSSESSIVE or (low == "her" and token.tag_ == "PRP$"):
+            return self._named(token, ("PERSON",), possessive=True)
+        if low in _ORG_PRONOUNS and token.tag_ == "PRP":
+            return self._named(token, ("ORG",), possessive=False)
+        if low in _ORG_POSSESSIVE:
+            return self._named(token, ("ORG",), possessive=True)
+        return self._agreement(token)
+
+    def _named(self, token: Any, labels: tuple[str, ...], possessive: bool) -> str | None:
+        m = self.antecedent(token, labels)
+        if m is None:
+            return None
+        self.used.append(m)
+        return f"{m.name}'s" if possessive else m.name
+
+    def _agreement(self, token: Any) -> str | None:
+        """Fix the verb after a replaced "I" ("I am" -> "Caroline is", "I love" -> "loves")."""
+        if not self._speaker:
+            return None
+        head = token.head if token.dep_ in ("aux", "auxpass") else token
+        subj = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subj is None or subj.lower_ != "i" or subj.i > token.i:
+            return None
+        low = token.lower_
+        if token.tag_ != "VBP":
+            return None  # "do not have": only the finite verb agrees with the subject
+        if low in _CONTRACTIONS:
+            return _CONTRACTIONS[low]
+        if low in _FIRST_AUX:
+            return _FIRST_AUX[low]
+        if (
+            token.tag_ == "VBP"
+            and token.i == head.i
+            and not any(c.dep_ == "aux" for c in head.children)
+        ):
+            return third_person(token.lemma_.lower())
+        return None
+
+    def render(self, tokens: Sequence[Any], capitalise: bool = True) -> str:
+        """Join tokens with their whitespace, applying replacements and the document title."""
+        parts: list[str] = []
+        skip_next = False
+        for k, tok in enumerate(tokens):
+            if skip_next:
+                skip_next = False
+                continue
+            nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+            if self._title and nxt is not None and self._is_doc_ref(tok, nxt):
+                parts.append(f"{self._title}{nxt.whitespace_}")
+                skip_next = True
+                continue
+            rep = self.word(tok)
+            if rep is None:
+                parts.append(tok.text_with_ws)
+            else:
+                joined = tok.lower_ in _CONTRACTIONS or tok.lower_ in ("'re", "’re")
+                parts.append(("" if not joined else " ") + rep + tok.whitespace_)
+        text = "".join(parts).strip()
+        text = re.sub(r"[\s,;:–-]+$", "", text)
+        if capitalise and text:
+            text = text[0].upper() + text[1:]
+        return text
+
+    @staticmethod
+    def _is_doc_ref(tok: Any, nxt: Any) -> bool:
+        low, noun = tok.lower_, nxt.lower_
+        if low == "this" and noun in _DOC_NOUNS:
+            return True
+        return low in ("the", "today's") and noun in ("meeting", "call")

@@ -1,0 +1,345 @@
+"""Resolve temporal phrases in a clause to a world-time window against the said-on time."""
+
+from __future__ import annotations
+
+import calendar
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, Literal
+
+from services.ingest.extraction.date_patterns import (
+    ATOM_RES,
+    DURATION_RE,
+    FROM_RE,
+    JOIN_RE,
+    MONTHS,
+    NUMBERS,
+    ORDER,
+    ORDINAL_Q,
+    SINCE_RE,
+    UNTIL_RE,
+    VAGUE_RE,
+    WEEKDAYS,
+)
+
+__all__ = ["DateResolver", "Precision", "Tense", "TimeWindow"]
+
+Precision = Literal["unknown", "instant", "day", "month", "quarter", "year", "open"]
+Tense = Literal["past", "present", "future"]
+Shape = Literal["point", "since", "until", "range"]
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """A resolved world-time window; `valid_until` is the inclusive last day (or instant)."""
+
+    valid_from: datetime | None
+    valid_until: datetime | None
+    precision: Precision
+    shape: Shape
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class _Atom:
+    first: date
+    last: date
+    precision: Precision
+    start: int
+    end: int
+    instant: datetime | None = None
+    year_given: bool = True
+
+
+def _utc(d: date) -> datetime:
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+def _month_last(y: int, m: int) -> date:
+    return date(y, m, calendar.monthrange(y, m)[1])
+
+
+def _pick_year(month: int, day: int | None, today: date, tense: Tense) -> int:
+    """Year for a month(/day) without one: latest not after today in past tense,
+    earliest not before today in future tense, otherwise the nearest."""
+    cands = []
+    for y in (today.year - 1, today.year, today.year + 1):
+        first = date(y, month, day or 1)
+        last = first if day else _month_last(y, month)
+        cands.append((y, first, last))
+    if tense == "past":
+        return max(y for y, first, _ in cands if first <= today)
+    if tense == "future":
+        return min(y for y, _, last in cands if last >= today)
+
+    def distance(c: tuple[int, date, date]) -> int:
+        _, first, last = c
+        return (
+            0
+            if first <= today <= last
+            else min(abs((first - today).days), abs((last - today).days))
+        )
+
+    return min(cands, key=distance)[0]
+
+
+def _week_start(d: date) -> date:
+    return d - timedelta(days=d.weekday())
+
+
+def _weekday(rel: str, wd: int, today: date, tense: Tense) -> date:
+    """Weekday policy: "last X" is the most recent X strictly before today; "next X" is X in the
+    calendar week (Mon-Sun) after today's; "this X" is X in today's week; "coming X" is the
+    first X strictly after today; a bare "X"/"on X" follows the tense (past: last, else coming)."""
+    rel = " ".join(rel.lower().split())
+    if rel in ("", "on"):
+        rel = "last" if tense == "past" else "coming"
+    if rel == "last":
+        return today - timedelta(days=(today.weekday() - wd - 1) % 7 + 1)
+    if rel == "next":
+        return _week_start(today) + timedelta(days=7 + wd)
+    if rel == "this":
+        return _week_start(today) + timedelta(days=wd)
+    return today + timedelta(days=(wd - today.weekday() - 1) % 7 + 1)
+
+
+def _shift_months(d: date, months: int) -> date:
+    total = d.year * 12 + d.month - 1 + months
+    return date(total // 12, total % 12 + 1, 1)
+
+
+def _quarter(y: int, q: int) -> tuple[date, date]:
+    return date(y, 3 * q - 2, 1), _month_last(y, 3 * q)
+
+
+class DateResolver:
+    """Finds the clause's temporal expression and resolves it; dateparser results are cached."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, date, str], _Atom | None] = {}
+
+    def resolve(
+        self,
+        text: str,
+        said_on: datetime | None,
+        tense: Tense = "present",
+        date_entities: Sequence[tuple[int, int]] = (),
+    ) -> TimeWindow | None:
+        """Resolve `text` (one clause); `date_entities` are NER DATE spans tried with dateparser
+        when no rule matched them. Returns None when nothing temporal resolves."""
+        today = said_on.astimezone(UTC).date() if said_on is not None else None
+        atoms: list[_Atom] = []
+        for kind, regex in ATOM_RES:
+            for m in regex.finditer(text):
+                s, e = m.span()
+                if not any(a.start < e and s < a.end for a in atoms):
+                    # "since March" points backwards whatever the verb's tense
+                    since = SINCE_RE.search(text[: s + 6]) is not None
+                    atom = self._atom(kind, m, today, "past" if since else tense)
+                    if atom is not None:
+                        atoms.append(atom)
+        if today is not None:
+            for s, e in date_entities:
+                if not any(a.start < e and s < a.end for a in atoms):
+                    fallback = self._dateparser(text[s:e], s, today, tense)
+                    if fallback:
+                        atoms.append(fallback)
+        if not atoms:
+            return None
+        atoms.sort(key=lambda a: a.start)
+        return _combine(text, atoms)
+
+    def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> _Atom | None:
+        g = {k: v for k, v in m.groupdict().items() if v is not None}
+        s, e = m.span()
+        if kind.startswith("lead_"):  # the leading preposition is not part of the date
+            s = min(m.start(k) for k in ("part", "rel", "mon", "year") if k in g)
+        try:
+            return _build_atom(kind, g, s, e, today, tense)
+        except ValueError:  # impossible calendar dates such as 31 June
+            return None
+
+    def _dateparser(self, phrase: str, start: int, today: date, tense: Tense) -> _Atom | None:
+        if VAGUE_RE.search(phrase) or DURATION_RE.search(phrase):
+            return None
+        key = (phrase.lower(), today, tense)
+        if key not in self._cache:
+            self._cache[key] = _parse_with_dateparser(phrase, today, tense)
+        hit = self._cache[key]
+        if hit is None:
+            return None
+        return _Atom(hit.first, hit.last, hit.precision, start, start + len(phrase))
+
+
+def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> _Atom | None:
+    from dateparser.date import DateDataParser  # slow import, only when a rule missed
+
+    settings: dict[str, Any] = {
+        "RELATIVE_BASE": datetime(today.year, today.month, today.day),
+        "PREFER_DATES_FROM": "past" if tense == "past" else "future",
+        "REQUIRE_PARTS": [],
+    }
+    data = DateDataParser(languages=["en"], settings=settings).get_date_data(phrase)
+    if data.date_obj is None:
+        return None
+    d = data.date_obj.date()
+    if data.period == "year":
+        return _Atom(date(d.year, 1, 1), date(d.year, 12, 31), "year", 0, 0)
+    if data.period == "month":
+        return _Atom(date(d.year, d.month, 1), _month_last(d.year, d.month), "month", 0, 0)
+    if data.period == "week":
+        ws = _week_start(d)
+        return _Atom(ws, ws + timedelta(days=6), "day", 0, 0)
+    return _Atom(d, d, "day", 0, 0)
+
+
+def _build_atom(
+    kind: str, g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
+) -> _Atom | None:
+    if kind == "iso":
+        d = date(int(g["y"]), int(g["m"]), int(g["d"]))
+        if "hh" in g:
+            inst = datetime(d.year, d.month, d.day, int(g["hh"]), int(g["mi"]), tzinfo=UTC)
+            return _Atom(d, d, "instant", s, e, inst)
+        return _Atom(d, d, "day", s, e)
+    if kind == "iso_month":
+        y, mo = int(g["y"]), int(g["m"])
+        return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
+    if kind in ("mdy", "dmy"):
+        mo, day = MONTHS[g["mon"].lower().rstrip(".")], int(g["day"])
+        if kind == "mdy" and g["mon"].lower() == "may" and "year" not in g:
+            return None  # "may 5" is far more often the modal than the month
+        if "year" in g:
+            y = int(g["year"])
+        elif today is not None:
+            y = _pick_year(mo, day, today, tense)
+        else:
+            return None
+        d = date(y, mo, day)
+        return _Atom(d, d, "day", s, e, year_given="year" in g)
+    if kind == "month_end":
+        if "rel" in g:
+            if today is None:
+                return None
+            base = _shift_months(today, {"next": 1, "last": -1}.get(g["rel"].lower(), 0))
+            d = _month_last(base.year, base.month)
+        else:
+            mo = MONTHS[g["mon"].lower().rstrip(".")]
+            if "year" in g:
+                y = int(g["year"])
+            elif today is not None:
+                y = _pick_year(mo, None, today, tense)
+            else:
+                return None
+            d = _month_last(y, mo)
+        return _Atom(d, d, "day", s, e)
+    if kind in ("my", "lead_month"):
+        mo = MONTHS[g["mon"].lower().rstrip(".")]
+        rel = g.get("rel", "").strip().lower()
+        if "year" in g:
+            y = int(g["year"])
+        elif today is None:
+            return None
+        elif rel == "last":
+            y = today.year if mo < today.month else today.year - 1
+        elif rel == "next":
+            y = today.year if mo > today.month else today.year + 1
+        elif rel == "this":
+            y = today.year
+        else:
+            y = _pick_year(mo, None, today, tense)
+        return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given="year" in g)
+    if kind in ("quarter", "quarter_words"):
+        q = int(g["q"]) if "q" in g else ORDINAL_Q[g["qw"].lower()]
+        if "year" in g:
+            y = int(g["year"])
+        elif "fy" in g or "yy" in g:
+            y = 2000 + int(g.get("fy") or g["yy"])
+        elif today is not None:
+            y = today.year
+        else:
+            return None
+        first, last = _quarter(y, q)
+        given = bool({"year", "fy", "yy"} & g.keys())
+        return _Atom(first, last, "quarter", s, e, year_given=given)
+    if kind == "lead_year":
+        y = int(g["year"])
+        return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
+    if today is None:
+        return None
+    return _relative_atom(kind, g, s, e, today, tense)
+
+
+def _relative_atom(
+    kind: str, g: dict[str, str], s: int, e: int, today: date, tense: Tense
+) -> _Atom | None:
+    if kind == "deictic":
+        word = " ".join(g["deictic"].lower().split())
+        offset = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(word, 0)
+        offset = {"the day before yesterday": -2, "the day after tomorrow": 2}.get(word, offset)
+        d = today + timedelta(days=offset)
+        return _Atom(d, d, "day", s, e)
+    if kind == "weekday":
+        d = _weekday(g.get("rel", ""), WEEKDAYS[g["wd"].lower()], today, tense)
+        return _Atom(d, d, "day", s, e)
+    if kind == "rel_unit":
+        rel, unit = g["rel"].lower(), g["unit"].lower()
+        step = {"last": -1, "past": -1, "next": 1, "coming": 1}.get(rel, 0)
+        if unit in ("week", "weekend"):
+            ws = _week_start(today) + timedelta(days=7 * step)
+            first, last = (
+                (ws + timedelta(days=5), ws + timedelta(days=6))
+                if unit == "weekend"
+                else (ws, ws + timedelta(days=6))
+            )
+            return _Atom(first, last, "day", s, e)
+        if unit == "month":
+            m = _shift_months(today, step)
+            return _Atom(m, _month_last(m.year, m.month), "month", s, e)
+        if unit == "quarter":
+            q0 = (today.year * 4 + (today.month - 1) // 3) + step
+            first, last = _quarter(q0 // 4, q0 % 4 + 1)
+            return _Atom(first, last, "quarter", s, e)
+        y = today.year + step
+        return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
+    if kind in ("ago", "in_n"):
+        if kind == "in_n" and tense != "future":
+            return None  # "in 2 years" in past/present tense is a duration, not a date
+        raw = g["num"].lower()
+        n = int(raw) if raw.isdigit() else NUMBERS[raw]
+        n = -n if kind == "ago" else n
+        unit = g["unit"].lower()
+        if unit in ("day", "week"):
+            d = today + timedelta(days=n * (7 if unit == "week" else 1))
+            return _Atom(d, d, "day", s, e)
+        if unit == "month":
+            m = _shift_months(today, n)
+            return _Atom(m, _month_last(m.year, m.month), "month", s, e)
+        return _Atom(date(today.year + n, 1, 1), date(today.year + n, 12, 31), "year", s, e)
+    return None
+
+
+def _combine(text: str, atoms: list[_Atom]) -> TimeWindow:
+    for a, b in itertools.pairwise(atoms):
+        if JOIN_RE.match(text[a.end : b.start]) and (
+            FROM_RE.search(text[: a.start]) or text[a.end : b.start].strip() in ("-", "–")
+        ):
+            first = a.first
+            if not a.year_given and b.year_given and first.year != b.first.year:
+                # "from March to June 2026": the start borrows the end's year
+                first = first.replace(year=b.first.year)
+            precision = max(a.precision, b.precision, key=lambda p: ORDER.get(p, 0))
+            return TimeWindow(_utc(first), _utc(b.last), precision, "range", a.start, b.end)
+    a = atoms[0]
+    before = text[: a.start]
+    if SINCE_RE.search(before):
+        return TimeWindow(_utc(a.first), None, "open", "since", a.start, a.end)
+    if UNTIL_RE.search(before):
+        return TimeWindow(None, _utc(a.last), a.precision, "until", a.start, a.end)
+    if a.instant is not None:
+        return TimeWindow(a.instant, a.instant, "instant", "point", a.start, a.end)
+    return TimeWindow(_utc(a.first), _utc(a.last), a.precision, "point", a.start, a.end)

@@ -1,0 +1,254 @@
+"""The `rememberstack` command: run the system locally and talk to it over gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Coroutine, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import grpc
+import typer
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from rememberstack.v1 import document_pb2, ingest_service_pb2, query_service_pb2
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+
+from shared.cli.client import connect, resolve_addresses
+from shared.cli.ingest_files import collect_files, ingest_files, watch_until_settled
+from shared.cli.launcher import SERVICES, SystemLauncher
+from shared.cli.render import message_to_data, print_facts, print_json
+from shared.config import Settings, load_settings
+from shared.grpc.errors import parse_rich_error
+from shared.logging import configure_logging
+from shared.proto_convert import timestamp
+
+__all__ = ["app"]
+
+app = typer.Typer(help="RememberStack: memory for AI agents that have to act.", no_args_is_help=True)
+console = Console()
+T = TypeVar("T")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a command body, turning RPC errors into readable messages and exit code 1."""
+    try:
+        return asyncio.run(coroutine)
+    except grpc.aio.AioRpcError as error:
+        code, reason, violations = parse_rich_error(error)
+        console.print(f"[red]{code.name}[/] {error.details()} {f'({reason})' if reason else ''}")
+        for field, description in violations:
+            console.print(f"  {field}: {description}")
+        raise typer.Exit(1) from None
+
+
+def _settings() -> Settings:
+    return load_settings()
+
+
+@app.command()
+def up(
+    base_port: Annotated[
+        int, typer.Option(help="First of four consecutive ports; 0 picks free ports.")
+    ] = 50051,
+) -> None:
+    """Start embedded Postgres (unless REMEMBERSTACK_DATABASE_URL is set) and the four services."""
+    settings = _settings()
+    configure_logging(settings.log_level, json=False, service_name="launcher")
+    asyncio.run(_up(settings, base_port))
+
+
+async def _up(settings: Settings, base_port: int) -> None:
+    launcher = SystemLauncher(settings, base_port=base_port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        endpoints = await launcher.start()
+        table = Table(title="RememberStack is up")
+        table.add_column("service")
+        table.add_column("address")
+        for name in SERVICES:
+            table.add_row(name, endpoints.address(name))
+        table.add_row("database", endpoints.database_url)
+        console.print(table)
+        console.print("Press Ctrl-C to stop.", highlight=False)
+        exited = asyncio.create_task(launcher.wait_for_exit())
+        stopped = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({exited, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if exited in done:
+            console.print(f"[red]{exited.result()} exited unexpectedly; stopping everything[/]")
+        for task in (exited, stopped):
+            task.cancel()
+    finally:
+        console.print("stopping…")
+        await launcher.stop()
+        console.print("stopped")
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(exists=True, help="Files or directories.")],
+    living: Annotated[bool, typer.Option(help="Create documents in living mode.")] = False,
+    wait: Annotated[bool, typer.Option(help="Wait until every version is ready.")] = True,
+    as_json: JsonFlag = False,
+) -> None:
+    """Ingest files, show per-stage progress, and exit when the versions are ready."""
+    settings = _settings()
+    code = _run(_ingest(settings, paths, living=living, wait=wait, as_json=as_json))
+    raise typer.Exit(code)
+
+
+async def _ingest(
+    settings: Settings, paths: Sequence[Path], *, living: bool, wait: bool, as_json: bool
+) -> int:
+    files = collect_files(paths)
+    async with connect(resolve_addresses(settings)) as stubs:
+        outcomes = await ingest_files(stubs, files, namespace=settings.namespace, living=living)
+        pending = [o.version_id for o in outcomes if not o.parked]
+        if not as_json:
+            for outcome in outcomes:
+                state = "parked" if outcome.parked else ("new" if outcome.created else "unchanged")
+                console.print(f"{state:>9}  {outcome.path}")
+        final: list[document_pb2.VersionReadiness] = []
+        if wait and pending:
+            with Progress(
+                TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                console=console, disable=as_json,
+            ) as progress:
+                task = progress.add_task("processing", total=len(pending))
+
+                def show(states: Sequence[document_pb2.VersionReadiness]) -> None:
+                    settled = sum(1 for s in states if s.ready or s.dead_lettered)
+                    progress.update(task, completed=settled)
+
+                final = await watch_until_settled(
+                    stubs, pending, namespace=settings.namespace, on_update=show
+                )
+    dead = [state for state in final if state.dead_lettered]
+    if as_json:
+        console.print_json(
+            data={
+                "documents": [
+                    {"path": str(o.path), "document_id": o.document_id, "version_id": o.version_id,
+                     "created": o.created, "parked": o.parked}
+                    for o in outcomes
+                ],
+                "versions": [message_to_data(state) for state in final],
+            }
+        )
+    elif final:
+        claims = sum(state.claim_count for state in final)
+        console.print(f"{len(final) - len(dead)} version(s) ready, {claims} claim(s) extracted")
+    for state in dead:
+        failed = [s for s in state.stages if s.status == document_pb2.STAGE_STATUS_DEAD_LETTER]
+        console.print(f"[red]dead letter[/] {state.version_id}: {failed[0].last_error if failed else ''}")
+    return 1 if dead else 0
+
+
+@app.command()
+def facts(
+    query: Annotated[str, typer.Argument(help="What to look for.")] = "",
+    entity: Annotated[list[str], typer.Option(help="Anchor entity id (repeatable).")] = [],  # noqa: B006
+    k: Annotated[int, typer.Option(help="Facts to return (1-30).")] = 15,
+    at: Annotated[datetime | None, typer.Option(help="World-time instant (UTC).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Facts the memory holds true, with evidence and validity."""
+    settings = _settings()
+    request = query_service_pb2.FactsContextRequest(
+        namespace=settings.namespace, query=query, entity_ids=entity, k=k
+    )
+    if at is not None:
+        request.time_scope.at.valid_at.CopyFrom(timestamp(at.replace(tzinfo=at.tzinfo or UTC)))
+
+    async def body() -> None:
+        async with connect(resolve_addresses(settings)) as stubs:
+            response = await stubs.query.FactsContext(request)
+        if as_json:
+            print_json(console, response)
+        else:
+            print_facts(console, response)
+
+    _run(body())
+
+
+@app.command()
+def claims(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    k: Annotated[int, typer.Option(help="Claims and chunks to return (1-100).")] = 10,
+    as_json: JsonFlag = False,
+) -> None:
+    """What the sources said: current-testimony claims and chunks."""
+    settings = _settings()
+    request = query_service_pb2.ClaimsAndSourcesContextRequest(
+        namespace=settings.namespace, query=query, k=k
+    )
+
+    async def body() -> None:
+        async with connect(resolve_addresses(settings)) as stubs:
+            response = await stubs.query.ClaimsAndSourcesContext(request)
+        if as_json:
+            print_json(console, response)
+            return
+        table = Table(title=f"{len(response.claims)} claim(s)")
+        for column in ("claim", "said on", "sources", "document"):
+            table.add_column(column)
+        for claim in response.claims:
+            table.add_row(
+                claim.claim_text,
+                claim.asserted_at.ToJsonString() if claim.HasField("asserted_at") else "",
+                str(claim.corroboration_count),
+                claim.document_title,
+            )
+        console.print(table)
+
+    _run(body())
+
+
+@app.command()
+def status(as_json: JsonFlag = False) -> None:
+    """Health of each service and the documents known to the memory."""
+    settings = _settings()
+    addresses = resolve_addresses(settings)
+
+    async def body() -> None:
+        health: dict[str, str] = {}
+        async with connect(addresses) as stubs:
+            for name in SERVICES:
+                stub = health_pb2_grpc.HealthStub(stubs.channels[name])
+                try:
+                    reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=3.0)
+                    health[name] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+                except grpc.aio.AioRpcError as error:
+                    health[name] = f"UNREACHABLE ({error.code().name})"
+            documents = None
+            if health["ingest"] == "SERVING":
+                documents = await stubs.ingest.ListDocuments(
+                    ingest_service_pb2.ListDocumentsRequest(namespace=settings.namespace, page_size=500)
+                )
+        if as_json:
+            console.print_json(
+                data={
+                    "services": {n: {"address": addresses[n], "health": health[n]} for n in SERVICES},
+                    "documents": [message_to_data(d) for d in documents.documents] if documents else [],
+                }
+            )
+            return
+        table = Table(title="services")
+        for column in ("service", "address", "health"):
+            table.add_column(column)
+        for name in SERVICES:
+            table.add_row(name, addresses[name], health[name])
+        console.print(table)
+        if documents is not None:
+            more = " (first page)" if documents.next_page_token else ""
+            console.print(f"{len(documents.documents)} document(s){more} in namespace {settings.namespace!r}")
+
+    _run(body())

@@ -1,0 +1,211 @@
+"""Settings shared by every RememberStack process, read from ``REMEMBERSTACK_*`` variables."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+__all__ = ["Settings", "load_settings"]
+
+_ADDRESS = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
+_PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+_MIB = 1024 * 1024
+
+
+class Settings(BaseSettings):
+    """Base settings; each service subclasses it with its own extras.
+
+    Built once in a service's ``__main__`` and passed down; nothing else reads the environment.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="REMEMBERSTACK_",
+        frozen=True,
+        extra="forbid",
+        env_ignore_empty=True,
+    )
+
+    # Storage and tenancy
+    database_url: str | None = Field(
+        default=None,
+        description="PostgreSQL DSN (postgresql[+asyncpg]://…); unset means the embedded pgserver.",
+    )
+    data_dir: Path = Field(
+        default=Path("./var/rememberstack"),
+        description="Directory for the embedded database and other local state.",
+    )
+    namespace: str = Field(
+        default="default",
+        min_length=1,
+        max_length=128,
+        description="Tenant namespace used when a request does not name one.",
+    )
+
+    # Observability
+    log_level: str = Field(default="INFO", description="Root log level (DEBUG … CRITICAL).")
+    log_json: bool = Field(default=True, description="Emit JSON lines instead of plain text.")
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="OTLP gRPC collector endpoint; traces and metrics are exported only when set.",
+    )
+    service_name: str = Field(
+        default="rememberstack",
+        min_length=1,
+        description="Service name reported in logs, traces and metrics.",
+    )
+
+    # Serving and peers
+    host: str = Field(default="127.0.0.1", min_length=1, description="Interface to bind.")
+    port: int = Field(
+        default=0, ge=0, le=65535, description="Port to bind; 0 lets the OS pick a free one."
+    )
+    ingest_address: str | None = Field(default=None, description="host:port of the ingest service.")
+    adjudicator_address: str | None = Field(
+        default=None, description="host:port of the adjudicator service."
+    )
+    query_address: str | None = Field(default=None, description="host:port of the query service.")
+    graph_address: str | None = Field(default=None, description="host:port of the graph service.")
+
+    # Facts, entities, extraction
+    fact_adjudication_engine: Literal["jev", "prompt"] = Field(
+        default="jev", description="Engine that turns claims into facts."
+    )
+    fact_confidence_floor: float = Field(
+        default=0.75,
+        ge=0.0,
+        le=1.0,
+        description="Facts below this confidence are not served as facts (0..1).",
+    )
+    extension_packs: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Extension packs to enable, comma-separated in the environment (e.g. work).",
+    )
+    entity_auto_merge: bool = Field(
+        default=False, description="Merge entities the resolver is confident are the same."
+    )
+    claim_extractor: Literal["rules", "llm"] = Field(
+        default="rules", description="Claim extractor: deterministic rules or an LLM."
+    )
+
+    # LLM (OpenAI-compatible)
+    llm_base_url: str | None = Field(
+        default=None, description="Base URL of an OpenAI-compatible chat completions server."
+    )
+    llm_model: str | None = Field(default=None, description="Chat model name for LLM paths.")
+    llm_api_key: SecretStr | None = Field(default=None, description="API key for the LLM server.")
+    llm_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="Per-request timeout for LLM calls."
+    )
+    llm_max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries for failed LLM calls."
+    )
+
+    # Embeddings
+    embedder: Literal["onnx", "openai"] = Field(
+        default="onnx", description="Embedder: packaged ONNX model or an OpenAI-compatible API."
+    )
+    embedding_base_url: str | None = Field(
+        default=None, description="Base URL of an OpenAI-compatible embeddings server."
+    )
+    embedding_model: str | None = Field(
+        default=None, description="Embedding model name; unset means the packaged ONNX model."
+    )
+
+    # Limits and budgets
+    max_document_bytes: int = Field(
+        default=10 * _MIB, gt=0, description="Largest document ingest accepts, in bytes."
+    )
+    query_db_budget_seconds: float = Field(
+        default=25.0, gt=0, description="Database time budget for one query RPC."
+    )
+    graph_max_edges: int = Field(default=2000, gt=0, description="Edges one graph walk may return.")
+    graph_max_frontier: int = Field(
+        default=1000, gt=0, description="Nodes one graph walk may hold in its frontier."
+    )
+    graph_time_budget_ms: int = Field(
+        default=1000, gt=0, description="Wall-clock budget for one graph walk, in milliseconds."
+    )
+
+    # Background workers
+    worker_concurrency: int = Field(
+        default=1, ge=1, le=64, description="Work items processed concurrently per process."
+    )
+    worker_poll_seconds: float = Field(
+        default=1.0, gt=0, description="Delay between polls of an empty work queue."
+    )
+    worker_lease_seconds: int = Field(
+        default=60, gt=0, description="How long a claimed work item stays locked to a worker."
+    )
+
+    @field_validator("extension_packs", mode="before")
+    @classmethod
+    def _split_packs(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("extension_packs")
+    @classmethod
+    def _check_packs(cls, value: list[str]) -> list[str]:
+        bad = [pack for pack in value if not _PACK_NAME.match(pack)]
+        if bad:
+            raise ValueError(f"extension pack names must be lower-case identifiers, got {bad}")
+        return list(dict.fromkeys(value))
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _check_log_level(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            upper = value.strip().upper()
+            if upper not in _LOG_LEVELS:
+                raise ValueError(
+                    f"log_level must be one of {', '.join(_LOG_LEVELS)}, got {value!r}"
+                )
+            return upper
+        if isinstance(value, int):
+            return logging.getLevelName(value)
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("postgresql", "postgres://")):
+            raise ValueError("database_url must be a postgresql:// DSN (or unset for embedded)")
+        return value
+
+    @field_validator("ingest_address", "adjudicator_address", "query_address", "graph_address")
+    @classmethod
+    def _check_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            if not _ADDRESS.match(value):
+                raise ValueError(f"address must look like host:port, got {value!r}")
+            port = int(value.rsplit(":", 1)[1])
+            if not 0 < port <= 65535:
+                raise ValueError(f"address port must be 1..65535, got {port}")
+        return value
+
+    @model_validator(mode="after")
+    def _check_combinations(self) -> Self:
+        problems: list[str] = []
+        if self.claim_extractor == "llm" and not self.llm_model:
+            problems.append("claim_extractor=llm needs REMEMBERSTACK_LLM_MODEL")
+        if self.fact_adjudication_engine == "prompt" and not self.llm_model:
+            problems.append("fact_adjudication_engine=prompt needs REMEMBERSTACK_LLM_MODEL")
+        if self.embedder == "openai" and not self.embedding_model:
+            problems.append("embedder=openai needs REMEMBERSTACK_EMBEDDING_MODEL")
+        if self.worker_lease_seconds <= self.worker_poll_seconds:
+            problems.append("worker_lease_seconds must exceed worker_poll_seconds")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read settings from the environment; keyword overrides win over it (tests, CLI flags)."""
+    return Settings(**overrides)

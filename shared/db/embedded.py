@@ -1,0 +1,66 @@
+"""Embedded PostgreSQL (the pgserver wheel: PostgreSQL 16 + pgvector) for the default setup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EmbeddedPostgres", "resolve_database_url"]
+
+
+class EmbeddedPostgres:
+    """A real PostgreSQL server in `data_dir`, reachable through a Unix socket.
+
+    Other processes (the four services) connect with the socket URI `start()` returns; only the
+    launcher that owns this object starts and stops the server. pgserver runs it as a dedicated
+    system user when started as root.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self._data_dir = data_dir
+        self._server: Any = None
+
+    @property
+    def data_dir(self) -> Path:
+        return self._data_dir
+
+    def start(self) -> str:
+        """Start the server (or attach to one already running there) and return its URI.
+
+        Blocking (initdb on first use takes a few seconds); call it via `asyncio.to_thread`
+        from async code.
+        """
+        if self._server is None:
+            # Imported here: pgserver probes the system (users, runtime dirs) on import.
+            from pgserver.postgres_server import get_server
+
+            self._data_dir.parent.mkdir(parents=True, exist_ok=True)
+            self._server = get_server(self._data_dir, cleanup_mode="stop")
+        return str(self._server.get_uri())
+
+    @property
+    def url(self) -> str:
+        """The socket URI, e.g. `postgresql://postgres:@/postgres?host=/data/pg`."""
+        if self._server is None:
+            raise RuntimeError("embedded PostgreSQL is not started")
+        return str(self._server.get_uri())
+
+    def stop(self) -> None:
+        """Stop the server (a no-op when it was never started here)."""
+        if self._server is not None:
+            self._server.cleanup()
+            self._server = None
+
+
+def resolve_database_url(
+    settings_database_url: str | None, data_dir: Path
+) -> tuple[str, EmbeddedPostgres | None]:
+    """Use the configured database, or start embedded PostgreSQL in `data_dir / "postgres"`.
+
+    `data_dir` is the RememberStack data directory. The returned EmbeddedPostgres (None for a
+    configured database) belongs to the caller, who stops it on shutdown.
+    """
+    if settings_database_url:
+        return settings_database_url, None
+    embedded = EmbeddedPostgres(data_dir / "postgres")
+    return embedded.start(), embedded

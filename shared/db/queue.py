@@ -1,0 +1,412 @@
+"""The Postgres work queue: enqueue, claim with SKIP LOCKED, retry with back-off, and a Worker."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+from sqlalchemy import and_, case, func, or_, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from shared.db.engine import to_asyncpg_dsn
+from shared.db.models import WorkItem
+
+__all__ = [
+    "BACKOFF_BASE_SECONDS",
+    "BACKOFF_CAP_SECONDS",
+    "NOTIFY_CHANNEL",
+    "Handler",
+    "LeaseLostError",
+    "Worker",
+    "backoff_seconds",
+    "claim",
+    "complete",
+    "enqueue",
+    "fail",
+    "replay_dead_letters",
+]
+
+logger = logging.getLogger(__name__)
+
+NOTIFY_CHANNEL = "rememberstack_work"
+BACKOFF_BASE_SECONDS = 2.0
+BACKOFF_CAP_SECONDS = 60.0
+
+# What a lost or failing database connection raises; the worker logs these and carries on.
+_DB_ERRORS = (OSError, SQLAlchemyError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+Handler = Callable[[AsyncSession, WorkItem], Awaitable[None]]
+
+
+class LeaseLostError(RuntimeError):
+    """The item's lease expired and another worker took it; this worker's result is void."""
+
+
+def backoff_seconds(attempts: int) -> float:
+    """Delay before retry number `attempts` + 1: 2 s, 4 s, 8 s, ... capped at 60 s."""
+    return float(min(BACKOFF_BASE_SECONDS * 2 ** max(attempts - 1, 0), BACKOFF_CAP_SECONDS))
+
+
+async def _notify(session: AsyncSession, kind: str) -> None:
+    # Delivered on commit, so a woken worker always finds the item.
+    await session.execute(select(func.pg_notify(NOTIFY_CHANNEL, kind)))
+
+
+async def enqueue(
+    session: AsyncSession,
+    namespace: str,
+    kind: str,
+    payload: dict[str, Any],
+    dedupe_key: str | None = None,
+    version_id: uuid.UUID | None = None,
+    run_after: datetime | None = None,
+) -> uuid.UUID | None:
+    """Add a work item in the caller's transaction; None when `dedupe_key` already exists."""
+    values: dict[str, Any] = {
+        "namespace": namespace,
+        "kind": kind,
+        "payload": payload,
+        "dedupe_key": dedupe_key,
+        "version_id": version_id,
+    }
+    if run_after is not None:
+        values["run_after"] = run_after
+    statement = insert(WorkItem).values(**values)
+    if dedupe_key is not None:
+        statement = statement.on_conflict_do_nothing(
+            index_elements=["namespace", "kind", "dedupe_key"],
+            index_where=WorkItem.dedupe_key.is_not(None),
+        )
+    item_id = (await session.execute(statement.returning(WorkItem.id))).scalar_one_or_none()
+    if item_id is not None:
+        await _notify(session, kind)
+    return item_id
+
+
+async def claim(
+    session_factory: async_sessionmaker[AsyncSession],
+    kinds: Collection[str],
+    worker_id: str,
+    lease_seconds: float,
+) -> WorkItem | None:
+    """Lease the next runnable item of `kinds` to `worker_id`, or return None.
+
+    Runnable: pending or failed items whose `run_after` has passed, and running items whose
+    lease expired (their worker died). Claiming counts an attempt; an expired item with no
+    attempts left is dead-lettered instead of being handed out again.
+    """
+    now = func.now()
+    runnable = or_(
+        and_(WorkItem.status.in_(("pending", "failed")), WorkItem.run_after <= now),
+        and_(WorkItem.status == "running", WorkItem.locked_until < now),
+    )
+    candidate = (
+        select(WorkItem.id)
+        .where(WorkItem.kind.in_(list(kinds)), runnable)
+        .order_by(WorkItem.run_after, WorkItem.created_at)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+    )
+    exhausted = and_(WorkItem.status == "running", WorkItem.attempts >= WorkItem.max_attempts)
+    statement = (
+        update(WorkItem)
+        .where(WorkItem.id.in_(candidate.scalar_subquery()))
+        .values(
+            status=case((exhausted, "dead_letter"), else_="running"),
+            attempts=case((exhausted, WorkItem.attempts), else_=WorkItem.attempts + 1),
+            locked_by=case((exhausted, None), else_=worker_id),
+            locked_until=case((exhausted, None), else_=now + timedelta(seconds=lease_seconds)),
+            last_error=case(
+                (exhausted, func.concat("lease expired while held by ", WorkItem.locked_by)),
+                else_=WorkItem.last_error,
+            ),
+            updated_at=now,
+        )
+        .returning(WorkItem)
+        .execution_options(synchronize_session=False)
+    )
+    while True:
+        async with session_factory() as session, session.begin():
+            item = (await session.execute(statement)).scalar_one_or_none()
+            if item is None:
+                return None
+            # Detach with its loaded state so it stays readable whatever the factory's
+            # expire_on_commit setting.
+            session.expunge(item)
+        if item.status == "running":
+            return item
+        logger.warning("work item %s (%s) dead-lettered: lease expired", item.id, item.kind)
+
+
+async def complete(session: AsyncSession, item_id: uuid.UUID, worker_id: str) -> None:
+    """Mark the item succeeded in the handler's transaction; LeaseLostError if no longer ours."""
+    result = await session.execute(
+        update(WorkItem)
+        .where(
+            WorkItem.id == item_id,
+            WorkItem.locked_by == worker_id,
+            WorkItem.status == "running",
+        )
+        .values(status="succeeded", locked_by=None, locked_until=None, updated_at=func.now())
+        .returning(WorkItem.id)
+        .execution_options(synchronize_session=False)
+    )
+    if result.scalar_one_or_none() is None:
+        raise LeaseLostError(f"work item {item_id} is no longer leased to {worker_id}")
+
+
+_FAIL = text(
+    """
+    UPDATE work_items
+       SET status = CASE WHEN attempts >= max_attempts THEN 'dead_letter' ELSE 'failed' END,
+           run_after = now() + make_interval(
+               secs => LEAST(:base * power(2, GREATEST(attempts - 1, 0)), :cap)),
+           last_error = :error,
+           locked_by = NULL,
+           locked_until = NULL,
+           updated_at = now()
+     WHERE id = :id AND locked_by = :worker_id AND status = 'running'
+    RETURNING status
+    """
+)
+
+
+async def fail(session: AsyncSession, item_id: uuid.UUID, worker_id: str, error: str) -> str | None:
+    """Record a failed attempt: 'failed' with back-off, or 'dead_letter' once attempts run out.
+
+    Returns the new status, or None when the item is no longer leased to `worker_id`.
+    """
+    result = await session.execute(
+        _FAIL,
+        {
+            "id": item_id,
+            "worker_id": worker_id,
+            "error": error,
+            "base": BACKOFF_BASE_SECONDS,
+            "cap": BACKOFF_CAP_SECONDS,
+        },
+    )
+    status: str | None = result.scalar_one_or_none()
+    return status
+
+
+async def _release(session: AsyncSession, item_id: uuid.UUID, worker_id: str) -> None:
+    # A worker stopping mid-item hands it back without spending the attempt.
+    await session.execute(
+        update(WorkItem)
+        .where(
+            WorkItem.id == item_id,
+            WorkItem.locked_by == worker_id,
+            WorkItem.status == "running",
+        )
+        .values(
+            status="pending",
+            attempts=func.greatest(WorkItem.attempts - 1, 0),
+            locked_by=None,
+            locked_until=None,
+            run_after=func.now(),
+            updated_at=func.now(),
+        )
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def _extend_lease(
+    session: AsyncSession, item_id: uuid.UUID, worker_id: str, lease_seconds: float
+) -> None:
+    await session.execute(
+        update(WorkItem)
+        .where(
+            WorkItem.id == item_id,
+            WorkItem.locked_by == worker_id,
+            WorkItem.status == "running",
+        )
+        .values(locked_until=func.now() + timedelta(seconds=lease_seconds))
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def replay_dead_letters(
+    session: AsyncSession,
+    namespace: str,
+    kinds: Sequence[str] | None = None,
+    ids: Sequence[uuid.UUID] | None = None,
+) -> int:
+    """Make dead-lettered items of `namespace` runnable again with fresh attempts.
+
+    `kinds` and `ids` narrow the selection when given. Returns how many were replayed.
+    """
+    conditions = [WorkItem.namespace == namespace, WorkItem.status == "dead_letter"]
+    if kinds is not None:
+        conditions.append(WorkItem.kind.in_(list(kinds)))
+    if ids is not None:
+        conditions.append(WorkItem.id.in_(list(ids)))
+    result = await session.execute(
+        update(WorkItem)
+        .where(*conditions)
+        .values(
+            status="pending",
+            attempts=0,
+            run_after=func.now(),
+            locked_by=None,
+            locked_until=None,
+            updated_at=func.now(),
+        )
+        .returning(WorkItem.kind)
+        .execution_options(synchronize_session=False)
+    )
+    replayed = list(result.scalars())
+    for kind in sorted(set(replayed)):
+        await _notify(session, kind)
+    return len(replayed)
+
+
+class Worker:
+    """Claims items of `kinds` one at a time and runs `handler` on each.
+
+    The handler's writes and the item's `succeeded` mark commit in one transaction; when the
+    handler raises, that transaction rolls back and the failure is recorded in a separate one.
+    Wake-ups come from LISTEN on `listen_url` (any PostgreSQL URL form); polling every
+    `poll_seconds` covers missed notifications and a lost listener connection. Leases are
+    extended while a handler runs, so only a dead worker's items are taken over.
+    """
+
+    def __init__(
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        kinds: Collection[str],
+        handler: Handler,
+        worker_id: str,
+        poll_seconds: float = 5.0,
+        lease_seconds: float = 60.0,
+        listen_url: str | None = None,
+    ) -> None:
+        self._factory = session_factory
+        self._kinds = frozenset(kinds)
+        self._handler = handler
+        self._worker_id = worker_id
+        self._poll_seconds = poll_seconds
+        self._lease_seconds = lease_seconds
+        self._listen_dsn = to_asyncpg_dsn(listen_url) if listen_url else None
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+        self._listener: asyncpg.Connection | None = None
+
+    @property
+    def worker_id(self) -> str:
+        return self._worker_id
+
+    async def start(self) -> None:
+        """Open the listener connection (if any) and start the claim loop."""
+        if self._task is not None:
+            raise RuntimeError("worker already started")
+        self._stopping = False
+        await self._connect_listener()
+        self._task = asyncio.create_task(self._run(), name=f"worker:{self._worker_id}")
+
+    async def stop(self, grace_seconds: float = 10.0) -> None:
+        """Finish the current item (up to `grace_seconds`), then cancel and close everything."""
+        self._stopping = True
+        self._wake.set()
+        task, self._task = self._task, None
+        if task is not None:
+            done, _ = await asyncio.wait({task}, timeout=grace_seconds)
+            if not done:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self._close_listener()
+
+    def wake(self) -> None:
+        """Claim again now instead of waiting for a notification or the next poll."""
+        self._wake.set()
+
+    def _on_notification(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        if payload in self._kinds:
+            self._wake.set()
+
+    async def _connect_listener(self) -> None:
+        if self._listen_dsn is None:
+            return
+        try:
+            connection = await asyncpg.connect(self._listen_dsn)
+            await connection.add_listener(NOTIFY_CHANNEL, self._on_notification)
+        except _DB_ERRORS as exc:
+            logger.warning("worker %s: LISTEN unavailable, polling: %s", self._worker_id, exc)
+            return
+        self._listener = connection
+
+    async def _close_listener(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None and not listener.is_closed():
+            await listener.close()
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            if self._listen_dsn is not None and (
+                self._listener is None or self._listener.is_closed()
+            ):
+                await self._connect_listener()
+            # Cleared before claiming so a notification arriving mid-claim is not lost.
+            self._wake.clear()
+            try:
+                item = await claim(self._factory, self._kinds, self._worker_id, self._lease_seconds)
+            except _DB_ERRORS as exc:
+                logger.warning("worker %s: claim failed: %s", self._worker_id, exc)
+                item = None
+            if item is not None:
+                await self._process(item)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self._poll_seconds)
+
+    async def _heartbeat(self, item_id: uuid.UUID) -> None:
+        while True:
+            await asyncio.sleep(self._lease_seconds / 3)
+            try:
+                async with self._factory() as session, session.begin():
+                    await _extend_lease(session, item_id, self._worker_id, self._lease_seconds)
+            except _DB_ERRORS as exc:
+                logger.warning("worker %s: lease extension failed: %s", self._worker_id, exc)
+
+    async def _process(self, item: WorkItem) -> None:
+        heartbeat = asyncio.create_task(self._heartbeat(item.id))
+        try:
+            async with self._factory() as session, session.begin():
+                await self._handler(session, item)
+                await complete(session, item.id, self._worker_id)
+        except asyncio.CancelledError:
+            # Best effort: if the database is unreachable the lease simply expires.
+            with contextlib.suppress(*_DB_ERRORS):
+                async with self._factory() as session, session.begin():
+                    await _release(session, item.id, self._worker_id)
+            raise
+        except LeaseLostError:
+            logger.warning("worker %s: lost the lease on %s", self._worker_id, item.id)
+        except Exception as exc:
+            logger.exception("worker %s: %s item %s failed", self._worker_id, item.kind, item.id)
+            await self._record_failure(item, f"{type(exc).__name__}: {exc}")
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+
+    async def _record_failure(self, item: WorkItem, error: str) -> None:
+        try:
+            async with self._factory() as session, session.begin():
+                status = await fail(session, item.id, self._worker_id, error)
+        except _DB_ERRORS as exc:
+            # The lease then expires and the item is retried, still counting the attempt.
+            logger.warning("worker %s: could not record failure: %s", self._worker_id, exc)
+            return
+        if status == "dead_letter":
+            logger.error("work item %s (%s) dead-lettered: %s", item.id, item.kind, error)

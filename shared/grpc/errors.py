@@ -1,0 +1,298 @@
+"""Maps domain exceptions to rich gRPC statuses (ErrorInfo, BadRequest) and parses them back."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, NamedTuple
+
+import asyncpg.exceptions
+import grpc
+import grpc.aio
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+from opentelemetry.metrics import Histogram
+from sqlalchemy import exc as sa_exc
+
+from shared.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    FieldViolation,
+    InvalidArgument,
+    NotFound,
+    RememberStackError,
+    ResourceExhausted,
+    Unavailable,
+    Unimplemented,
+)
+
+__all__ = [
+    "ERROR_DOMAIN",
+    "ErrorMappingInterceptor",
+    "RichError",
+    "parse_rich_error",
+    "status_for_exception",
+]
+
+logger = logging.getLogger(__name__)
+
+ERROR_DOMAIN = "rememberstack"
+_STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+_CODES: tuple[tuple[type[RememberStackError], grpc.StatusCode], ...] = (
+    (InvalidArgument, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (AlreadyExists, grpc.StatusCode.ALREADY_EXISTS),
+    (FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
+    (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (Unimplemented, grpc.StatusCode.UNIMPLEMENTED),
+)
+
+# Plain OSErrors such as FileNotFoundError are bugs or misconfiguration (INTERNAL); only
+# network-shaped failures mean a dependency is unreachable and a retry may succeed.
+_UNREACHABLE: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    TimeoutError,
+    socket.gaierror,
+    sa_exc.OperationalError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.TooManyConnectionsError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+)
+
+
+class RichError(NamedTuple):
+    """What a client learns from a failed call."""
+
+    code: grpc.StatusCode
+    reason: str | None
+    field_violations: tuple[FieldViolation, ...]
+
+
+def _is_unreachable(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, _UNREACHABLE):
+            return True
+        if isinstance(current, sa_exc.DBAPIError) and current.connection_invalidated:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _pack(message: Any) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+def _status(
+    code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str]
+) -> status_pb2.Status:
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
+    return status_pb2.Status(code=code.value[0], message=message, details=[_pack(info)])
+
+
+def status_for_exception(exc: Exception, method: str = "") -> status_pb2.Status:
+    """The ``google.rpc.Status`` a caller should see for ``exc``; logs what it hides."""
+    if isinstance(exc, RememberStackError):
+        code = next(code for kind, code in _CODES if isinstance(exc, kind))
+        status = _status(code, exc.message, exc.reason, exc.metadata)
+        if isinstance(exc, InvalidArgument):
+            bad_request = error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(
+                        field=v.field, description=v.description
+                    )
+                    for v in exc.violations
+                ]
+            )
+            status.details.append(_pack(bad_request))
+        return status
+    if _is_unreachable(exc):
+        logger.warning("dependency unavailable in %s: %r", method, exc, exc_info=exc)
+        return _status(
+            grpc.StatusCode.UNAVAILABLE,
+            "a backend dependency is unavailable; retry later",
+            "BACKEND_UNAVAILABLE",
+            {},
+        )
+    incident = uuid.uuid4().hex[:16]
+    logger.error("unhandled error in %s (incident %s)", method, incident, exc_info=exc)
+    return _status(
+        grpc.StatusCode.INTERNAL,
+        f"internal error (incident {incident})",
+        "INTERNAL",
+        {"incident": incident},
+    )
+
+
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2.Status) -> None:
+    wire = rpc_status.to_status(status)
+    await context.abort(wire.code, wire.details, wire.trailing_metadata)
+
+
+def _context_code(context: grpc.aio.ServicerContext[Any, Any]) -> grpc.StatusCode:
+    # After a handler's own abort() the context holds that code; None would mean "never set".
+    code = context.code()
+    return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
+
+
+def _code_from_number(number: int) -> grpc.StatusCode:
+    return next((c for c in grpc.StatusCode if c.value[0] == number), grpc.StatusCode.UNKNOWN)
+
+
+class ErrorMappingInterceptor(grpc.aio.ServerInterceptor):
+    """Turns exceptions escaping a handler into rich statuses; optionally records latency.
+
+    Works for all four RPC shapes; streaming handlers may be async generators or coroutines
+    that write through ``context.write`` (as the async health ``Watch`` does).
+    """
+
+    def __init__(self, rpc_duration: Histogram | None = None) -> None:
+        self._rpc_duration = rpc_duration
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        wrap_unary = self._wrap_unary_response
+        wrap_stream = self._wrap_stream_response
+        if handler.request_streaming and handler.response_streaming:
+            return grpc.stream_stream_rpc_method_handler(
+                wrap_stream(handler.stream_stream, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.request_streaming:
+            return grpc.stream_unary_rpc_method_handler(
+                wrap_unary(handler.stream_unary, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.response_streaming:
+            return grpc.unary_stream_rpc_method_handler(
+                wrap_stream(handler.unary_stream, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return grpc.unary_unary_rpc_method_handler(
+            wrap_unary(handler.unary_unary, method),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+    def _record(self, method: str, code: grpc.StatusCode, started: float) -> None:
+        if self._rpc_duration is None:
+            return
+        service, _, name = method.lstrip("/").rpartition("/")
+        self._rpc_duration.record(
+            (time.perf_counter() - started) * 1000.0,
+            {
+                "rpc.system": "grpc",
+                "rpc.service": service,
+                "rpc.method": name,
+                "rpc.grpc.status_code": code.value[0],
+            },
+        )
+
+    def _wrap_unary_response(
+        self, behavior: Any, method: str
+    ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+        async def unary_response(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            started = time.perf_counter()
+            code = grpc.StatusCode.OK
+            try:
+                result = behavior(request, context)
+                return await result if inspect.isawaitable(result) else result
+            except grpc.aio.AbortError:
+                code = _context_code(context)
+                raise
+            except (asyncio.CancelledError, GeneratorExit):
+                code = grpc.StatusCode.CANCELLED
+                raise
+            except Exception as exc:
+                status = status_for_exception(exc, method)
+                code = _code_from_number(status.code)
+                await _abort(context, status)
+                raise  # abort() always raises; this only satisfies the type checker
+            finally:
+                self._record(method, code, started)
+
+        return unary_response
+
+    def _wrap_stream_response(
+        self, behavior: Any, method: str
+    ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]:
+        writes_itself = inspect.iscoroutinefunction(behavior)
+
+        async def stream_response(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            code = grpc.StatusCode.OK
+            try:
+                if writes_itself:
+                    await behavior(request, context)
+                else:
+                    async for response in behavior(request, context):
+                        yield response
+            except grpc.aio.AbortError:
+                code = _context_code(context)
+                raise
+            except (asyncio.CancelledError, GeneratorExit):
+                code = grpc.StatusCode.CANCELLED
+                raise
+            except Exception as exc:
+                status = status_for_exception(exc, method)
+                code = _code_from_number(status.code)
+                await _abort(context, status)
+                raise
+            finally:
+                self._record(method, code, started)
+
+        return stream_response
+
+
+def parse_rich_error(rpc_error: grpc.RpcError) -> RichError:
+    """Code, ``ErrorInfo.reason`` and ``BadRequest`` violations from a failed call (aio or sync)."""
+    if isinstance(rpc_error, grpc.aio.AioRpcError | grpc.Call):
+        code = rpc_error.code()
+        trailing = rpc_error.trailing_metadata() or ()
+    else:
+        return RichError(grpc.StatusCode.UNKNOWN, None, ())
+    reason: str | None = None
+    violations: list[FieldViolation] = []
+    for key, value in trailing:
+        if key != _STATUS_DETAILS_KEY or not isinstance(value, bytes):
+            continue
+        for detail in status_pb2.Status.FromString(value).details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                reason = info.reason
+            elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                bad_request = error_details_pb2.BadRequest()
+                detail.Unpack(bad_request)
+                violations.extend(
+                    FieldViolation(v.field, v.description) for v in bad_request.field_violations
+                )
+    return RichError(code, reason, tuple(violations))

@@ -1,0 +1,293 @@
+"""Normalization of claims into relations and observations over the predicate vocabulary."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from services.adjudicator.domain import ClaimView, EntityRef, Polarity, Window
+from services.adjudicator.normalization import (
+    CORE_PREDICATES,
+    Normalizer,
+    PredicateVocabulary,
+    synonym_phrases,
+)
+
+ENTITIES = {
+    name.lower(): EntityRef(f"ent-{i}", name)
+    for i, name in enumerate(
+        [
+            "Ravi",
+            "Billing migration",
+            "Dana",
+            "Head of Product",
+            "Priya Nair",
+            "Northwind",
+            "Lisbon",
+            "Tomasz",
+            "Ledger API",
+            "Search team",
+            "Schema change",
+            "Q3 launch",
+        ]
+    )
+}
+
+
+def resolve(text: str) -> EntityRef | None:
+    return ENTITIES.get(text.lower())
+
+
+def claim(
+    text: str,
+    subject: str | None = None,
+    predicate: str | None = None,
+    obj: str | None = None,
+    *,
+    polarity: Polarity = "positive",
+    holder: str | None = None,
+    window: Window | None = None,
+) -> ClaimView:
+    return ClaimView(
+        claim_id="claim-1",
+        document_id="doc-1",
+        claim_text=text,
+        asserted_at=datetime(2026, 3, 2, tzinfo=UTC),
+        polarity=polarity,
+        is_attributed=holder is not None,
+        holder=holder,
+        subject_text=subject,
+        predicate_text=predicate,
+        object_text=obj,
+        window=window or Window(),
+        window_kind=None,
+    )
+
+
+def test_core_vocabulary_has_the_sixteen_spec_predicates() -> None:
+    vocabulary = PredicateVocabulary()
+    assert vocabulary.predicates == frozenset(CORE_PREDICATES)
+    assert len(CORE_PREDICATES) == 16
+
+
+def test_synonym_table_has_at_least_sixty_phrases() -> None:
+    assert len(set(synonym_phrases())) >= 60
+
+
+@pytest.mark.parametrize(
+    ("phrase", "predicate"),
+    [
+        ("employed by", "works_for"),
+        ("is employed by", "works_for"),
+        ("works at", "works_for"),
+        ("worked for", "works_for"),
+        ("has been working on", "works_on"),
+        ("is on the team of", "member_of"),
+        ("joined", "member_of"),
+        ("leads", "member_of"),
+        ("lives in", "located_in"),
+        ("is based in", "located_in"),
+        ("co-founded", "founded"),
+        ("wrote", "authored"),
+        ("built", "created"),
+        ("makes", "created"),
+        ("uses", "uses"),
+        ("relies on", "uses"),
+        ("reports to", "reports_to"),
+        ("knows", "knows"),
+        ("attended", "participated_in"),
+        ("took part in", "participated_in"),
+        ("no longer works for", "works_for"),
+        ("works_on", "works_on"),
+    ],
+)
+def test_verb_phrase_maps_onto_core_predicate(phrase: str, predicate: str) -> None:
+    assert PredicateVocabulary().normalize(phrase) == predicate
+
+
+@pytest.mark.parametrize("escape", ["other:sponsors", "other:co_chairs", "other:v2_migrates"])
+def test_valid_other_escape_is_kept(escape: str) -> None:
+    vocabulary = PredicateVocabulary()
+    assert vocabulary.normalize(escape) == escape
+    assert vocabulary.is_valid(escape)
+
+
+@pytest.mark.parametrize(
+    "escape",
+    ["other:Sponsors", "other:x", "other:", "other:2fast", "other:has space", "other:" + "a" * 42],
+)
+def test_invalid_other_escape_is_dropped(escape: str) -> None:
+    vocabulary = PredicateVocabulary()
+    assert vocabulary.normalize(escape) is None
+    assert not vocabulary.is_valid(escape)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "predicate"),
+    [
+        ("blocks", "blocks"),
+        ("is blocked by", "blocks"),
+        ("depends on", "depends_on"),
+        ("pursues", "pursues"),
+        ("assigned to", "assigned_to"),
+    ],
+)
+def test_work_pack_predicates_only_map_when_pack_enabled(phrase: str, predicate: str) -> None:
+    assert PredicateVocabulary().normalize(phrase) is None
+    assert PredicateVocabulary(["work"]).normalize(phrase) == predicate
+
+
+def test_unknown_pack_is_refused() -> None:
+    with pytest.raises(ValueError, match="legal"):
+        PredicateVocabulary(["legal"])
+
+
+def test_subject_predicate_object_claim_becomes_one_relation_with_model_free_label() -> None:
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(
+            "Ravi has been working on the billing migration.",
+            "Ravi",
+            "has been working on",
+            "Billing migration",
+        ),
+        resolve,
+    )
+    (relation,) = result.assertions
+    assert relation.kind == "relation"
+    assert relation.predicate == "works_on"
+    assert (relation.subject_entity_id, relation.object_entity_id) == ("ent-0", "ent-1")
+    assert relation.label == "Ravi works on Billing migration"
+    assert result.dropped_predicates == ()
+
+
+def test_reports_to_label_reads_as_spec_example() -> None:
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim("Dana reports to the Head of Product.", "Dana", "reports to", "Head of Product"),
+        resolve,
+    )
+    assert [a.label for a in result.assertions] == ["Dana reports to Head of Product"]
+
+
+def test_passive_phrase_swaps_subject_and_object() -> None:
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim("Northwind was founded by Priya Nair.", "Northwind", "was founded by", "Priya Nair"),
+        resolve,
+    )
+    (relation,) = result.assertions
+    assert relation.predicate == "founded"
+    assert relation.subject_name == "Priya Nair"
+    assert relation.object_name == "Northwind"
+    assert relation.label == "Priya Nair founded Northwind"
+
+
+def test_relation_label_never_contains_the_claims_dates() -> None:
+    window = Window(datetime(2025, 11, 5, tzinfo=UTC), None, "day")
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(
+            "Since 5 November 2025 Tomasz has lived in Lisbon.",
+            "Tomasz",
+            "has lived in",
+            "Lisbon",
+            window=window,
+        ),
+        resolve,
+    )
+    (relation,) = result.assertions
+    assert relation.window == window
+    assert not re.search(r"\d", relation.label)
+    assert relation.label == "Tomasz is located in Lisbon"
+
+
+def test_negated_relation_label_states_the_negation() -> None:
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(
+            "Tomasz does not use the Ledger API.",
+            "Tomasz",
+            "does not use",
+            "Ledger API",
+            polarity="negative",
+        ),
+        resolve,
+    )
+    (relation,) = result.assertions
+    assert relation.polarity == "negative"
+    assert relation.label == "Tomasz does not use Ledger API"
+
+
+def test_attributed_claim_becomes_observation_on_holder_not_on_topic() -> None:
+    text = "Dana believes the Q3 launch date is too tight."
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(text, "Q3 launch", "is", "too tight", holder="Dana"), resolve
+    )
+    (observation,) = result.assertions
+    assert observation.kind == "observation"
+    assert observation.subject_entity_id == ENTITIES["dana"].id
+    assert observation.statement == text
+    assert observation.label == text
+
+
+def test_attributed_claim_with_unknown_holder_yields_nothing() -> None:
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim("Someone said the Ledger API is slow.", "Ledger API", holder="a stranger"), resolve
+    )
+    assert result.assertions == ()
+
+
+def test_value_claim_becomes_observation_labelled_with_its_statement() -> None:
+    text = "The billing migration cutover is scheduled for 2026-06-08."
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(text, "Billing migration", "is scheduled for", "2026-06-08"), resolve
+    )
+    (observation,) = result.assertions
+    assert observation.kind == "observation"
+    assert observation.subject_entity_id == ENTITIES["billing migration"].id
+    assert observation.label == text
+    assert result.dropped_predicates == ()
+
+
+def test_unknown_predicate_is_dropped_counted_and_statement_kept_as_observation() -> None:
+    text = "Northwind sponsors the Q3 launch."
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(text, "Northwind", "sponsors", "Q3 launch"), resolve
+    )
+    assert result.dropped_predicates == ("sponsors",)
+    assert [a.kind for a in result.assertions] == ["observation"]
+    assert result.assertions[0].statement == text
+
+
+def test_work_pack_predicate_without_pack_is_dropped_with_pack_is_relation() -> None:
+    item = claim("The schema change blocks the Q3 launch.", "Schema change", "blocks", "Q3 launch")
+    without = Normalizer(PredicateVocabulary()).normalize_claim(item, resolve)
+    with_pack = Normalizer(PredicateVocabulary(["work"])).normalize_claim(item, resolve)
+    assert without.dropped_predicates == ("blocks",)
+    assert [a.kind for a in with_pack.assertions] == ["relation"]
+    assert with_pack.assertions[0].label == "Schema change blocks Q3 launch"
+
+
+def test_claim_without_resolvable_subject_yields_nothing() -> None:
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim("The weather was nice.", "the weather"), resolve
+    )
+    assert result.assertions == ()
+
+
+def test_claim_window_inclusive_end_becomes_half_open() -> None:
+    window = Window.from_claim_fields(
+        datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC), "month"
+    )
+    assert window.valid_until == datetime(2026, 4, 1, tzinfo=UTC)
+    assert window.contains(datetime(2026, 3, 31, 23, tzinfo=UTC))
+    assert not window.contains(datetime(2026, 4, 1, tzinfo=UTC))
+
+
+def test_event_day_window_covers_that_day_only_and_open_period_stays_open() -> None:
+    day = Window.from_claim_fields(datetime(2026, 6, 8, tzinfo=UTC), None, "day", "event_time")
+    ongoing = Window.from_claim_fields(
+        datetime(2026, 6, 8, tzinfo=UTC), None, "day", "effective_period"
+    )
+    assert day.valid_until == datetime(2026, 6, 9, tzinfo=UTC)
+    assert ongoing.valid_until is None
+    assert not day.overlaps(Window(datetime(2026, 6, 9, tzinfo=UTC), None, "day"))
+    assert ongoing.overlaps(Window(datetime(2027, 1, 1, tzinfo=UTC), None, "year"))

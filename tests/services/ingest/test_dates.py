@@ -1,0 +1,108 @@
+"""Relative and absolute date resolution against the said-on time."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from services.ingest.extraction.dates import DateResolver
+
+MONDAY = datetime(2026, 1, 12, 15, 0, tzinfo=UTC)
+SATURDAY = datetime(2026, 1, 17, 9, 0, tzinfo=UTC)
+
+
+def _window(text: str, said_on: datetime = MONDAY, tense: str = "present") -> tuple[object, ...]:
+    w = DateResolver().resolve(text, said_on, tense)  # type: ignore[arg-type]
+    assert w is not None, text
+    return (
+        w.valid_from.date() if w.valid_from else None,
+        w.valid_until.date() if w.valid_until else None,
+        w.precision,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "expected"),
+    [
+        ("I went there yesterday", "past", (date(2026, 1, 11), date(2026, 1, 11), "day")),
+        ("we launched in June", "past", (date(2025, 6, 1), date(2025, 6, 30), "month")),
+        ("we will launch in June", "future", (date(2026, 6, 1), date(2026, 6, 30), "month")),
+        ("GA slips to Q3 2026", "present", (date(2026, 7, 1), date(2026, 9, 30), "quarter")),
+        ("it shipped in 2025", "past", (date(2025, 1, 1), date(2025, 12, 31), "year")),
+        ("it broke last Friday", "past", (date(2026, 1, 9), date(2026, 1, 9), "day")),
+        ("signed on June 8", "past", (date(2025, 6, 8), date(2025, 6, 8), "day")),
+        ("due 2026-02-03", "present", (date(2026, 2, 3), date(2026, 2, 3), "day")),
+        (
+            "it ran from March to June 2026",
+            "present",
+            (date(2026, 3, 1), date(2026, 6, 30), "month"),
+        ),
+        ("it closed two weeks ago", "past", (date(2025, 12, 29), date(2025, 12, 29), "day")),
+        ("churn was 3% last quarter", "past", (date(2025, 10, 1), date(2025, 12, 31), "quarter")),
+        ("paid at the end of the month", "future", (date(2026, 1, 31), date(2026, 1, 31), "day")),
+    ],
+)
+def test_phrase_resolves_against_said_on(
+    text: str, tense: str, expected: tuple[object, ...]
+) -> None:
+    assert _window(text, tense=tense) == expected
+
+
+def test_next_weekday_said_on_monday_is_in_the_following_week() -> None:
+    # Policy: "next Tuesday" is the Tuesday of the calendar week after the said-on week,
+    # so on Monday 12 Jan it is 20 Jan, not the next day.
+    assert _window("we meet next Tuesday", MONDAY, "future")[0] == date(2026, 1, 20)
+
+
+def test_next_weekday_said_on_saturday_is_in_the_following_week() -> None:
+    assert _window("we meet next Tuesday", SATURDAY, "future")[0] == date(2026, 1, 20)
+
+
+def test_this_and_coming_weekday_follow_the_policy() -> None:
+    assert _window("the review is this Thursday", MONDAY)[0] == date(2026, 1, 15)
+    assert _window("the review is on Tuesday", MONDAY, "future")[0] == date(2026, 1, 13)
+
+
+def test_last_weekday_on_that_weekday_is_one_week_back() -> None:
+    friday = datetime(2026, 1, 16, tzinfo=UTC)
+    assert _window("it broke last Friday", friday, "past")[0] == date(2026, 1, 9)
+
+
+def test_since_month_is_open_ended_and_points_back() -> None:
+    w = DateResolver().resolve("she has worked here since March", MONDAY, "present")
+    assert w is not None
+    assert w.valid_from == datetime(2025, 3, 1, tzinfo=UTC)
+    assert w.valid_until is None
+    assert (w.precision, w.shape) == ("open", "since")
+
+
+def test_until_sets_only_the_inclusive_end() -> None:
+    w = DateResolver().resolve("the beta stays open until June 30, 2026", MONDAY)
+    assert w is not None
+    assert (w.valid_from, w.valid_until) == (None, datetime(2026, 6, 30, tzinfo=UTC))
+
+
+def test_iso_timestamp_is_an_instant() -> None:
+    w = DateResolver().resolve("resolved at 2026-01-10T14:30Z", MONDAY)
+    assert w is not None
+    assert w.precision == "instant"
+    assert w.valid_from == datetime(2026, 1, 10, 14, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("text", ["the API returns JSON", "I may go", "the May release notes"])
+def test_text_without_a_date_resolves_to_nothing(text: str) -> None:
+    assert DateResolver().resolve(text, MONDAY, "past") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"), [("it lasted four hours", "four hours"), ("we talked recently", "recently")]
+)
+def test_durations_and_vague_phrases_stay_undated(text: str, phrase: str) -> None:
+    start = text.index(phrase)
+    assert DateResolver().resolve(text, MONDAY, "past", [(start, start + len(phrase))]) is None
+
+
+def test_relative_phrase_without_said_on_is_not_resolved() -> None:
+    assert DateResolver().resolve("I went there yesterday", None, "past") is None
+    assert _window("it shipped in 2025", tense="past")[2] == "year"
