@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     texts = load_turn_texts(args.data, args.texts)
+    load_before = os.getloadavg()[0]
     results = [
         measure(texts, threads=threads, batch_size=args.batch_size, repeats=args.repeats)
         for threads in args.threads
@@ -84,6 +85,9 @@ def main(argv: list[str] | None = None) -> None:
         "onnxruntime": onnxruntime.__version__,
         "cpu_count": os.cpu_count(),
         "machine": platform.machine(),
+        # The machine is shared; a high load average explains a low or noisy rate.
+        "load_average_1min_before": round(load_before, 2),
+        "load_average_1min_after": round(os.getloadavg()[0], 2),
         "results": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

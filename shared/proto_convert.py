@@ -159,7 +159,9 @@ def from_timestamp(ts: Timestamp) -> datetime:
     return ts.ToDatetime(tzinfo=UTC)
 
 
-def parse_uuid(value: str, field: str, violations: Violations, *, required: bool = True) -> UUID | None:
+def parse_uuid(
+    value: str, field: str, violations: Violations, *, required: bool = True
+) -> UUID | None:
     """Parse an id, recording a violation for a missing or malformed one."""
     if not value:
         if required:
@@ -329,5 +331,3 @@ def window_to_pb(
         valid_until=to_timestamp(valid_until),
         valid_precision=PRECISION.get(precision or "unknown", common_pb2.PRECISION_UNKNOWN),  # type: ignore[arg-type]
     )
-
-

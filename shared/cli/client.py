@@ -43,10 +43,10 @@ def resolve_addresses(settings: Settings) -> dict[str, str]:
 class Stubs:
     """One stub per service over open channels."""
 
-    ingest: ingest_service_pb2_grpc.IngestServiceStub
-    adjudicator: adjudicator_service_pb2_grpc.AdjudicatorServiceStub
-    query: query_service_pb2_grpc.QueryServiceStub
-    graph: graph_service_pb2_grpc.GraphServiceStub
+    ingest: ingest_service_pb2_grpc.IngestServiceAsyncStub
+    adjudicator: adjudicator_service_pb2_grpc.AdjudicatorServiceAsyncStub
+    query: query_service_pb2_grpc.QueryServiceAsyncStub
+    graph: graph_service_pb2_grpc.GraphServiceAsyncStub
     channels: dict[str, grpc.aio.Channel]
 
 

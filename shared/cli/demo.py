@@ -1,4 +1,4 @@
-"""`make demo`: start everything on the embedded default, ingest the sample corpus, print answers."""
+"""`make demo`: start the embedded default, ingest the sample corpus, print answers."""
 
 from __future__ import annotations
 
@@ -69,7 +69,9 @@ async def run_demo(console: Console) -> None:
             for query in CLAIM_QUERIES:
                 console.print(Rule(f"claims and sources: {query!r}"))
                 claims = await stubs.query.ClaimsAndSourcesContext(
-                    query_service_pb2.ClaimsAndSourcesContextRequest(namespace="demo", query=query, k=5)
+                    query_service_pb2.ClaimsAndSourcesContextRequest(
+                        namespace="demo", query=query, k=5
+                    )
                 )
                 for claim in claims.claims:
                     console.print(

@@ -12,7 +12,13 @@ from rememberstack.v1 import document_pb2, ingest_service_pb2
 from shared.cli.client import Stubs
 from shared.proto_convert import timestamp
 
-__all__ = ["IngestOutcome", "collect_files", "ingest_files", "media_type_for", "watch_until_settled"]
+__all__ = [
+    "IngestOutcome",
+    "collect_files",
+    "ingest_files",
+    "media_type_for",
+    "watch_until_settled",
+]
 
 _MEDIA_TYPES = {
     ".txt": "text/plain",

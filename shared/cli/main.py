@@ -28,7 +28,9 @@ from shared.proto_convert import timestamp
 
 __all__ = ["app"]
 
-app = typer.Typer(help="RememberStack: memory for AI agents that have to act.", no_args_is_help=True)
+app = typer.Typer(
+    help="RememberStack: memory for AI agents that have to act.", no_args_is_help=True
+)
 console = Console()
 T = TypeVar("T")
 
@@ -42,8 +44,8 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
     except grpc.aio.AioRpcError as error:
         code, reason, violations = parse_rich_error(error)
         console.print(f"[red]{code.name}[/] {error.details()} {f'({reason})' if reason else ''}")
-        for field, description in violations:
-            console.print(f"  {field}: {description}")
+        for violation in violations:
+            console.print(f"  {violation.field}: {violation.description}")
         raise typer.Exit(1) from None
 
 
@@ -119,8 +121,11 @@ async def _ingest(
         final: list[document_pb2.VersionReadiness] = []
         if wait and pending:
             with Progress(
-                TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                console=console, disable=as_json,
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                console=console,
+                disable=as_json,
             ) as progress:
                 task = progress.add_task("processing", total=len(pending))
 
@@ -136,8 +141,13 @@ async def _ingest(
         console.print_json(
             data={
                 "documents": [
-                    {"path": str(o.path), "document_id": o.document_id, "version_id": o.version_id,
-                     "created": o.created, "parked": o.parked}
+                    {
+                        "path": str(o.path),
+                        "document_id": o.document_id,
+                        "version_id": o.version_id,
+                        "created": o.created,
+                        "parked": o.parked,
+                    }
                     for o in outcomes
                 ],
                 "versions": [message_to_data(state) for state in final],
@@ -146,9 +156,10 @@ async def _ingest(
     elif final:
         claims = sum(state.claim_count for state in final)
         console.print(f"{len(final) - len(dead)} version(s) ready, {claims} claim(s) extracted")
-    for state in dead:
-        failed = [s for s in state.stages if s.status == document_pb2.STAGE_STATUS_DEAD_LETTER]
-        console.print(f"[red]dead letter[/] {state.version_id}: {failed[0].last_error if failed else ''}")
+    for dead_state in dead:
+        failed = [s for s in dead_state.stages if s.status == document_pb2.STAGE_STATUS_DEAD_LETTER]
+        reason = failed[0].last_error if failed else ""
+        console.print(f"[red]dead letter[/] {dead_state.version_id}: {reason}")
     return 1 if dead else 0
 
 
@@ -231,13 +242,19 @@ def status(as_json: JsonFlag = False) -> None:
             documents = None
             if health["ingest"] == "SERVING":
                 documents = await stubs.ingest.ListDocuments(
-                    ingest_service_pb2.ListDocumentsRequest(namespace=settings.namespace, page_size=500)
+                    ingest_service_pb2.ListDocumentsRequest(
+                        namespace=settings.namespace, page_size=500
+                    )
                 )
         if as_json:
             console.print_json(
                 data={
-                    "services": {n: {"address": addresses[n], "health": health[n]} for n in SERVICES},
-                    "documents": [message_to_data(d) for d in documents.documents] if documents else [],
+                    "services": {
+                        n: {"address": addresses[n], "health": health[n]} for n in SERVICES
+                    },
+                    "documents": [message_to_data(d) for d in documents.documents]
+                    if documents
+                    else [],
                 }
             )
             return
@@ -249,6 +266,8 @@ def status(as_json: JsonFlag = False) -> None:
         console.print(table)
         if documents is not None:
             more = " (first page)" if documents.next_page_token else ""
-            console.print(f"{len(documents.documents)} document(s){more} in namespace {settings.namespace!r}")
+            console.print(
+                f"{len(documents.documents)} document(s){more} in namespace {settings.namespace!r}"
+            )
 
     _run(body())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from rich.console import Console
@@ -24,8 +24,8 @@ def _enum_value_name(enum: EnumDescriptor, number: int) -> str | None:
     return (name[len(prefix) :] if name.startswith(prefix) else name).lower()
 
 
-def _scalar(field: FieldDescriptor, value: Any) -> Any:
-    if field.type == FieldDescriptor.TYPE_ENUM:
+def _scalar(field: Any, value: Any) -> Any:
+    if field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
         return _enum_value_name(field.enum_type, value)
     if field.type == FieldDescriptor.TYPE_BYTES:
         return f"<{len(value)} bytes>"
@@ -41,7 +41,7 @@ def message_to_data(message: Message) -> Any:
     """
     if isinstance(message, Timestamp):
         return message.ToJsonString()
-    descriptor: Descriptor = message.DESCRIPTOR
+    descriptor = message.DESCRIPTOR
     data: dict[str, Any] = {}
     for field in descriptor.fields:
         value = getattr(message, field.name)
@@ -69,7 +69,7 @@ def print_facts(console: Console, response: Any) -> None:
     claims = {claim.claim_id: claim for claim in response.claims}
     evidence_by_fact: dict[str, list[tuple[str, str]]] = {}
     for link in response.fact_evidence:
-        stance = _enum_value_name(link.DESCRIPTOR.fields_by_name["stance"].enum_type, link.stance)
+        stance = message_to_data(link)["stance"]
         evidence_by_fact.setdefault(link.fact_id, []).append((link.claim_id, stance or ""))
     table = Table(title=f"{len(response.facts)} fact(s)", show_lines=True)
     for column in ("fact", "kind", "evidence", "valid", "match", "sources"):

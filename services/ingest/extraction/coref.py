@@ -20,6 +20,18 @@ _DOC_NOUNS |= {"meeting", "notes", "rfc", "note", "minutes", "call"}
 _CONTRACTIONS = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'ll": "will", "’ll": "will"}
 _FIRST_AUX = {"am": "is", "have": "has", "do": "does", "are": "is", "'re": "is", "’re": "is"}
 _CONTEXT_TAIL = 1500
+_ORG_REACH = 200
+_EXPANSIONS = {"'re": "are", "'ve": "have", "'ll": "will", "'d": "had", "'s": "is", "'m": "is"}
+
+
+def _dummy_it(token: Any) -> bool:
+    """Expletive "it" ("it's tough", "it takes courage to …") refers to nothing."""
+    head = token.head
+    if token.lower_ != "it":
+        return False
+    return head.lemma_ in ("be", "take", "seem", "feel", "look", "sound", "make") or any(
+        c.dep_ in ("xcomp", "ccomp", "acomp") for c in head.children
+    )
 
 
 @dataclass(frozen=True)
@@ -109,16 +121,20 @@ class Rewriter:
             return self._named(token, ("PERSON",), possessive=False)
         if low in _PERSON_POSSESSIVE or (low == "her" and token.tag_ == "PRP$"):
             return self._named(token, ("PERSON",), possessive=True)
-        if low in _ORG_PRONOUNS and token.tag_ == "PRP":
-            return self._named(token, ("ORG",), possessive=False)
+        if low in _ORG_PRONOUNS and token.tag_ == "PRP" and not _dummy_it(token):
+            return self._named(token, ("ORG",), possessive=False, nearby=True)
         if low in _ORG_POSSESSIVE:
-            return self._named(token, ("ORG",), possessive=True)
+            return self._named(token, ("ORG",), possessive=True, nearby=True)
         return self._agreement(token)
 
-    def _named(self, token: Any, labels: tuple[str, ...], possessive: bool) -> str | None:
+    def _named(
+        self, token: Any, labels: tuple[str, ...], possessive: bool, nearby: bool = False
+    ) -> str | None:
         m = self.antecedent(token, labels)
         if m is None:
             return None
+        if nearby and not 0 <= token.idx - m.position <= _ORG_REACH:
+            return None  # "it"/"they" mostly mean things or people: only a close ORG counts
         self.used.append(m)
         return f"{m.name}'s" if possessive else m.name
 
@@ -148,7 +164,7 @@ class Rewriter:
     def render(self, tokens: Sequence[Any], capitalise: bool = True) -> str:
         """Join tokens with their whitespace, applying replacements and the document title."""
         parts: list[str] = []
-        skip_next = False
+        skip_next = prev_replaced = False
         for k, tok in enumerate(tokens):
             if skip_next:
                 skip_next = False
@@ -159,11 +175,15 @@ class Rewriter:
                 skip_next = True
                 continue
             rep = self.word(tok)
+            contraction = tok.lower_.replace("’", "'")
+            if rep is None and prev_replaced and contraction in _EXPANSIONS:
+                rep = _EXPANSIONS[contraction]  # "we're" -> "Caroline and others are"
+            joined = contraction in _EXPANSIONS
             if rep is None:
                 parts.append(tok.text_with_ws)
             else:
-                joined = tok.lower_ in _CONTRACTIONS or tok.lower_ in ("'re", "’re")
                 parts.append(("" if not joined else " ") + rep + tok.whitespace_)
+            prev_replaced = rep is not None and not joined
         text = "".join(parts).strip()
         text = re.sub(r"[\s,;:–-]+$", "", text)
         if capitalise and text:

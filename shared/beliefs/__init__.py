@@ -1,0 +1,1 @@
+"""The belief layer's shared write rules: entity locks, evidence counts, testimony retirement."""

@@ -1,0 +1,27 @@
+"""Transaction-scoped advisory locks that serialize writers of the same entity or name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from uuid import UUID
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+__all__ = ["lock_entities", "lock_name"]
+
+# Adjudication of one subject entity and creation of one normalized name must never interleave
+# across workers; Postgres advisory locks give that without a lock table, and the xact variant
+# releases them with the transaction, so a crashed worker cannot leave one behind.
+_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
+
+
+async def lock_entities(session: AsyncSession, namespace: str, entity_ids: Iterable[UUID]) -> None:
+    """Lock entities in a global order (sorted ids), so two writers can never deadlock."""
+    for entity_id in sorted(set(entity_ids)):
+        await session.execute(_LOCK, {"key": f"entity:{namespace}:{entity_id}"})
+
+
+async def lock_name(session: AsyncSession, namespace: str, normalized_name: str) -> None:
+    """Lock one normalized name while deciding whether it becomes a new entity."""
+    await session.execute(_LOCK, {"key": f"name:{namespace}:{normalized_name}"})
