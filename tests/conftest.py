@@ -17,6 +17,7 @@ from shared.db.embedded import EmbeddedPostgres
 from shared.db.engine import create_engine
 from shared.db.engine import session_factory as make_session_factory
 from shared.db.migrate import upgrade_to_head
+from tests.support.llama import LlamaServer, running_llama_server
 
 
 @pytest.fixture(scope="session")
@@ -52,3 +53,10 @@ def session_factory(db_engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 def namespace() -> str:
     """A namespace no other test uses."""
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[LlamaServer]:
+    """A real llama.cpp chat server (tests marked `llm`; `make test-llm` installs it)."""
+    with running_llama_server() as server:
+        yield server

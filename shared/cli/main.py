@@ -22,6 +22,8 @@ from shared.cli.ingest_files import collect_files, ingest_files, watch_until_set
 from shared.cli.launcher import SERVICES, SystemLauncher
 from shared.cli.render import message_to_data, print_facts, print_json
 from shared.config import Settings, load_settings
+from shared.db.embedded import resolve_database_url
+from shared.db.migrate import head_revision, upgrade_to_head
 from shared.grpc.errors import parse_rich_error
 from shared.logging import configure_logging
 from shared.proto_convert import timestamp
@@ -271,3 +273,24 @@ def status(as_json: JsonFlag = False) -> None:
             )
 
     _run(body())
+
+
+@app.command()
+def migrate() -> None:
+    """Bring the database schema to this build's head (embedded database unless a URL is set)."""
+    settings = _settings()
+
+    async def body() -> str:
+        url, embedded = resolve_database_url(settings.database_url, Path(settings.data_dir))
+        try:
+            await upgrade_to_head(url)
+        finally:
+            if embedded is not None:
+                embedded.stop()
+        return head_revision()
+
+    console.print(f"schema at revision {asyncio.run(body())}")
+
+
+if __name__ == "__main__":
+    app()

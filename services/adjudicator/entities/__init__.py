@@ -1,0 +1,1 @@
+"""Entity resolution, aliases, profiles and merges of the adjudicator (SPEC §3)."""
