@@ -1,4 +1,4 @@
-"""`rememberstack up` as a user runs it: a real subprocess that starts, serves, and stops cleanly."""
+"""`rememberstack up` as a user runs it: a real subprocess that starts, serves and stops."""
 
 from __future__ import annotations
 

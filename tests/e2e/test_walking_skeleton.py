@@ -50,7 +50,7 @@ async def test_reflection_lists_the_service(stubs: Stubs, service: str) -> None:
 async def test_out_of_range_k_is_invalid_argument_naming_the_field(stubs: Stubs) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await stubs.query.FactsContext(query_service_pb2.FactsContextRequest(query="x", k=31))
-    code, reason, violations = parse_rich_error(caught.value)
+    code, _reason, violations = parse_rich_error(caught.value)
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert "k" in {violation.field for violation in violations}
 
