@@ -97,8 +97,7 @@ class GraphRepository:
     """Read-only queries over ``entities``, ``merge_events`` and relation ``facts``."""
 
     async def begin_snapshot(self, conn: AsyncConnection, timeout_ms: int) -> datetime:
-        """Start a read-only repeatable-read transaction and return its start instant."""
-        await conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        """Bound the transaction's statements and return its start instant (belief time)."""
         row = (
             await conn.execute(
                 text("SELECT now(), set_config('statement_timeout', :ms, true)"),

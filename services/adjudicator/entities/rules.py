@@ -1,0 +1,99 @@
+"""The offline rule model that makes the final "existing candidate or new" choice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+from uuid import UUID
+
+from services.adjudicator.entities.nicknames import is_short_form_of
+
+__all__ = ["Choice", "Nominee", "Support", "choose", "match_kind"]
+
+Support = Literal["document", "co_mentioned", "related"]
+_SUPPORT_RANK: dict[str, int] = {"document": 0, "co_mentioned": 1, "related": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Nominee:
+    """A candidate entity with the step that nominated it and what the context says of it."""
+
+    entity_id: UUID
+    canonical_name: str
+    normalized_name: str
+    matched_alias: str
+    normalized_alias: str
+    step: str
+    score: float
+    kind: str
+    support: Support | None
+    disjoint: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The verdict: a nominee (None = create a new entity), the rule that decided, and the
+    nominee to propose a merge with when a new entity is created."""
+
+    chosen: Nominee | None
+    rule: str
+    propose: Nominee | None = None
+
+
+def match_kind(mention: str, alias: str, candidate_name: str) -> str:
+    """How the normalized mention relates to a normalized alias/name of the candidate."""
+    if mention in (alias, candidate_name):
+        return "exact"
+    m, a = mention.split(), candidate_name.split()
+    if len(m) == 1 and len(a) > 1 and m[0] == a[0]:
+        return "given_name"
+    if len(m) == 1 and len(a) > 1 and m[0] == a[-1]:
+        return "surname"
+    if len(m) >= 2 and len(a) >= 2 and m[1:] == a[1:] and len(m[0]) == 1 and a[0][0] == m[0]:
+        return "initials"
+    if m and a and is_short_form_of(m[0], a[0]) and (len(m) == 1 or m[1:] == a[1:]):
+        return "short_form"
+    return "fuzzy"
+
+
+def _best_supported(nominees: Sequence[Nominee]) -> Nominee | None:
+    """The single entity the strongest kind of context points at, or None if none or a tie."""
+    supported = [n for n in nominees if n.support is not None]
+    if not supported:
+        return None
+    top = min(_SUPPORT_RANK[n.support] for n in supported if n.support is not None)
+    best = {n.entity_id: n for n in supported if n.support and _SUPPORT_RANK[n.support] == top}
+    if len(best) != 1:
+        return None
+    return max((n for n in supported if n.entity_id in best), key=lambda n: n.score)
+
+
+def choose(
+    normalized: str, nominees: Sequence[Nominee], *, proposal_floor: float, fuzzy_accept: float
+) -> Choice:
+    """Exact aliases are taken unless the name is a lone token whose contexts conflict or the
+    alias is shared; a structural match (given name, initials, short form, phonetic code) or a
+    close spelling needs context support; everything else becomes new, with a proposal."""
+    if not nominees:
+        return Choice(None, "no_candidate")
+    best_score = max(nominees, key=lambda n: n.score)
+    propose = best_score if best_score.score >= proposal_floor else None
+    exact = [n for n in nominees if n.kind == "exact"]
+    # A loose spelling match next to a co-mentioned namesake ("Ravi Patel" vs "Priya Patel")
+    # must not ride on that support: plain fuzzy matches need a close score as well.
+    eligible = [n for n in nominees if n.kind != "fuzzy" or n.score >= fuzzy_accept]
+    supported = _best_supported(exact or eligible)
+    if supported is not None:
+        return Choice(supported, f"{supported.kind}+{supported.support}")
+    if exact:
+        distinct = {n.entity_id for n in exact}
+        if len(distinct) == 1:
+            only = exact[0]
+            # Full names are specific enough to reuse; a lone given name whose context shares
+            # nothing with the entity's is as likely someone else: new entity, proposal.
+            if len(normalized.split()) > 1 or not only.disjoint:
+                return Choice(only, "exact_unique")
+            return Choice(None, "exact_context_disjoint", only)
+        return Choice(None, "exact_ambiguous", max(exact, key=lambda n: n.score))
+    return Choice(None, "unsupported_candidates", propose)

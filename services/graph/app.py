@@ -1,0 +1,48 @@
+"""Builds the graph service's gRPC server from settings."""
+
+from __future__ import annotations
+
+from rememberstack.v1.graph_service_pb2_grpc import add_GraphServiceServicer_to_server
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from services.graph.config import Settings
+from services.graph.repository import GraphRepository
+from services.graph.service import GraphService
+from services.graph.servicer import GraphServicer
+from shared.db import create_engine, ensure_schema_current, resolve_database_url
+from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
+from shared.telemetry import Telemetry
+
+__all__ = ["SERVICE_NAME", "build_server"]
+
+SERVICE_NAME = "rememberstack.v1.GraphService"
+
+
+async def build_server(
+    settings: Settings,
+    *,
+    engine: AsyncEngine | None = None,
+    telemetry: Telemetry | None = None,
+) -> GrpcServer:
+    """A ready-to-start server; an engine passed in stays the caller's to dispose."""
+    on_stop: list[StopCallback] = []
+    if engine is None:
+        url, embedded = resolve_database_url(settings.database_url, settings.data_dir)
+        engine = create_engine(url)
+        on_stop.append(engine.dispose)
+        if embedded is not None:
+
+            async def stop_embedded() -> None:
+                embedded.stop()
+
+            on_stop.append(stop_embedded)
+    await ensure_schema_current(engine)
+    service = GraphService(engine, GraphRepository(), settings)
+    servicer = GraphServicer(service, settings.namespace)
+    return GrpcServer.from_settings(
+        settings,
+        registrations=[servicer_registration(add_GraphServiceServicer_to_server, servicer)],
+        service_names=[SERVICE_NAME],
+        telemetry=telemetry,
+        on_stop=on_stop,
+    )
