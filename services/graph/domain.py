@@ -96,9 +96,7 @@ class NeighborhoodPage:
     nodes: tuple[NodeRecord, ...] = ()
     edges: tuple[EdgeRecord, ...] = ()
     paths: tuple[PathRecord, ...] = ()
-    truncation: TruncationInfo = field(
-        default_factory=lambda: TruncationInfo(False, 0, 0, True)
-    )
+    truncation: TruncationInfo = field(default_factory=lambda: TruncationInfo(False, 0, 0, True))
     negative: NegativeAnswer | None = None
 
 
@@ -107,7 +105,5 @@ class PathAnswer:
     """Shortest paths of one length, with the bounds that applied."""
 
     paths: tuple[PathRecord, ...] = ()
-    truncation: TruncationInfo = field(
-        default_factory=lambda: TruncationInfo(False, 0, 0, True)
-    )
+    truncation: TruncationInfo = field(default_factory=lambda: TruncationInfo(False, 0, 0, True))
     negative: NegativeAnswer | None = None

@@ -88,9 +88,7 @@ def is_statement_timeout(exc: BaseException) -> bool:
     if not isinstance(exc, DBAPIError):
         return False
     orig = exc.orig
-    return getattr(orig, "sqlstate", None) == "57014" or "57014" in str(
-        getattr(orig, "pgcode", "")
-    )
+    return getattr(orig, "sqlstate", None) == "57014" or "57014" in str(getattr(orig, "pgcode", ""))
 
 
 class GraphRepository:

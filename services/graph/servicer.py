@@ -22,13 +22,13 @@ class GraphServicer(graph_service_pb2_grpc.GraphServiceServicer):
         self._service = service
         self._default_namespace = default_namespace
 
-    async def GraphNeighborhood(  # noqa: N802 - generated method name
+    async def GraphNeighborhood(
         self, request: graph_service_pb2.GraphNeighborhoodRequest, context: Context
     ) -> graph_service_pb2.GraphNeighborhoodResponse:
         query = converters.neighborhood_query(request, self._default_namespace)
         return converters.neighborhood_response(await self._service.neighborhood(query))
 
-    async def GraphPath(  # noqa: N802 - generated method name
+    async def GraphPath(
         self, request: graph_service_pb2.GraphPathRequest, context: Context
     ) -> graph_service_pb2.GraphPathResponse:
         query = converters.path_query(request, self._default_namespace)

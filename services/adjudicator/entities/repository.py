@@ -18,6 +18,7 @@ __all__ = [
     "AliasHit",
     "canonical",
     "canonical_ids",
+    "canonical_names",
     "create_entity",
     "document_entities",
     "embedding_hits",
@@ -366,3 +367,13 @@ async def canonical_ids(
 async def canonical(session: AsyncSession, namespace: str, entity_id: UUID) -> UUID | None:
     """The live entity `entity_id` redirects to (itself if not merged); None if unknown."""
     return (await canonical_ids(session, namespace, [entity_id])).get(entity_id)
+
+
+async def canonical_names(
+    session: AsyncSession, namespace: str, entity_ids: Sequence[UUID]
+) -> dict[UUID, str]:
+    rows = await session.execute(
+        text("SELECT id, canonical_name FROM entities WHERE namespace = :ns AND id = ANY(:ids)"),
+        {"ns": namespace, "ids": list(entity_ids)},
+    )
+    return {r.id: r.canonical_name for r in rows}

@@ -1,0 +1,390 @@
+"""Write-time entity resolution: the alias → trigram → phonetic → embedding cascade and the
+rule model's final choice, recorded as one verdict per mention (SPEC §3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from uuid import UUID
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.adjudicator.entities import repository as repo
+from services.adjudicator.entities.nicknames import short_form_expansions
+from services.adjudicator.entities.normalize import (
+    is_bare_head_noun,
+    normalize_name,
+    phonetic_code,
+    trigram_similarity,
+    trigrams,
+)
+from services.adjudicator.entities.rules import Choice, Nominee, Support, choose, match_kind
+from shared.beliefs.locks import lock_name
+from shared.embedding import Embedder, embed_async
+
+__all__ = [
+    "RESOLVER_VERSION",
+    "EntityResolver",
+    "Mention",
+    "ResolvedMention",
+    "ResolverThresholds",
+]
+
+RESOLVER_VERSION = "entity-rules-1"
+MentionRole = Literal["subject", "object", "holder"]
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One entity mention; `co_mentions` are the other names of its claim, turn or document."""
+
+    text: str
+    role: MentionRole
+    claim_id: UUID | None
+    document_id: UUID | None
+    speaker: str | None = None
+    co_mentions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResolvedMention:
+    """The outcome for one mention; `entity_id` None means it names no entity."""
+
+    mention: Mention
+    entity_id: UUID | None
+    canonical_name: str | None
+    created: bool
+    step: str
+
+
+@dataclass(frozen=True)
+class ResolverThresholds:
+    """Nomination floors and acceptance bars of the cascade."""
+
+    trigram_nominate: float = 0.3
+    fuzzy_accept: float = 0.5
+    embedding_nominate: float = 0.6
+    proposal_floor: float = 0.3
+    nominees_per_step: int = 10
+
+
+@dataclass
+class _Call:
+    """Per-call caches, so mentions of one claim or document cost one lookup each."""
+
+    session: AsyncSession
+    namespace: str
+    exact: dict[str, list[repo.AliasHit]] = field(default_factory=dict)
+    doc_names: dict[UUID, dict[str, tuple[UUID, str]]] = field(default_factory=dict)
+    neighbours: dict[UUID, set[UUID]] = field(default_factory=dict)
+
+    async def load_exact(self, names: Sequence[str]) -> None:
+        missing = [name for name in set(names) if name and name not in self.exact]
+        for name in missing:
+            self.exact[name] = []
+        for hit in await repo.exact_alias_hits(self.session, self.namespace, missing):
+            self.exact[hit.normalized_alias].append(hit)
+
+    async def load_documents(self, document_ids: Sequence[UUID]) -> None:
+        missing = [doc for doc in set(document_ids) if doc not in self.doc_names]
+        for doc in missing:
+            self.doc_names[doc] = {}
+        rows = await repo.document_entities(self.session, self.namespace, missing)
+        canon = await repo.canonical_ids(self.session, self.namespace, (r[2] for r in rows))
+        names = await self._names(set(canon.values()))
+        for doc, text, entity_id in rows:
+            live = canon.get(entity_id, entity_id)
+            self.doc_names[doc][normalize_name(text)] = (live, names.get(live, text))
+
+    async def _names(self, ids: set[UUID]) -> dict[UUID, str]:
+        hits = {h.entity_id: h.canonical_name for hs in self.exact.values() for h in hs}
+        unknown = [i for i in ids if i not in hits]
+        if unknown:
+            hits.update(await repo.canonical_names(self.session, self.namespace, unknown))
+        return hits
+
+    async def load_neighbours(self, entity_ids: Sequence[UUID]) -> None:
+        missing = [i for i in set(entity_ids) if i not in self.neighbours]
+        if missing:
+            self.neighbours.update(
+                await repo.entity_neighbours(self.session, self.namespace, missing)
+            )
+
+    def remember(self, mention: Mention, normalized: str, entity_id: UUID, name: str) -> None:
+        hits = self.exact.setdefault(normalized, [])
+        if all(h.entity_id != entity_id for h in hits):
+            hits.append(repo.AliasHit(entity_id, name, normalized, mention.text, normalized, 1))
+        if mention.document_id is not None:
+            self.doc_names.setdefault(mention.document_id, {})[normalized] = (entity_id, name)
+
+
+class EntityResolver:
+    """Resolves mentions inside the caller's transaction; never commits."""
+
+    def __init__(
+        self,
+        embedder: Embedder | None,
+        *,
+        resolver_version: str = RESOLVER_VERSION,
+        thresholds: ResolverThresholds | None = None,
+    ) -> None:
+        self._embedder = embedder
+        self._version = resolver_version
+        self._t = thresholds or ResolverThresholds()
+
+    async def resolve_mentions(
+        self, session: AsyncSession, namespace: str, mentions: Sequence[Mention]
+    ) -> list[ResolvedMention]:
+        """One verdict per mention, in input order; creates entities and aliases as needed."""
+        if not mentions:
+            return []
+        await repo.ensure_namespace(session, namespace)
+        call = _Call(session, namespace)
+        names = [normalize_name(m.text) for m in mentions]
+        context = [normalize_name(n) for m in mentions for n in _context_names(m)]
+        await call.load_exact(names + context)
+        await call.load_documents([m.document_id for m in mentions if m.document_id])
+        return [await self._resolve_one(call, m, n) for m, n in zip(mentions, names, strict=True)]
+
+    async def _resolve_one(self, call: _Call, mention: Mention, norm: str) -> ResolvedMention:
+        scores: dict[str, Any] = {
+            "normalized": norm,
+            "document_id": str(mention.document_id) if mention.document_id else None,
+            "speaker": mention.speaker,
+        }
+        if not norm or is_bare_head_noun(mention.text):
+            await self._record(call, mention, "model", None, False, scores | {"rule": "bare_noun"})
+            return ResolvedMention(mention, None, None, False, "model")
+        pinned = self._same_document(call, mention, norm)
+        if pinned is not None:
+            return await self._accept(
+                call, mention, norm, pinned, "exact_alias", "same_document", scores
+            )
+        choice, nominees = await self._cascade(call, mention, norm)
+        if choice.chosen is None:
+            # Serialize creation of this name; a concurrent writer may have created it.
+            await lock_name(call.session, call.namespace, norm)
+            seen = {h.entity_id for h in call.exact.get(norm, [])}
+            call.exact.pop(norm, None)
+            await call.load_exact([norm])
+            if {h.entity_id for h in call.exact[norm]} - seen:
+                if mention.document_id is not None:
+                    call.doc_names.pop(mention.document_id, None)
+                    await call.load_documents([mention.document_id])
+                pinned = self._same_document(call, mention, norm)
+                if pinned is not None:
+                    return await self._accept(
+                        call, mention, norm, pinned, "exact_alias", "same_document", scores
+                    )
+                choice, nominees = await self._cascade(call, mention, norm)
+        scores["candidates"] = [_describe(n) for n in nominees[:8]]
+        if choice.chosen is not None:
+            chosen = choice.chosen
+            return await self._accept(
+                call,
+                mention,
+                norm,
+                (chosen.entity_id, chosen.canonical_name),
+                chosen.step,
+                choice.rule,
+                scores,
+            )
+        return await self._create(call, mention, norm, choice, scores)
+
+    def _same_document(self, call: _Call, mention: Mention, norm: str) -> tuple[UUID, str] | None:
+        if mention.document_id is None:
+            return None
+        return call.doc_names.get(mention.document_id, {}).get(norm)
+
+    async def _cascade(
+        self, call: _Call, mention: Mention, norm: str
+    ) -> tuple[Choice, list[Nominee]]:
+        """Run the nominating steps in order until the rule model accepts a candidate."""
+        t = self._t
+        pool: dict[UUID, Nominee] = {}
+        choice = Choice(None, "no_candidate")
+        for step in ("exact_alias", "trigram", "phonetic", "embedding"):
+            hits = await self._nominate(call, step, norm, mention.text)
+            fresh = [h for h in hits if h.entity_id not in pool]
+            if not fresh:
+                continue
+            await call.load_neighbours([h.entity_id for h in fresh])
+            for hit in fresh:
+                pool[hit.entity_id] = self._nominee(call, mention, norm, step, hit)
+            ranked = sorted(pool.values(), key=lambda n: -n.score)
+            choice = choose(
+                norm, ranked, proposal_floor=t.proposal_floor, fuzzy_accept=t.fuzzy_accept
+            )
+            if choice.chosen is not None:
+                return choice, ranked
+        return choice, sorted(pool.values(), key=lambda n: -n.score)
+
+    async def _nominate(self, call: _Call, step: str, norm: str, text: str) -> list[repo.AliasHit]:
+        t, session, ns = self._t, call.session, call.namespace
+        if step == "exact_alias":
+            return call.exact.get(norm, [])
+        if step == "trigram":
+            # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
+            first, *rest = norm.split()
+            queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
+            hits: list[repo.AliasHit] = []
+            for query in queries:
+                hits += await repo.trigram_hits(
+                    session, ns, query, t.trigram_nominate, t.nominees_per_step
+                )
+            return hits
+        if step == "phonetic":
+            found = await repo.phonetic_hits(session, ns, phonetic_code(norm), t.nominees_per_step)
+            grams = trigrams(norm)
+            return [
+                _rescored(h, trigram_similarity(grams, trigrams(h.normalized_alias))) for h in found
+            ]
+        if self._embedder is None:
+            return []
+        vector = (await embed_async(self._embedder, [text]))[0]
+        return await repo.embedding_hits(
+            session, ns, vector.tolist(), t.embedding_nominate, t.nominees_per_step
+        )
+
+    def _nominee(
+        self, call: _Call, mention: Mention, norm: str, step: str, hit: repo.AliasHit
+    ) -> Nominee:
+        doc_entities = (
+            {e for e, _ in call.doc_names.get(mention.document_id, {}).values()}
+            if mention.document_id
+            else set()
+        )
+        co_ids = {
+            h.entity_id
+            for name in _context_names(mention)
+            for h in call.exact.get(normalize_name(name), [])
+            if normalize_name(name) != norm
+        }
+        context = (doc_entities | co_ids) - {hit.entity_id}
+        neighbours = call.neighbours.get(hit.entity_id, set())
+        support: Support | None = None
+        if hit.entity_id in doc_entities:
+            support = "document"
+        elif hit.entity_id in co_ids:
+            support = "co_mentioned"
+        elif neighbours & context:
+            support = "related"
+        has_context = bool(context) or any(
+            normalize_name(n) != norm for n in _context_names(mention)
+        )
+        disjoint = support is None and has_context and bool(neighbours)
+        kind = match_kind(norm, hit.normalized_alias, hit.normalized_name)
+        return Nominee(
+            hit.entity_id,
+            hit.canonical_name,
+            hit.normalized_name,
+            hit.alias,
+            hit.normalized_alias,
+            step,
+            hit.score,
+            kind,
+            support,
+            disjoint,
+        )
+
+    async def _accept(
+        self,
+        call: _Call,
+        mention: Mention,
+        norm: str,
+        target: tuple[UUID, str],
+        step: str,
+        rule: str,
+        scores: dict[str, Any],
+    ) -> ResolvedMention:
+        entity_id, name = target
+        await repo.upsert_alias(
+            call.session, call.namespace, entity_id, mention.text, norm, phonetic_code(norm)
+        )
+        call.remember(mention, norm, entity_id, name)
+        await self._record(call, mention, step, entity_id, False, scores | {"rule": rule})
+        return ResolvedMention(mention, entity_id, name, False, step)
+
+    async def _create(
+        self, call: _Call, mention: Mention, norm: str, choice: Choice, scores: dict[str, Any]
+    ) -> ResolvedMention:
+        name = " ".join(mention.text.split())
+        entity_id = await repo.create_entity(call.session, call.namespace, name, norm)
+        await repo.upsert_alias(
+            call.session, call.namespace, entity_id, mention.text, norm, phonetic_code(norm)
+        )
+        call.remember(mention, norm, entity_id, name)
+        if choice.propose is not None:
+            other = choice.propose
+            await repo.upsert_proposal(
+                call.session,
+                call.namespace,
+                entity_id,
+                other.entity_id,
+                other.score,
+                {
+                    "mention": mention.text,
+                    "rule": choice.rule,
+                    "kind": other.kind,
+                    "step": other.step,
+                    "document_id": scores["document_id"],
+                },
+            )
+            scores["proposed_merge_with"] = str(other.entity_id)
+        await self._record(call, mention, "new", entity_id, True, scores | {"rule": choice.rule})
+        return ResolvedMention(mention, entity_id, name, True, "new")
+
+    async def _record(
+        self,
+        call: _Call,
+        mention: Mention,
+        step: str,
+        entity_id: UUID | None,
+        created: bool,
+        scores: dict[str, Any],
+    ) -> None:
+        await repo.insert_verdict(
+            call.session,
+            call.namespace,
+            claim_id=mention.claim_id,
+            mention_text=mention.text,
+            role=mention.role,
+            step=step,
+            scores=scores,
+            chosen_entity_id=entity_id,
+            created_new=created,
+            resolver_version=self._version,
+        )
+
+
+def _context_names(mention: Mention) -> list[str]:
+    names = [n for n in mention.co_mentions if not is_bare_head_noun(n)]
+    if mention.speaker:
+        names.append(mention.speaker)
+    return names
+
+
+def _rescored(hit: repo.AliasHit, score: float) -> repo.AliasHit:
+    return repo.AliasHit(
+        hit.entity_id,
+        hit.canonical_name,
+        hit.normalized_name,
+        hit.alias,
+        hit.normalized_alias,
+        hit.mention_count,
+        score,
+    )
+
+
+def _describe(nominee: Nominee) -> dict[str, Any]:
+    return {
+        "entity_id": str(nominee.entity_id),
+        "name": nominee.canonical_name,
+        "alias": nominee.matched_alias,
+        "step": nominee.step,
+        "score": round(nominee.score, 4),
+        "kind": nominee.kind,
+        "support": nominee.support,
+        "disjoint": nominee.disjoint,
+    }

@@ -1,0 +1,36 @@
+"""Settings of the ingest service: the shared ones plus chunking and model-batch knobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from shared.config import Settings
+
+__all__ = ["IngestSettings", "load_settings"]
+
+
+class IngestSettings(Settings):
+    """Shared settings plus what only the ingest pipeline reads."""
+
+    chunk_max_chars: int = Field(
+        default=1200, ge=200, le=20000, description="Longest chunk, in characters of stored text."
+    )
+    embedder_threads: int = Field(
+        default=1, ge=1, le=16, description="onnxruntime threads of the packaged embedder."
+    )
+    embed_batch_size: int = Field(
+        default=256, ge=1, le=4096, description="Texts handed to the embedder per call."
+    )
+    extract_context_chars: int = Field(
+        default=2000,
+        ge=0,
+        le=20000,
+        description="Preceding document text given to the extractor to resolve references.",
+    )
+
+
+def load_settings(**overrides: Any) -> IngestSettings:
+    """Read settings from the environment; keyword overrides win (tests, CLI flags)."""
+    return IngestSettings(**overrides)
