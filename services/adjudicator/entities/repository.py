@@ -12,7 +12,7 @@ from uuid import UUID
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.adjudicator.entities.normalize import trigram_similarity, trigrams
+from services.adjudicator.entities.normalize import phonetic_code, trigram_similarity, trigrams
 
 __all__ = [
     "AliasHit",
@@ -31,6 +31,7 @@ __all__ = [
     "upsert_alias",
     "upsert_proposal",
     "vector_literal",
+    "write_mention",
 ]
 
 
@@ -183,20 +184,23 @@ async def embedding_hits(
 
 async def document_entities(
     session: AsyncSession, namespace: str, document_ids: Sequence[UUID]
-) -> list[tuple[UUID, str, UUID]]:
-    """(document id, mention text, entity id) of every earlier verdict in these documents."""
+) -> list[tuple[UUID, str, UUID, str]]:
+    """(document id, mention text, live entity id, its name) of every earlier verdict in these
+    documents; merges move verdicts, so one redirect hop is all that can remain."""
     if not document_ids:
         return []
     rows = await session.execute(
         text(
-            "SELECT c.document_id, v.mention_text, v.chosen_entity_id FROM claims c"
+            "SELECT c.document_id, v.mention_text, coalesce(r.id, e.id) AS entity_id,"
+            " coalesce(r.canonical_name, e.canonical_name) AS name FROM claims c"
             " JOIN resolution_verdicts v ON v.namespace = c.namespace AND v.claim_id = c.id"
+            " JOIN entities e ON e.id = v.chosen_entity_id"
+            " LEFT JOIN entities r ON r.id = e.redirect_to"
             " WHERE c.namespace = :ns AND c.document_id = ANY(:docs)"
-            " AND v.chosen_entity_id IS NOT NULL"
         ),
         {"ns": namespace, "docs": list(document_ids)},
     )
-    return [(r.document_id, r.mention_text, r.chosen_entity_id) for r in rows]
+    return [(r.document_id, r.mention_text, r.entity_id, r.name) for r in rows]
 
 
 async def entity_neighbours(
@@ -278,6 +282,63 @@ async def upsert_alias(
     return bool(inserted)
 
 
+async def write_mention(
+    session: AsyncSession,
+    namespace: str,
+    *,
+    entity_id: UUID | None,
+    new_name: str | None,
+    alias: str,
+    normalized: str,
+    claim_id: UUID | None,
+    role: str,
+    step: str,
+    scores: dict[str, Any],
+    resolver_version: str,
+) -> UUID:
+    """In one statement: create the entity (when `new_name` is given, else use `entity_id`),
+    count the alias (adding its trigram postings when new) and record the verdict."""
+    create = new_name is not None
+    row = await session.execute(
+        text(
+            "WITH e AS (INSERT INTO entities (namespace, canonical_name, normalized_name)"
+            "  SELECT :ns, CAST(:name AS text), :norm WHERE :create RETURNING id),"
+            " target AS (SELECT id FROM e UNION ALL"
+            "  SELECT CAST(:eid AS uuid) WHERE NOT :create),"
+            " a AS (INSERT INTO entity_aliases (namespace, entity_id, alias, normalized_alias,"
+            "  phonetic_code) SELECT :ns, id, :alias, :norm, :phon FROM target"
+            "  ON CONFLICT ON CONSTRAINT uq_entity_aliases DO UPDATE SET"
+            "  mention_count = entity_aliases.mention_count + 1, last_seen_at = now()"
+            "  RETURNING id, (xmax = 0) AS inserted),"
+            " t AS (INSERT INTO alias_trigrams (namespace, trigram, alias_id)"
+            "  SELECT :ns, g, a.id FROM a, unnest(CAST(:grams AS text[])) AS g WHERE a.inserted"
+            "  ON CONFLICT DO NOTHING),"
+            " v AS (INSERT INTO resolution_verdicts (namespace, claim_id, mention_text, role,"
+            "  step, scores, chosen_entity_id, created_new, resolver_version)"
+            "  SELECT :ns, :claim, :alias, :role, :step, CAST(:scores AS jsonb), id, :create,"
+            "  :version FROM target)"
+            " SELECT id FROM target"
+        ),
+        {
+            "ns": namespace,
+            "name": new_name,
+            "norm": normalized,
+            "create": create,
+            "eid": entity_id,
+            "alias": alias,
+            "phon": phonetic_code(normalized),
+            "grams": sorted(trigrams(normalized)),
+            "claim": claim_id,
+            "role": role,
+            "step": step,
+            "scores": json.dumps(scores),
+            "version": resolver_version,
+        },
+    )
+    written: UUID = row.scalar_one()
+    return written
+
+
 async def insert_verdict(
     session: AsyncSession,
     namespace: str,
@@ -326,7 +387,8 @@ async def upsert_proposal(
         text(
             "INSERT INTO merge_proposals (namespace, entity_a_id, entity_b_id, score,"
             " expected_impact, evidence)"
-            " SELECT :ns, :a, :b, :score, coalesce(sum(mention_count), 0) * :score,"
+            " SELECT :ns, :a, :b, CAST(:score AS float8),"
+            " coalesce(sum(mention_count), 0) * CAST(:score AS float8),"
             " CAST(:evidence AS jsonb) FROM entity_aliases"
             " WHERE namespace = :ns AND entity_id IN (:a, :b)"
             " ON CONFLICT ON CONSTRAINT uq_merge_proposals_pair DO UPDATE SET"

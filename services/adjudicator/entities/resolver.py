@@ -90,19 +90,10 @@ class _Call:
         missing = [doc for doc in set(document_ids) if doc not in self.doc_names]
         for doc in missing:
             self.doc_names[doc] = {}
-        rows = await repo.document_entities(self.session, self.namespace, missing)
-        canon = await repo.canonical_ids(self.session, self.namespace, (r[2] for r in rows))
-        names = await self._names(set(canon.values()))
-        for doc, text, entity_id in rows:
-            live = canon.get(entity_id, entity_id)
-            self.doc_names[doc][normalize_name(text)] = (live, names.get(live, text))
-
-    async def _names(self, ids: set[UUID]) -> dict[UUID, str]:
-        hits = {h.entity_id: h.canonical_name for hs in self.exact.values() for h in hs}
-        unknown = [i for i in ids if i not in hits]
-        if unknown:
-            hits.update(await repo.canonical_names(self.session, self.namespace, unknown))
-        return hits
+        for doc, text, entity_id, name in await repo.document_entities(
+            self.session, self.namespace, missing
+        ):
+            self.doc_names[doc][normalize_name(text)] = (entity_id, name)
 
     async def load_neighbours(self, entity_ids: Sequence[UUID]) -> None:
         missing = [i for i in set(entity_ids) if i not in self.neighbours]
@@ -115,8 +106,9 @@ class _Call:
         hits = self.exact.setdefault(normalized, [])
         if all(h.entity_id != entity_id for h in hits):
             hits.append(repo.AliasHit(entity_id, name, normalized, mention.text, normalized, 1))
-        if mention.document_id is not None:
-            self.doc_names.setdefault(mention.document_id, {})[normalized] = (entity_id, name)
+        # An unloaded document map is read later from the verdicts, this one included.
+        if mention.document_id in self.doc_names:
+            self.doc_names[mention.document_id][normalized] = (entity_id, name)
 
 
 class EntityResolver:
@@ -132,6 +124,8 @@ class EntityResolver:
         self._embedder = embedder
         self._version = resolver_version
         self._t = thresholds or ResolverThresholds()
+        # Namespaces whose row this resolver already upserted; rows are never deleted.
+        self._namespaces: set[str] = set()
 
     async def resolve_mentions(
         self, session: AsyncSession, namespace: str, mentions: Sequence[Mention]
@@ -139,12 +133,13 @@ class EntityResolver:
         """One verdict per mention, in input order; creates entities and aliases as needed."""
         if not mentions:
             return []
-        await repo.ensure_namespace(session, namespace)
+        if namespace not in self._namespaces:
+            await repo.ensure_namespace(session, namespace)
+            self._namespaces.add(namespace)
         call = _Call(session, namespace)
         names = [normalize_name(m.text) for m in mentions]
         context = [normalize_name(n) for m in mentions for n in _context_names(m)]
         await call.load_exact(names + context)
-        await call.load_documents([m.document_id for m in mentions if m.document_id])
         return [await self._resolve_one(call, m, n) for m, n in zip(mentions, names, strict=True)]
 
     async def _resolve_one(self, call: _Call, mention: Mention, norm: str) -> ResolvedMention:
@@ -156,6 +151,17 @@ class EntityResolver:
         if not norm or is_bare_head_noun(mention.text):
             await self._record(call, mention, "model", None, False, scores | {"rule": "bare_noun"})
             return ResolvedMention(mention, None, None, False, "model")
+        owners = {h.entity_id: h for h in call.exact.get(norm, [])}
+        if len(owners) == 1 and len(norm.split()) > 1:
+            # A full name with one owner is taken whatever the context (see rules.choose), so
+            # neither the document map nor the other steps are needed.
+            (hit,) = owners.values()
+            target = (hit.entity_id, hit.canonical_name)
+            return await self._accept(
+                call, mention, norm, target, "exact_alias", "exact_unique", scores
+            )
+        if mention.document_id is not None:
+            await call.load_documents([mention.document_id])
         pinned = self._same_document(call, mention, norm)
         if pinned is not None:
             return await self._accept(
@@ -209,6 +215,14 @@ class EntityResolver:
             fresh = [h for h in hits if h.entity_id not in pool]
             if not fresh:
                 continue
+            if (
+                step == "exact_alias"
+                and len(norm.split()) > 1
+                and len({h.entity_id for h in fresh}) == 1
+            ):
+                # A full name with one owner is taken whatever the context (rules.choose).
+                only = self._nominee(call, mention, norm, step, fresh[0])
+                return Choice(only, "exact_unique"), [only]
             await call.load_neighbours([h.entity_id for h in fresh])
             for hit in fresh:
                 pool[hit.entity_id] = self._nominee(call, mention, norm, step, hit)
@@ -299,24 +313,44 @@ class EntityResolver:
         scores: dict[str, Any],
     ) -> ResolvedMention:
         entity_id, name = target
-        await repo.upsert_alias(
-            call.session, call.namespace, entity_id, mention.text, norm, phonetic_code(norm)
+        await repo.write_mention(
+            call.session,
+            call.namespace,
+            entity_id=entity_id,
+            new_name=None,
+            alias=mention.text,
+            normalized=norm,
+            claim_id=mention.claim_id,
+            role=mention.role,
+            step=step,
+            scores=scores | {"rule": rule},
+            resolver_version=self._version,
         )
         call.remember(mention, norm, entity_id, name)
-        await self._record(call, mention, step, entity_id, False, scores | {"rule": rule})
         return ResolvedMention(mention, entity_id, name, False, step)
 
     async def _create(
         self, call: _Call, mention: Mention, norm: str, choice: Choice, scores: dict[str, Any]
     ) -> ResolvedMention:
         name = " ".join(mention.text.split())
-        entity_id = await repo.create_entity(call.session, call.namespace, name, norm)
-        await repo.upsert_alias(
-            call.session, call.namespace, entity_id, mention.text, norm, phonetic_code(norm)
+        other = choice.propose
+        if other is not None:
+            scores["proposed_merge_with"] = str(other.entity_id)
+        entity_id = await repo.write_mention(
+            call.session,
+            call.namespace,
+            entity_id=None,
+            new_name=name,
+            alias=mention.text,
+            normalized=norm,
+            claim_id=mention.claim_id,
+            role=mention.role,
+            step="new",
+            scores=scores | {"rule": choice.rule},
+            resolver_version=self._version,
         )
         call.remember(mention, norm, entity_id, name)
-        if choice.propose is not None:
-            other = choice.propose
+        if other is not None:
             await repo.upsert_proposal(
                 call.session,
                 call.namespace,
@@ -331,8 +365,6 @@ class EntityResolver:
                     "document_id": scores["document_id"],
                 },
             )
-            scores["proposed_merge_with"] = str(other.entity_id)
-        await self._record(call, mention, "new", entity_id, True, scores | {"rule": choice.rule})
         return ResolvedMention(mention, entity_id, name, True, "new")
 
     async def _record(

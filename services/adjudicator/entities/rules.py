@@ -50,8 +50,11 @@ def match_kind(mention: str, alias: str, candidate_name: str) -> str:
         return "given_name"
     if len(m) == 1 and len(a) > 1 and m[0] == a[-1]:
         return "surname"
-    if len(m) >= 2 and len(a) >= 2 and m[1:] == a[1:] and len(m[0]) == 1 and a[0][0] == m[0]:
-        return "initials"
+    if len(m) >= 2 and len(a) == len(m):
+        if m[1:] == a[1:] and len(m[0]) == 1 and a[0][0] == m[0]:
+            return "initials"  # "R. Patel" -> "Ravi Patel"
+        if m[:-1] == a[:-1] and len(m[-1]) == 1 and a[-1][0] == m[-1]:
+            return "initials"  # "John S." -> "John Smith"
     if m and a and is_short_form_of(m[0], a[0]) and (len(m) == 1 or m[1:] == a[1:]):
         return "short_form"
     return "fuzzy"

@@ -1,0 +1,372 @@
+"""Entity resolution quality (pairwise P/R/F1, wrong merges) on the labelled set, and speed
+(ms per mention, p50/p95 per step) against a synthetic table of 100k entities."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Coroutine
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.adjudicator.entities import repository as repo
+from services.adjudicator.entities.normalize import normalize_name, phonetic_code, trigrams
+from services.adjudicator.entities.resolver import EntityResolver, Mention
+from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
+from shared.db.engine import session_factory
+
+__all__ = ["cluster_scores", "main", "quality", "speed"]
+
+DEFAULT_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "resolution_set.jsonl"
+RESULTS = Path(__file__).resolve().parent / "results" / "entity_resolution.json"
+_FIRST = [
+    "ravi",
+    "priya",
+    "tom",
+    "lena",
+    "dana",
+    "marcus",
+    "kenji",
+    "olu",
+    "sofia",
+    "alex",
+    "maria",
+    "john",
+    "james",
+    "anna",
+    "li",
+    "wei",
+    "omar",
+    "fatima",
+    "noah",
+    "emma",
+    "liam",
+    "olivia",
+    "lucas",
+    "mia",
+    "ethan",
+    "ava",
+    "mateo",
+    "chloe",
+    "ivan",
+    "nadia",
+    "yusuf",
+    "sara",
+    "hugo",
+    "ines",
+    "kofi",
+    "amara",
+    "diego",
+    "elena",
+    "felix",
+    "greta",
+    "hana",
+    "isaac",
+    "jonas",
+    "kira",
+    "leo",
+    "maya",
+    "nico",
+    "petra",
+]
+_CONSONANTS = "bcdfghjklmnprstvwz"
+_VOWELS = "aeiou"
+
+
+_DOC_SQL = (
+    "INSERT INTO documents (namespace, identity_key) VALUES (:ns, :key) RETURNING id",
+    "INSERT INTO document_versions (namespace, document_id, version_number, content, media_type,"
+    " content_sha256) VALUES (:ns, :doc, 1, '\\x00', 'text/plain', :key) RETURNING id",
+    "INSERT INTO chunks (namespace, document_id, content_sha256, text)"
+    " VALUES (:ns, :doc, :key, 'c') RETURNING id",
+    "INSERT INTO claims (namespace, document_id, first_version_id, chunk_id, claim_text,"
+    " normalized_text, source_span, char_start, char_end, chunk_char_start, chunk_char_end,"
+    " extractor_name, extractor_version, dedupe_key) SELECT :ns, :doc, :ver, :chunk, 'c', 'c',"
+    " 'c', 0, 1, 0, 1, 'bench', '1', :key || i FROM generate_series(1, :n) AS i RETURNING id",
+)
+
+
+async def _document(
+    session: AsyncSession, namespace: str, claims: int
+) -> tuple[uuid.UUID, list[uuid.UUID]]:
+    """A document with `claims` claims, so verdicts carry a document like in production."""
+    await repo.ensure_namespace(session, namespace)
+    params: dict[str, Any] = {"ns": namespace, "key": uuid.uuid4().hex, "n": claims}
+    for key, sql in zip(("doc", "ver", "chunk"), _DOC_SQL, strict=False):
+        params[key] = (await session.execute(text(sql), params)).scalar_one()
+    rows = await session.execute(text(_DOC_SQL[3]), params)
+    return params["doc"], [r[0] for r in rows]
+
+
+def cluster_scores(gold: list[str], predicted: list[str]) -> dict[str, Any]:
+    """Pairwise precision/recall/F1 over mentions, and wrong merges: for every predicted
+    entity, the number of extra gold entities it swallowed."""
+    tp = fp = fn = 0
+    for i, j in combinations(range(len(gold)), 2):
+        same_gold, same_pred = gold[i] == gold[j], predicted[i] == predicted[j]
+        tp += same_gold and same_pred
+        fp += same_pred and not same_gold
+        fn += same_gold and not same_pred
+    members: dict[str, set[str]] = defaultdict(set)
+    for g, p in zip(gold, predicted, strict=True):
+        members[p].add(g)
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "pairs_tp": tp,
+        "pairs_fp": fp,
+        "pairs_fn": fn,
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "wrong_merges": sum(len(g) - 1 for g in members.values()),
+    }
+
+
+async def quality(
+    factory: async_sessionmaker[AsyncSession], rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_doc[row["doc"]].append(row)
+    namespace = f"bench-quality-{uuid.uuid4().hex[:8]}"
+    resolver = EntityResolver(None)
+    predicted: dict[int, str | None] = {}
+    index = {id(row): n for n, row in enumerate(rows)}
+    for doc_rows in by_doc.values():
+        async with factory() as session, session.begin():
+            doc, claims = await _document(session, namespace, len(doc_rows))
+            for row, claim in zip(doc_rows, claims, strict=True):
+                # One claim per call, as the adjudicator resolves claim by claim.
+                (result,) = await resolver.resolve_mentions(
+                    session,
+                    namespace,
+                    [
+                        Mention(
+                            row["text"],
+                            row["role"],
+                            claim,
+                            doc,
+                            row["speaker"],
+                            tuple(row["co_mentions"]),
+                        )
+                    ],
+                )
+                predicted[index[id(row)]] = str(result.entity_id) if result.entity_id else None
+    entity_rows = [n for n, row in enumerate(rows) if row["gold"] is not None]
+    scores = cluster_scores(
+        [rows[n]["gold"] for n in entity_rows], [predicted[n] or f"none-{n}" for n in entity_rows]
+    )
+    non_entities = [n for n, row in enumerate(rows) if row["gold"] is None]
+    by_case: dict[str, list[bool]] = defaultdict(list)
+    first_pred: dict[str, str | None] = {}
+    for n in entity_rows:
+        first_pred.setdefault(rows[n]["gold"], predicted[n])
+    for n, row in enumerate(rows):
+        ok = (
+            predicted[n] is None if row["gold"] is None else predicted[n] == first_pred[row["gold"]]
+        )
+        by_case[row["case"]].append(ok)
+    async with factory() as session:
+        proposals = (
+            await session.execute(
+                text("SELECT count(*) FROM merge_proposals WHERE namespace = :ns"),
+                {"ns": namespace},
+            )
+        ).scalar_one()
+    return {
+        "mentions": len(rows),
+        "entity_mentions": len(entity_rows),
+        "gold_entities": len({rows[n]["gold"] for n in entity_rows}),
+        "predicted_entities": len({predicted[n] for n in entity_rows}),
+        **scores,
+        "non_entity_accuracy": round(
+            sum(predicted[n] is None for n in non_entities) / max(1, len(non_entities)), 4
+        ),
+        "merge_proposals": proposals,
+        "accuracy_by_case": {c: f"{sum(v)}/{len(v)}" for c, v in sorted(by_case.items())},
+    }
+
+
+def _synthetic_names(count: int, rng: random.Random) -> list[str]:
+    names: set[str] = set()
+    while len(names) < count:
+        # Consonant-vowel(-consonant) syllables give surnames a realistic trigram spread.
+        syllables = (
+            rng.choice(_CONSONANTS) + rng.choice(_VOWELS) + rng.choice(("", *_CONSONANTS))
+            for _ in range(rng.randint(2, 3))
+        )
+        surname = "".join(syllables).capitalize()
+        names.add(f"{rng.choice(_FIRST).capitalize()} {surname}")
+    return sorted(names)
+
+
+async def _load(dsn: str, namespace: str, names: list[str]) -> float:
+    started = time.perf_counter()
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("INSERT INTO namespaces (namespace) VALUES ($1)", namespace)
+        for start in range(0, len(names), 20_000):
+            batch = names[start : start + 20_000]
+            norms = [normalize_name(n) for n in batch]
+            ids = [
+                r[0]
+                for r in await conn.fetch(
+                    "INSERT INTO entities (namespace, canonical_name, normalized_name)"
+                    " SELECT $1, n, m FROM unnest($2::text[], $3::text[]) AS t(n, m) RETURNING id",
+                    namespace,
+                    batch,
+                    norms,
+                )
+            ]
+            alias_ids = [
+                r[0]
+                for r in await conn.fetch(
+                    "INSERT INTO entity_aliases (namespace, entity_id, alias, normalized_alias,"
+                    " phonetic_code) SELECT $1, e, n, m, p FROM unnest($2::uuid[], $3::text[],"
+                    " $4::text[], $5::text[]) AS t(e, n, m, p) RETURNING id",
+                    namespace,
+                    ids,
+                    batch,
+                    norms,
+                    [phonetic_code(m) for m in norms],
+                )
+            ]
+            grams = [(g, a) for a, m in zip(alias_ids, norms, strict=True) for g in trigrams(m)]
+            await conn.execute(
+                "INSERT INTO alias_trigrams (namespace, trigram, alias_id) SELECT $1, g, a"
+                " FROM unnest($2::text[], $3::uuid[]) AS t(g, a)",
+                namespace,
+                [g for g, _ in grams],
+                [a for _, a in grams],
+            )
+        await conn.execute("ANALYZE entities; ANALYZE entity_aliases; ANALYZE alias_trigrams")
+    finally:
+        await conn.close()
+    return round(time.perf_counter() - started, 1)
+
+
+def _summary(values: list[float]) -> dict[str, Any]:
+    if not values:
+        return {"n": 0}
+    ordered = sorted(values)
+    return {
+        "n": len(values),
+        "p50_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
+    }
+
+
+async def _timed(samples: dict[str, list[float]], key: str, call: Coroutine[Any, Any, Any]) -> Any:
+    started = time.perf_counter()
+    result = await call
+    samples[key].append((time.perf_counter() - started) * 1000)
+    return result
+
+
+async def speed(
+    factory: async_sessionmaker[AsyncSession], dsn: str, size: int, mentions: int
+) -> dict[str, Any]:
+    rng = random.Random(7)
+    names = _synthetic_names(size, rng)
+    namespace = f"bench-speed-{uuid.uuid4().hex[:8]}"
+    load_seconds = await _load(dsn, namespace, names)
+    resolver = EntityResolver(None)
+    samples: dict[str, list[float]] = defaultdict(list)
+    kinds = ["existing"] * 6 + ["typo"] * 2 + ["new"] * 2
+    async with factory() as session, session.begin():
+        doc, claims = await _document(session, namespace, mentions)
+    for n in range(mentions + 20):  # the first 20 warm plans and caches
+        kind = kinds[n % len(kinds)]
+        name = rng.choice(names)
+        if kind == "typo":
+            name = name[:-2] + name[-1] + name[-2]
+        elif kind == "new":
+            name = f"{rng.choice(_FIRST).capitalize()} Zq{uuid.uuid4().hex[:6]}"
+        norm = normalize_name(name)
+        mention = Mention(name, "subject", claims[n % mentions], doc, None, ("Ravi Patel",))
+        async with factory() as session, session.begin():
+            for step, query in (
+                ("step_exact_alias_query", repo.exact_alias_hits(session, namespace, [norm])),
+                ("step_trigram_query", repo.trigram_hits(session, namespace, norm, 0.3, 10)),
+                (
+                    "step_phonetic_query",
+                    repo.phonetic_hits(session, namespace, phonetic_code(norm), 10),
+                ),
+            ):
+                await _timed(samples, step, query)
+            (result,) = await _timed(
+                samples, "resolve_mention", resolver.resolve_mentions(session, namespace, [mention])
+            )
+            samples[f"resolve_{kind}_as_{result.step}"].append(samples["resolve_mention"][-1])
+        if n < 20:
+            for values in samples.values():
+                values.clear()
+    return {
+        "entities": size,
+        "mentions": mentions,
+        "load_seconds": load_seconds,
+        "latency": {key: _summary(values) for key, values in sorted(samples.items())},
+    }
+
+
+async def run(args: argparse.Namespace, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    workdir = tempfile.TemporaryDirectory(prefix="entity-bench-")
+    embedded: EmbeddedPostgres | None = None
+    url = args.database_url
+    if url is None:
+        embedded = EmbeddedPostgres(Path(workdir.name) / "pg")
+        url = await asyncio.to_thread(embedded.start)
+    try:
+        await upgrade_to_head(url)
+        engine = create_engine(url)
+        factory = session_factory(engine)
+        try:
+            report = {"quality": await quality(factory, rows)}
+            print(json.dumps(report, indent=1))
+            size = 10_000 if args.quick else args.entities
+            report["speed"] = await speed(
+                factory, to_asyncpg_dsn(url), size, 100 if args.quick else args.mentions
+            )
+            print(json.dumps(report["speed"], indent=1))
+        finally:
+            await engine.dispose()
+    finally:
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)
+        workdir.cleanup()
+    return report
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--set", type=Path, default=DEFAULT_SET)
+    parser.add_argument("--entities", type=int, default=100_000)
+    parser.add_argument("--mentions", type=int, default=400)
+    parser.add_argument("--quick", action="store_true", help="10k entities, 100 mentions")
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    rows = [json.loads(line) for line in args.set.read_text().splitlines() if line.strip()]
+    report = asyncio.run(run(args, rows))
+    out = args.out or (None if args.quick else RESULTS)
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+if __name__ == "__main__":
+    main()

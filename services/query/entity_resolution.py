@@ -1,0 +1,173 @@
+"""Read-time ResolveEntity: the resolver's tiers without the model step; never picks one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+from uuid import UUID
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.adjudicator.entities import repository as repo
+from services.adjudicator.entities.nicknames import short_form_expansions
+from services.adjudicator.entities.normalize import (
+    normalize_name,
+    phonetic_code,
+    trigram_similarity,
+    trigrams,
+)
+from shared.embedding import Embedder, embed_async
+from shared.proto_convert import NegativeAnswer
+
+__all__ = ["FUZZY_SCAN", "Candidate", "ResolveResult", "Tier", "resolve_entity"]
+
+Tier = Literal["exact_alias", "trigram", "phonetic", "embedding"]
+# How many matches a fuzzy tier looks at before capping; `total` counts at most this many.
+FUZZY_SCAN = 200
+_TRIGRAM_FLOOR = 0.3
+_EMBEDDING_FLOOR = 0.5
+
+
+@dataclass(frozen=True)
+class Candidate:
+    entity_id: UUID
+    canonical_name: str
+    matched_alias: str
+    tier: Tier
+    score: float
+    profile: str
+    context_boosted: bool
+
+
+@dataclass(frozen=True)
+class ResolveResult:
+    """Candidates best first; `truncated` when a fuzzy tier had more than `limit`; `total` is
+    the number of distinct entities the tier found (at most FUZZY_SCAN for fuzzy tiers)."""
+
+    candidates: list[Candidate]
+    truncated: bool
+    total: int
+    negative: NegativeAnswer | None
+
+
+async def _tier_hits(
+    session: AsyncSession,
+    namespace: str,
+    tier: Tier,
+    norm: str,
+    name: str,
+    embedder: Embedder | None,
+) -> list[repo.AliasHit]:
+    if tier == "exact_alias":
+        return await repo.exact_alias_hits(session, namespace, [norm])
+    if tier == "trigram":
+        first, *rest = norm.split()
+        queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
+        hits: list[repo.AliasHit] = []
+        for query in queries:
+            hits += await repo.trigram_hits(session, namespace, query, _TRIGRAM_FLOOR, FUZZY_SCAN)
+        return hits
+    if tier == "phonetic":
+        grams = trigrams(norm)
+        return [
+            repo.AliasHit(
+                h.entity_id,
+                h.canonical_name,
+                h.normalized_name,
+                h.alias,
+                h.normalized_alias,
+                h.mention_count,
+                max(0.5, trigram_similarity(grams, trigrams(h.normalized_alias))),
+            )
+            for h in await repo.phonetic_hits(session, namespace, phonetic_code(norm), FUZZY_SCAN)
+        ]
+    if embedder is None:
+        return []
+    vector = (await embed_async(embedder, [name]))[0]
+    return await repo.embedding_hits(
+        session, namespace, vector.tolist(), _EMBEDDING_FLOOR, FUZZY_SCAN
+    )
+
+
+async def resolve_entity(
+    session: AsyncSession,
+    namespace: str,
+    name: str,
+    context_entity_ids: Sequence[UUID],
+    limit: int,
+    embedder: Embedder | None,
+) -> ResolveResult:
+    """Candidates of the first tier (T0 exact alias, T1 trigram, T2 phonetic, T3 profile
+    embedding) that finds any. Exact matches are never capped; fuzzy tiers keep `limit`.
+    Candidates related to a context entity (the entity itself, a current relation, or a shared
+    document) move to the front, before the cap, and are never dropped for it."""
+    norm = normalize_name(name)
+    tiers: tuple[Tier, ...] = ("exact_alias", "trigram", "phonetic", "embedding")
+    for tier in tiers if norm else ():
+        hits = await _tier_hits(session, namespace, tier, norm, name, embedder)
+        best: dict[UUID, repo.AliasHit] = {}
+        for hit in hits:
+            if hit.entity_id not in best or hit.score > best[hit.entity_id].score:
+                best[hit.entity_id] = hit
+        if not best:
+            continue
+        boosted = await _boosted(session, namespace, list(best), context_entity_ids)
+        ranked = sorted(
+            best.values(),
+            key=lambda h: (
+                h.entity_id not in boosted,
+                -h.score,
+                -h.mention_count,
+                h.canonical_name,
+            ),
+        )
+        kept = ranked if tier == "exact_alias" else ranked[:limit]
+        profiles = await _profiles(session, namespace, [h.entity_id for h in kept])
+        candidates = [
+            Candidate(
+                h.entity_id,
+                h.canonical_name,
+                h.alias,
+                tier,
+                round(h.score, 6),
+                profiles.get(h.entity_id, ""),
+                h.entity_id in boosted,
+            )
+            for h in kept
+        ]
+        return ResolveResult(candidates, len(kept) < len(ranked), len(ranked), None)
+    return ResolveResult(
+        [],
+        False,
+        0,
+        NegativeAnswer(
+            kind="unknown_entity",
+            explanation=f"no entity matches the name {name!r} by alias, trigram, phonetic code"
+            " or profile",
+            workaround="check the spelling, try a fuller or shorter form of the name, or search"
+            " facts by text instead",
+        ),
+    )
+
+
+async def _boosted(
+    session: AsyncSession, namespace: str, candidates: list[UUID], context: Sequence[UUID]
+) -> set[UUID]:
+    if not context:
+        return set()
+    live = set((await repo.canonical_ids(session, namespace, context)).values())
+    neighbours = await repo.entity_neighbours(session, namespace, candidates)
+    return {c for c in candidates if c in live or neighbours.get(c, set()) & live}
+
+
+async def _profiles(session: AsyncSession, namespace: str, ids: list[UUID]) -> dict[UUID, str]:
+    rows = await session.execute(
+        text(
+            "SELECT id, coalesce(profile_text, '') AS profile FROM entities"
+            " WHERE namespace = :ns AND id = ANY(:ids)"
+        ),
+        {"ns": namespace, "ids": ids},
+    )
+    return {r.id: r.profile for r in rows}

@@ -1,0 +1,308 @@
+"""Write-time entity resolution against a real Postgres: each behaviour of issue 4 point 2."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.adjudicator.entities.resolver import (
+    RESOLVER_VERSION,
+    EntityResolver,
+    Mention,
+    ResolvedMention,
+)
+
+DocumentClaims = Callable[[AsyncSession, str, int], Awaitable[tuple[uuid.UUID, list[uuid.UUID]]]]
+
+
+async def _resolve(
+    session: AsyncSession,
+    namespace: str,
+    document_claims: DocumentClaims,
+    texts: list[str],
+    extra_context: tuple[str, ...] = (),
+    speaker: str | None = None,
+) -> list[ResolvedMention]:
+    """Resolve `texts` as subjects of consecutive claims of one new document; each mention's
+    co-mentions are the document's other names plus `extra_context`."""
+    doc, claims = await document_claims(session, namespace, len(texts))
+    mentions = [
+        Mention(
+            t,
+            "subject",
+            claim,
+            doc,
+            speaker=speaker,
+            co_mentions=tuple(o for o in texts if o != t) + extra_context,
+        )
+        for t, claim in zip(texts, claims, strict=True)
+    ]
+    return await EntityResolver(None).resolve_mentions(session, namespace, mentions)
+
+
+async def _entity_count(session: AsyncSession, namespace: str) -> int:
+    count: int = (
+        await session.execute(
+            text("SELECT count(*) FROM entities WHERE namespace = :ns"), {"ns": namespace}
+        )
+    ).scalar_one()
+    return count
+
+
+async def _proposals(session: AsyncSession, namespace: str) -> list[tuple[uuid.UUID, uuid.UUID]]:
+    rows = await session.execute(
+        text("SELECT entity_a_id, entity_b_id FROM merge_proposals WHERE namespace = :ns"),
+        {"ns": namespace},
+    )
+    return [(a, b) for a, b in rows]
+
+
+async def test_same_name_twice_in_one_document_creates_one_entity_and_reuses_it(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        first, second = await _resolve(
+            session, namespace, document_claims, ["Orla Byrne", "Orla Byrne"]
+        )
+        assert first.created and not second.created
+        assert first.entity_id == second.entity_id
+        assert await _entity_count(session, namespace) == 1
+        count = (
+            await session.execute(
+                text("SELECT mention_count FROM entity_aliases WHERE namespace = :ns"),
+                {"ns": namespace},
+            )
+        ).scalar_one()
+        assert count == 2
+
+
+async def test_document_that_mapped_a_shared_name_reuses_its_own_entity(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    resolver = EntityResolver(None)
+    resolver = EntityResolver(None)
+    async with session_factory() as session, session.begin():
+        await _resolve(session, namespace, document_claims, ["Dana", "Marcus Lee", "Priya Shah"])
+        doc, claims = await document_claims(session, namespace, 2)
+        (second_dana,) = await resolver.resolve_mentions(
+            session,
+            namespace,
+            [Mention("Dana", "subject", claims[0], doc, co_mentions=("Olu Ade", "Kenji Sato"))],
+        )
+        assert second_dana.created
+        # A later claim of that document, with no context at all, still means its own Dana.
+        (again,) = await resolver.resolve_mentions(
+            session, namespace, [Mention("Dana", "object", claims[1], doc)]
+        )
+        assert again.entity_id == second_dana.entity_id
+        assert again.step == "exact_alias"
+
+
+async def test_full_name_given_name_and_initial_in_one_project_become_one_entity(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        full, _, _ = await _resolve(
+            session, namespace, document_claims, ["Ravi Patel", "Priya Shah", "Tom Becker"]
+        )
+        given, _ = await _resolve(session, namespace, document_claims, ["Ravi", "Priya Shah"])
+        initial, _ = await _resolve(session, namespace, document_claims, ["R. Patel", "Tom Becker"])
+        assert full.created
+        assert given.entity_id == full.entity_id and not given.created
+        assert initial.entity_id == full.entity_id and not initial.created
+        assert await _entity_count(session, namespace) == 3
+
+
+async def test_given_name_in_the_same_document_as_the_full_name_resolves_to_it(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        full, given = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Ravi"])
+        assert given.entity_id == full.entity_id
+
+
+async def test_two_danas_whose_contexts_share_nothing_stay_two_with_a_proposal(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        first, *_ = await _resolve(
+            session, namespace, document_claims, ["Dana", "Marcus Lee", "Priya Shah"]
+        )
+        second, *_ = await _resolve(
+            session, namespace, document_claims, ["Dana", "Olu Ade", "Kenji Sato"]
+        )
+        assert first.entity_id != second.entity_id and second.created
+        assert first.entity_id is not None and second.entity_id is not None
+        assert await _proposals(session, namespace) == [
+            tuple(sorted((first.entity_id, second.entity_id)))
+        ]
+
+
+async def test_dana_with_a_shared_colleague_resolves_to_the_known_dana(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        first, _ = await _resolve(session, namespace, document_claims, ["Dana", "Marcus Lee"])
+        again, *_ = await _resolve(
+            session, namespace, document_claims, ["Dana", "Marcus Lee", "Kenji Sato"]
+        )
+        assert again.entity_id == first.entity_id
+
+
+async def test_nickname_resolves_when_the_conversation_is_between_them(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        caroline, melanie = await _resolve(
+            session, namespace, document_claims, ["Caroline", "Melanie"]
+        )
+        (mel,) = await _resolve(
+            session, namespace, document_claims, ["Mel"], ("Caroline", "Melanie"), "Caroline"
+        )
+        deborah, jolene = await _resolve(session, namespace, document_claims, ["Deborah", "Jolene"])
+        (deb,) = await _resolve(
+            session, namespace, document_claims, ["Deb"], ("Deborah", "Jolene"), "Jolene"
+        )
+        assert mel.entity_id == melanie.entity_id != caroline.entity_id
+        assert deb.entity_id == deborah.entity_id != jolene.entity_id
+
+
+async def test_nickname_without_supporting_context_becomes_new_with_a_proposal(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        melanie, _ = await _resolve(session, namespace, document_claims, ["Melanie", "Caroline"])
+        mel, _ = await _resolve(session, namespace, document_claims, ["Mel", "Gina"])
+        assert mel.created and mel.entity_id != melanie.entity_id
+        assert melanie.entity_id is not None and mel.entity_id is not None
+        assert await _proposals(session, namespace) == [
+            tuple(sorted((melanie.entity_id, mel.entity_id)))
+        ]
+
+
+async def test_case_accent_and_punctuation_variants_resolve_at_the_alias_step(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        (first,) = await _resolve(session, namespace, document_claims, ["Zoë O'Neil"])
+        variants = await _resolve(
+            session, namespace, document_claims, ["ZOE O’NEIL", "zoe o'neil.", "Dr. Zoe ONeil"]
+        )
+        assert {v.entity_id for v in variants} == {first.entity_id}
+        assert {v.step for v in variants} == {"exact_alias"}
+
+
+async def test_bare_head_nouns_are_not_entities_unless_capitalized(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        system, app, orion, team = await _resolve(
+            session,
+            namespace,
+            document_claims,
+            ["the system", "the app", "the Orion app", "our team"],
+        )
+        assert system.entity_id is None and app.entity_id is None and team.entity_id is None
+        assert orion.entity_id is not None and orion.canonical_name == "the Orion app"
+        nulls = (
+            await session.execute(
+                text(
+                    "SELECT count(*) FROM resolution_verdicts WHERE namespace = :ns"
+                    " AND chosen_entity_id IS NULL AND step = 'model'"
+                ),
+                {"ns": namespace},
+            )
+        ).scalar_one()
+        assert nulls == 3
+
+
+async def test_given_name_without_context_support_creates_new_entity_and_proposal(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        full, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
+        ravi, _ = await _resolve(session, namespace, document_claims, ["Ravi", "Lena Vogel"])
+        assert ravi.created and ravi.entity_id != full.entity_id
+        assert len(await _proposals(session, namespace)) == 1
+
+
+async def test_every_mention_records_a_verdict_with_step_scores_version_and_claim(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        created, reused = await _resolve(
+            session, namespace, document_claims, ["Ines Duarte", "ines duarte"]
+        )
+        rows = (
+            await session.execute(
+                text(
+                    "SELECT v.step, v.scores, v.chosen_entity_id, v.created_new,"
+                    " v.resolver_version, c.id IS NOT NULL AS has_claim FROM resolution_verdicts v"
+                    " LEFT JOIN claims c ON c.id = v.claim_id WHERE v.namespace = :ns"
+                    " ORDER BY v.created_new DESC"
+                ),
+                {"ns": namespace},
+            )
+        ).all()
+        assert [(r.step, r.created_new) for r in rows] == [("new", True), ("exact_alias", False)]
+        assert all(r.resolver_version == RESOLVER_VERSION and r.has_claim for r in rows)
+        assert all(r.chosen_entity_id == created.entity_id for r in rows)
+        assert rows[0].scores["normalized"] == "ines duarte"
+        assert reused.entity_id == created.entity_id
+
+
+async def test_parallel_workers_resolving_the_same_new_name_create_one_entity(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+) -> None:
+    resolver = EntityResolver(None)
+    names = ["Quinn Abara", "Yusra Halloran", "Teodor Wilk"]
+    # The namespace row exists first: inserting it would serialize the workers by itself.
+    async with session_factory() as session, session.begin():
+        await session.execute(
+            text("INSERT INTO namespaces (namespace) VALUES (:ns)"), {"ns": namespace}
+        )
+    # Both transactions are open and connected before either looks a name up.
+    both_ready = asyncio.Barrier(2)
+
+    async def worker() -> list[ResolvedMention]:
+        async with session_factory() as session, session.begin():
+            await session.execute(text("SELECT 1"))
+            await both_ready.wait()
+            mentions = [Mention(n, "subject", None, None) for n in names]
+            return await resolver.resolve_mentions(session, namespace, mentions)
+
+    first, second = await asyncio.gather(worker(), worker())
+    assert [r.entity_id for r in first] == [r.entity_id for r in second]
+    async with session_factory() as session:
+        assert await _entity_count(session, namespace) == len(names)
+        created = sum(r.created for r in first + second)
+        assert created == len(names)
