@@ -23,7 +23,7 @@ async def _serve(settings: Settings) -> None:
 
 
 def main() -> None:
-    settings = load_settings(service_name="rememberstack-graph")
+    settings = load_settings()
     configure_logging(settings.log_level, settings.log_json, settings.service_name)
     try:
         asyncio.run(_serve(settings))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from datetime import datetime
 from uuid import UUID
@@ -20,15 +20,9 @@ from services.graph.domain import (
     PathQuery,
     PathRecord,
 )
-from services.graph.repository import GraphRepository
-from services.graph.traversal import (
-    Budget,
-    NeighborhoodWalk,
-    OutOfTime,
-    Walker,
-    search_paths,
-    walk_neighborhood,
-)
+from services.graph.pages import edge_keys_for_page, page_nodes, path_keys, with_details
+from services.graph.repository import EdgeKey, GraphRepository
+from services.graph.traversal import Budget, OutOfTime, Walker, search_paths, walk_neighborhood
 from shared.config import Settings
 from shared.proto_convert import NegativeAnswer, TruncationInfo
 
@@ -36,6 +30,8 @@ __all__ = ["MAX_PATHS", "GraphService"]
 
 MAX_PATHS = 10
 _BUDGET_REASONS = ("expansion_budget", "frontier_budget", "time_budget")
+# Reading the details of at most a page of edges after the walk's own budget ran out.
+_DETAILS_TIMEOUT_MS = 1000
 
 
 def _clocks(requested: Clocks | None, snapshot: datetime) -> Clocks:
@@ -45,11 +41,23 @@ def _clocks(requested: Clocks | None, snapshot: datetime) -> Clocks:
     return Clocks(valid_at=requested.valid_at, believed_at=min(requested.believed_at, snapshot))
 
 
+def _cut(reasons: Collection[str]) -> bool:
+    return any(r in _BUDGET_REASONS for r in reasons)
+
+
 def _time_boundary() -> NegativeAnswer:
     return NegativeAnswer(
         kind="boundary",
         explanation="the time budget ran out before the start entity was resolved",
         workaround="retry, or narrow the request with predicates",
+    )
+
+
+def _unknown(ids: Collection[UUID]) -> NegativeAnswer:
+    return NegativeAnswer(
+        kind="unknown_entity",
+        explanation=f"unknown in this namespace: {', '.join(str(i) for i in ids)}",
+        workaround="resolve the name first (ResolveEntity) and use its id",
     )
 
 
@@ -71,17 +79,49 @@ class GraphService:
         )
 
     @asynccontextmanager
-    async def _snapshot(self, budget: Budget) -> AsyncIterator[tuple[AsyncConnection, datetime]]:
+    async def _snapshot(self, timeout_ms: int) -> AsyncIterator[tuple[AsyncConnection, datetime]]:
         async with self._engine.connect() as conn:
             # Repeatable read: every hop of one call sees the same committed state.
             conn = await conn.execution_options(
                 isolation_level="REPEATABLE READ", postgresql_readonly=True
             )
-            now = await self._repository.begin_snapshot(conn, budget.remaining_ms())
+            now = await self._repository.begin_snapshot(conn, timeout_ms)
             try:
                 yield conn, now
             finally:
                 await conn.rollback()
+
+    async def _details(
+        self, conn: AsyncConnection, namespace: str, budget: Budget, keys: Collection[EdgeKey]
+    ) -> dict[UUID, EdgeRecord]:
+        ids = {k[0] for k in keys}
+        if not ids:
+            return {}
+        if "time_budget" not in budget.reasons:
+            await self._repository.set_timeout(conn, _DETAILS_TIMEOUT_MS)
+            return await self._repository.edge_details(conn, namespace, ids)
+        # A cancelled statement aborted the walk's transaction; fact rows are never deleted,
+        # so a fresh one reads the same relations.
+        async with self._snapshot(_DETAILS_TIMEOUT_MS) as (fresh, _):
+            return await self._repository.edge_details(fresh, namespace, ids)
+
+    def _walker(
+        self,
+        conn: AsyncConnection,
+        query: NeighborhoodQuery | PathQuery,
+        clocks: Clocks,
+        budget: Budget,
+        timeout_ms: int,
+    ) -> Walker:
+        return Walker(
+            self._repository,
+            conn,
+            namespace=query.namespace,
+            predicates=query.predicates,
+            clocks=clocks,
+            budget=budget,
+            statement_timeout_ms=timeout_ms,
+        )
 
     async def neighborhood(self, query: NeighborhoodQuery) -> NeighborhoodPage:
         """One page of the nodes within ``query.hops`` of the start entity."""
@@ -98,121 +138,66 @@ class GraphService:
                         workaround="repeat the request without continuation to start a new chain",
                     )
                 )
-        async with self._snapshot(budget) as (conn, now):
+        timeout_ms = budget.remaining_ms()
+        async with self._snapshot(timeout_ms) as (conn, now):
             snapshot = cursor.snapshot if cursor else now
-            walker = Walker(
-                self._repository,
-                conn,
-                namespace=query.namespace,
-                predicates=query.predicates,
-                clocks=_clocks(query.clocks, snapshot),
-                budget=budget,
-            )
+            walker = self._walker(conn, query, _clocks(query.clocks, snapshot), budget, timeout_ms)
             try:
                 await walker.resolve([query.entity_id])
             except OutOfTime:
                 return NeighborhoodPage(negative=_time_boundary())
             start = walker.survivor(query.entity_id)
             if start is None:
-                return NeighborhoodPage(
-                    negative=NegativeAnswer(
-                        kind="unknown_entity",
-                        explanation=f"entity {query.entity_id} is unknown in this namespace",
-                        workaround="resolve the name first (ResolveEntity) and use its id",
-                    )
-                )
+                return NeighborhoodPage(negative=_unknown([query.entity_id]))
             walk = await walk_neighborhood(walker, start, query.hops)
-        return self._page(query, walk, walker, cursor, snapshot)
-
-    def _page(
-        self,
-        query: NeighborhoodQuery,
-        walk: NeighborhoodWalk,
-        walker: Walker,
-        cursor: Cursor | None,
-        snapshot: datetime,
-    ) -> NeighborhoodPage:
-        budget_reasons = list(walker.budget.reasons)
-        ordered = sorted(walk.hop, key=lambda n: (walk.hop[n], n))
-        skip = 0
-        if cursor is not None:
-            after = (cursor.last_hop, cursor.last_entity_id)
-            skip = sum(1 for n in ordered if (walk.hop[n], n) <= after)
-        page = ordered[skip : skip + query.limit]
-        more = len(ordered) - skip - len(page)
-        reasons = [*budget_reasons, *(["result_budget"] if more else [])]
+            page, more = page_nodes(walk, cursor, query.limit)
+            edges: tuple[EdgeRecord, ...] = ()
+            paths: tuple[PathRecord, ...] = ()
+            if query.include_paths:
+                edge_keys = edge_keys_for_page(walk, walker.survivor, set(page))
+                key_paths = [path_keys(walk, n) for n in page]
+                wanted = {*edge_keys, *(k for p in key_paths for k in p[1])}
+                details = await self._details(conn, query.namespace, budget, wanted)
+                edges = tuple(details[k[0]] for k in edge_keys if k[0] in details)
+                paths = tuple(p for p in (with_details(k, details) for k in key_paths) if p)
+        reasons = [*budget.reasons, *(["result_budget"] if more else [])]
         continuation = ""
         if more:
             last = page[-1]
             continuation = encode_cursor(query, Cursor(snapshot, walk.hop[last], last))
-        nodes = tuple(NodeRecord(n, walker.names.get(n, ""), walk.hop[n]) for n in page)
-        edges: tuple[EdgeRecord, ...] = ()
-        paths: tuple[PathRecord, ...] = ()
-        if query.include_paths:
-            edges = self._page_edges(walk, walker, set(page))
-            paths = tuple(self._path_to(walk, n) for n in page)
         negative = None
-        if cursor is None and len(ordered) == 1:
-            cut = any(r in _BUDGET_REASONS for r in budget_reasons)
+        if cursor is None and len(walk.hop) == 1:
+            cut = _cut(budget.reasons)
             negative = NegativeAnswer(
                 kind="boundary" if cut else "known_empty",
                 explanation=(
-                    f"a budget ({', '.join(budget_reasons)}) stopped the walk before any relation"
+                    f"a budget ({', '.join(budget.reasons)}) stopped the walk before any relation"
                     if cut
                     else "no relation reaches this entity under the given predicates and clocks"
                 ),
-                workaround="widen predicates or clocks" if not cut else "narrow with predicates",
+                workaround="narrow with predicates" if cut else "widen predicates or clocks",
             )
         return NeighborhoodPage(
-            nodes=nodes,
+            nodes=tuple(NodeRecord(n, walker.names.get(n, ""), walk.hop[n]) for n in page),
             edges=edges,
             paths=paths,
             truncation=TruncationInfo(
                 truncated=bool(reasons),
-                returned=len(nodes),
-                estimated_total=len(ordered),
-                total_is_exact=not any(r in _BUDGET_REASONS for r in budget_reasons),
+                returned=len(page),
+                estimated_total=len(walk.hop),
+                total_is_exact=not _cut(budget.reasons),
                 reasons=tuple(reasons),
                 continuation=continuation,
             ),
             negative=negative,
         )
 
-    @staticmethod
-    def _page_edges(
-        walk: NeighborhoodWalk, walker: Walker, page: set[UUID]
-    ) -> tuple[EdgeRecord, ...]:
-        # Each edge is sent once per chain: on the page of its later endpoint in walk order.
-        chosen: list[EdgeRecord] = []
-        for edge in walk.edges.values():
-            ends = [walker.survivor(edge.subject_entity_id), walker.survivor(edge.object_entity_id)]
-            keys = [(walk.hop[e], e) for e in ends if e is not None and e in walk.hop]
-            if len(keys) == 2 and max(keys)[1] in page:
-                chosen.append(edge)
-        return tuple(sorted(chosen, key=lambda e: e.fact_id))
-
-    @staticmethod
-    def _path_to(walk: NeighborhoodWalk, node: UUID) -> PathRecord:
-        nodes = [node]
-        edges: list[EdgeRecord] = []
-        while node in walk.parent:
-            node, edge = walk.parent[node]
-            nodes.append(node)
-            edges.append(edge)
-        return PathRecord(entity_ids=tuple(reversed(nodes)), edges=tuple(reversed(edges)))
-
     async def path(self, query: PathQuery) -> PathAnswer:
         """Up to MAX_PATHS shortest paths of one length between two entities."""
         budget = self._budget()
-        async with self._snapshot(budget) as (conn, now):
-            walker = Walker(
-                self._repository,
-                conn,
-                namespace=query.namespace,
-                predicates=query.predicates,
-                clocks=_clocks(query.clocks, now),
-                budget=budget,
-            )
+        timeout_ms = budget.remaining_ms()
+        async with self._snapshot(timeout_ms) as (conn, now):
+            walker = self._walker(conn, query, _clocks(query.clocks, now), budget, timeout_ms)
             ends = (query.from_entity_id, query.to_entity_id)
             try:
                 await walker.resolve(ends)
@@ -220,36 +205,33 @@ class GraphService:
                 return PathAnswer(negative=_time_boundary())
             source, target = (walker.survivor(e) for e in ends)
             if source is None or target is None:
-                unknown = [str(e) for e in ends if walker.survivor(e) is None]
-                return PathAnswer(
-                    negative=NegativeAnswer(
-                        kind="unknown_entity",
-                        explanation=f"unknown in this namespace: {', '.join(unknown)}",
-                        workaround="resolve the names first (ResolveEntity) and use their ids",
-                    )
-                )
+                return PathAnswer(negative=_unknown([e for e in ends if not walker.survivor(e)]))
             found = await search_paths(walker, source, target, query.max_hops, MAX_PATHS)
+            details = await self._details(
+                conn, query.namespace, budget, {k for p in found.paths for k in p[1]}
+            )
+        paths = tuple(p for p in (with_details(k, details) for k in found.paths) if p)
         reasons = [*budget.reasons, *(["result_budget"] if found.more else [])]
         negative = None
-        if not found.paths:
-            cut = any(r in _BUDGET_REASONS for r in budget.reasons)
+        if not paths:
+            cut = _cut(budget.reasons)
             negative = NegativeAnswer(
                 kind="boundary" if cut else "known_empty",
                 explanation=(
                     f"a budget ({', '.join(budget.reasons)}) stopped the search before a path"
                     if cut
-                    else f"no path of at most {query.max_hops} hops under the predicates and clocks"
-                    if not found.exhausted
                     else "the two entities are not connected under the predicates and clocks"
+                    if found.exhausted
+                    else f"no path of at most {query.max_hops} hops under the predicates and clocks"
                 ),
                 workaround="narrow with predicates" if cut else "raise max_hops or widen filters",
             )
         return PathAnswer(
-            paths=tuple(found.paths),
+            paths=paths,
             truncation=TruncationInfo(
                 truncated=bool(reasons),
-                returned=len(found.paths),
-                estimated_total=len(found.paths) + (1 if found.more else 0),
+                returned=len(paths),
+                estimated_total=len(paths) + (1 if found.more else 0),
                 total_is_exact=not reasons,
                 reasons=tuple(reasons),
             ),

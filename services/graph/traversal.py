@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Awaitable, Callable, Collection, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TypeVar
 from uuid import UUID
 
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.graph.domain import Clocks, EdgeRecord, PathRecord
-from services.graph.repository import MAX_REDIRECT_DEPTH, GraphRepository, is_statement_timeout
+from services.graph.domain import Clocks
+from services.graph.repository import (
+    MAX_REDIRECT_DEPTH,
+    EdgeKey,
+    GraphRepository,
+    is_statement_timeout,
+)
 
 __all__ = [
     "Budget",
+    "KeyPath",
     "NeighborhoodWalk",
     "OutOfTime",
     "PathSearch",
@@ -28,10 +33,11 @@ __all__ = [
 # A depth probe reads this many edges of the last layer before assuming more lies beyond.
 _PROBE_EDGES = 1000
 
-T = TypeVar("T")
-
-Step = tuple[UUID, EdgeRecord, UUID]
+Step = tuple[UUID, EdgeKey, UUID]
 """(from survivor, relation, to survivor): one undirected use of a relation."""
+
+KeyPath = tuple[tuple[UUID, ...], tuple[EdgeKey, ...]]
+"""Entities from start to end and the relations between them, before details are read."""
 
 
 class OutOfTime(Exception):
@@ -53,6 +59,8 @@ class Budget:
         self.max_frontier = max_frontier
         self._clock = clock
         self._deadline = clock() + time_budget_ms / 1000
+        # How far one statement may run past the deadline before its timeout is re-armed.
+        self.timeout_slack_ms = max(20, time_budget_ms // 10)
         self.edges_used = 0
         self.reasons: list[str] = []
 
@@ -84,8 +92,10 @@ class Walker:
         predicates: Sequence[str],
         clocks: Clocks,
         budget: Budget,
+        statement_timeout_ms: int,
     ) -> None:
         self._repo = repository
+        self.statement_timeout_ms = statement_timeout_ms
         self._conn = conn
         self._namespace = namespace
         self._predicates = tuple(predicates)
@@ -105,7 +115,8 @@ class Walker:
         for _ in range(MAX_REDIRECT_DEPTH + 1):
             if not pending:
                 break
-            rows = await self._guard(self._repo.entities(self._conn, self._namespace, pending))
+            async with self._query():
+                rows = await self._repo.entities(self._conn, self._namespace, pending)
             for row in rows:
                 redirect[row.entity_id] = row.redirect_to
                 if row.redirect_to is None:
@@ -137,77 +148,62 @@ class Walker:
             current = target
         return None
 
-    async def _members(self, frontier: Sequence[UUID]) -> list[UUID]:
-        """The frontier's survivors plus every id merged into them (their relations count)."""
-        candidates = await self._guard(
-            self._repo.absorbed_candidates(self._conn, self._namespace, frontier)
-        )
-        await self.resolve(candidates)
-        wanted = set(frontier)
-        return [*frontier, *(c for c in candidates if self._survivor.get(c) in wanted)]
-
     async def expand(self, frontier: Sequence[UUID], *, ordered: bool) -> list[Step]:
         """One hop from ``frontier`` within the edge budget; records expansion_budget if cut."""
-        members = await self._members(frontier)
         remaining = self.budget.remaining_edges
-        await self._guard(self._repo.set_timeout(self._conn, self.budget.remaining_ms()))
-        rows = await self._guard(
-            self._repo.edges(
-                self._conn,
-                self._namespace,
-                members,
-                predicates=self._predicates,
-                clocks=self._clocks,
-                limit=remaining + 1,
-                ordered=ordered,
-            )
-        )
-        edges = list({e.fact_id: e for e in rows}.values())
+        rows = await self._edges(frontier, limit=remaining + 1, ordered=ordered)
+        edges = list({e[0]: e for e in rows}.values())
         if len(rows) > remaining:
             self.budget.hit("expansion_budget")
             edges = edges[:remaining]
         self.budget.edges_used += len(edges)
-        await self.resolve({i for e in edges for i in (e.subject_entity_id, e.object_entity_id)})
+        await self.resolve({i for e in edges for i in (e[1], e[2])})
         in_frontier = set(frontier)
         steps: list[Step] = []
         for edge in edges:
-            subject = self._survivor.get(edge.subject_entity_id)
-            obj = self._survivor.get(edge.object_entity_id)
+            subject = self._survivor.get(edge[1])
+            obj = self._survivor.get(edge[2])
             if subject is None or obj is None or subject == obj:
                 continue
             if subject in in_frontier:
                 steps.append((subject, edge, obj))
             if obj in in_frontier:
                 steps.append((obj, edge, subject))
-        steps.sort(key=lambda s: (s[0], s[1].fact_id))
+        steps.sort(key=lambda s: (s[0], s[1][0]))
         return steps
 
     async def leads_beyond(self, frontier: Sequence[UUID]) -> bool:
         """Whether the last layer has relations to entities not reached (conservative)."""
-        members = await self._members(frontier)
-        await self._guard(self._repo.set_timeout(self._conn, self.budget.remaining_ms()))
-        rows = await self._guard(
-            self._repo.edges(
-                self._conn,
-                self._namespace,
-                members,
-                predicates=self._predicates,
-                clocks=self._clocks,
-                limit=_PROBE_EDGES,
-                ordered=False,
-            )
-        )
-        known = set(self._survivor)
-        outside = any(
-            e.subject_entity_id not in known or e.object_entity_id not in known for e in rows
-        )
+        rows = await self._edges(frontier, limit=_PROBE_EDGES, ordered=False)
+        known = self._survivor.keys()
+        outside = any(e[1] not in known or e[2] not in known for e in rows)
         return outside or len(rows) >= _PROBE_EDGES
 
-    async def _guard(self, awaitable: Awaitable[T]) -> T:
+    async def _edges(self, frontier: Sequence[UUID], *, limit: int, ordered: bool) -> list[EdgeKey]:
+        async with self._query():
+            remaining = self.budget.remaining_ms()
+            # Re-arming the timeout costs a round trip; do it only once it could overrun the
+            # deadline by more than the slack.
+            if remaining + self.budget.timeout_slack_ms < self.statement_timeout_ms:
+                await self._repo.set_timeout(self._conn, remaining)
+                self.statement_timeout_ms = remaining
+            return await self._repo.edge_keys(
+                self._conn,
+                self._namespace,
+                frontier,
+                predicates=self._predicates,
+                clocks=self._clocks,
+                limit=limit,
+                ordered=ordered,
+            )
+
+    @asynccontextmanager
+    async def _query(self) -> AsyncIterator[None]:
+        """Refuse to start a query once time is spent; a statement timeout means the same."""
         self.budget.check_time()
         try:
-            return await awaitable
-        except DBAPIError as exc:
+            yield
+        except Exception as exc:
             if is_statement_timeout(exc):
                 raise OutOfTime from exc
             raise
@@ -218,8 +214,8 @@ class NeighborhoodWalk:
     """What a neighbourhood walk reached: hop per node, the edge that first reached it."""
 
     hop: dict[UUID, int]
-    parent: dict[UUID, tuple[UUID, EdgeRecord]] = field(default_factory=dict)
-    edges: dict[UUID, EdgeRecord] = field(default_factory=dict)
+    parent: dict[UUID, tuple[UUID, EdgeKey]] = field(default_factory=dict)
+    edges: dict[UUID, EdgeKey] = field(default_factory=dict)
 
 
 async def walk_neighborhood(walker: Walker, start: UUID, hops: int) -> NeighborhoodWalk:
@@ -237,7 +233,7 @@ async def walk_neighborhood(walker: Walker, start: UUID, hops: int) -> Neighborh
                 break
             reached: list[UUID] = []
             for origin, edge, target in await walker.expand(frontier, ordered=True):
-                walk.edges[edge.fact_id] = edge
+                walk.edges[edge[0]] = edge
                 if target not in walk.hop:
                     walk.hop[target] = hop
                     walk.parent[target] = (origin, edge)
@@ -257,14 +253,14 @@ async def walk_neighborhood(walker: Walker, start: UUID, hops: int) -> Neighborh
 class PathSearch:
     """Shortest paths found (at most the cap) and whether more of that length exist."""
 
-    paths: list[PathRecord]
+    paths: list[KeyPath]
     more: bool = False
     exhausted: bool = False
 
 
 def _halves(
-    preds: dict[UUID, list[tuple[UUID, EdgeRecord]]], node: UUID
-) -> Iterator[tuple[list[UUID], list[EdgeRecord]]]:
+    preds: dict[UUID, list[tuple[UUID, EdgeKey]]], node: UUID
+) -> Iterator[tuple[list[UUID], list[EdgeKey]]]:
     """Every shortest half path from the side's root to ``node``, root first."""
     if not preds[node]:
         yield [node], []
@@ -275,14 +271,14 @@ def _halves(
 
 
 def _join(
-    preds: tuple[dict[UUID, list[tuple[UUID, EdgeRecord]]], ...], meets: Sequence[UUID]
-) -> Iterator[PathRecord]:
+    preds: tuple[dict[UUID, list[tuple[UUID, EdgeKey]]], ...], meets: Sequence[UUID]
+) -> Iterator[KeyPath]:
     for meet in meets:
         for left_nodes, left_edges in _halves(preds[0], meet):
             for right_nodes, right_edges in _halves(preds[1], meet):
-                yield PathRecord(
-                    entity_ids=tuple(left_nodes + right_nodes[-2::-1]),
-                    edges=tuple(left_edges + right_edges[::-1]),
+                yield (
+                    tuple(left_nodes + right_nodes[-2::-1]),
+                    tuple(left_edges + right_edges[::-1]),
                 )
 
 
@@ -291,10 +287,10 @@ async def search_paths(
 ) -> PathSearch:
     """Bidirectional BFS that expands the smaller frontier a whole layer at a time."""
     if source == target:
-        return PathSearch(paths=[PathRecord(entity_ids=(source,), edges=())])
+        return PathSearch(paths=[((source,), ())])
     budget = walker.budget
     dist: tuple[dict[UUID, int], dict[UUID, int]] = ({source: 0}, {target: 0})
-    preds: tuple[dict[UUID, list[tuple[UUID, EdgeRecord]]], ...] = ({source: []}, {target: []})
+    preds: tuple[dict[UUID, list[tuple[UUID, EdgeKey]]], ...] = ({source: []}, {target: []})
     frontiers = [[source], [target]]
     depth = [0, 0]
     try:
