@@ -5,9 +5,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
+from typing import cast as as_type
 
-from sqlalchemy import Float, and_, exists, func, literal, or_, select, text
+from sqlalchemy import Float, Text, and_, bindparam, cast, exists, func, literal, or_, select
+from sqlalchemy.dialects.postgresql import TSQUERY, distinct_on
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.domain import (
@@ -55,13 +57,13 @@ class ClaimRow:
 
 
 def _claim_row(claim: Claim, title: str | None) -> ClaimRow:
-    precision = cast(Precision, claim.claim_valid_precision)
+    precision = as_type(Precision, claim.claim_valid_precision)
     view = ClaimView(
         claim_id=str(claim.id),
         document_id=str(claim.document_id),
         claim_text=claim.claim_text,
         asserted_at=claim.asserted_at,
-        polarity=cast(Polarity, claim.polarity),
+        polarity=as_type(Polarity, claim.polarity),
         is_attributed=claim.is_attributed,
         holder=claim.holder,
         subject_text=claim.subject_text,
@@ -76,7 +78,9 @@ def _claim_row(claim: Claim, title: str | None) -> ClaimRow:
 
 
 def _not_adjudicated() -> Any:
-    return ~exists().where(AssertionRow.namespace == Claim.namespace, AssertionRow.claim_id == Claim.id)
+    return ~exists().where(
+        AssertionRow.namespace == Claim.namespace, AssertionRow.claim_id == Claim.id
+    )
 
 
 async def pending_claims_of_version(
@@ -96,7 +100,7 @@ async def pending_claims_of_version(
         )
         .order_by(Claim.char_start, Claim.char_end, Claim.id)
     )
-    return [_claim_row(claim, title) for claim, title in rows.tuples()]
+    return [_claim_row(claim, title) for claim, title in rows]
 
 
 async def claims_by_id(
@@ -111,7 +115,7 @@ async def claims_by_id(
         .join(Document, Document.id == Claim.document_id)
         .where(Claim.namespace == namespace, Claim.id.in_(list(claim_ids)))
     )
-    return {claim.id: (_claim_row(claim, title), bool(done)) for claim, title, done in rows.tuples()}
+    return {claim.id: (_claim_row(claim, title), bool(done)) for claim, title, done in rows}
 
 
 async def lock_pending_claim(session: AsyncSession, namespace: str, claim_id: uuid.UUID) -> bool:
@@ -134,7 +138,7 @@ async def lock_pending_claim(session: AsyncSession, namespace: str, claim_id: uu
 
 
 def _window(row: Any) -> Window:
-    return Window(row.valid_from, row.valid_until, cast(Precision, row.valid_precision))
+    return Window(row.valid_from, row.valid_until, as_type(Precision, row.valid_precision))
 
 
 async def load_candidates(
@@ -169,19 +173,13 @@ async def load_candidates(
         )
     else:
         # Any shared stem counts lexically: the plain query's AND becomes an OR.
-        query = func.cast(
+        any_stem = cast(
             func.replace(
-                func.cast(func.plainto_tsquery("english", assertion.statement), Fact.statement.type),
-                " & ",
-                " | ",
+                cast(func.plainto_tsquery("english", bindparam("stmt")), Text), " & ", " | "
             ),
-            text("tsquery").type if False else None,
+            TSQUERY,
         )
-        del query
-        lexical = func.ts_rank(
-            text("facts.tsv"),
-            text("replace(plainto_tsquery('english', :stmt)::text, ' & ', ' | ')::tsquery"),
-        )
+        lexical = func.ts_rank(Fact.tsv, any_stem)
         score = (cosine + _LEXICAL_WEIGHT * func.least(lexical * 10.0, 1.0)).label("score")
         inner = select(Fact, cosine.label("similarity"), score).where(*base).subquery()
         statement = (
@@ -190,8 +188,8 @@ async def load_candidates(
             .order_by(inner.c.score.desc(), inner.c.created_at.desc())
             .limit(MAX_CANDIDATES)
         )
-        statement = statement.params(stmt=assertion.statement)
-    rows = (await session.execute(statement, {"stmt": assertion.statement})).all()
+    params = {"stmt": assertion.statement} if assertion.kind == "observation" else {}
+    rows = (await session.execute(statement, params)).all()
     if not rows:
         return []
     facts = [_fact_fields(row) for row in rows]
@@ -260,16 +258,14 @@ async def _evidence(
         )
         .subquery()
     )
-    rows = await session.execute(
-        select(ranked).where(ranked.c.rank <= _EVIDENCE_PER_CANDIDATE)
-    )
+    rows = await session.execute(select(ranked).where(ranked.c.rank <= _EVIDENCE_PER_CANDIDATE))
     out: dict[uuid.UUID, list[EvidenceItem]] = {}
     for row in rows:
         out.setdefault(row.fact_id, []).append(
             EvidenceItem(
                 claim_id=str(row.claim_id),
                 document_id=str(row.document_id),
-                stance=cast(Stance, row.stance),
+                stance=as_type(Stance, row.stance),
                 asserted_at=row.asserted_at,
                 claim_text=row.claim_text,
             )
@@ -280,15 +276,14 @@ async def _evidence(
 async def _polarities(
     session: AsyncSession, namespace: str, fact_ids: list[uuid.UUID]
 ) -> dict[uuid.UUID, Polarity]:
-    # A fact stores no polarity; it is that of the assertion that created it.
+    # A fact stores no polarity; it is that of its first assertion (the one that created it).
     rows = await session.execute(
         select(AssertionRow.fact_id, AssertionRow.polarity)
         .where(
             AssertionRow.namespace == namespace,
             AssertionRow.fact_id.in_(fact_ids),
-            AssertionRow.outcome.in_(("add", "contradict")),
         )
-        .distinct(AssertionRow.fact_id)
+        .ext(distinct_on(AssertionRow.fact_id))
         .order_by(AssertionRow.fact_id, AssertionRow.created_at)
     )
-    return {row.fact_id: cast(Polarity, row.polarity) for row in rows}
+    return {row.fact_id: as_type(Polarity, row.polarity) for row in rows}

@@ -1,0 +1,349 @@
+"""Adjudication use cases: claims → entities → assertions → decisions → facts, and reviews."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sqlalchemy import select, text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.adjudicator.candidates import (
+    ClaimRow,
+    claims_by_id,
+    load_candidates,
+    lock_pending_claim,
+    pending_claims_of_version,
+)
+from services.adjudicator.domain import Assertion, EntityRef
+from services.adjudicator.engines.base import AdjudicationEngine, adjudicate
+from services.adjudicator.entities.merges import (
+    MergeOutcome,
+    ProposalPage,
+    UndoOutcome,
+    list_merge_proposals,
+    merge_entities,
+    undo_merge,
+)
+from services.adjudicator.entities.resolver import EntityResolver, Mention
+from services.adjudicator.normalization import Normalizer
+from services.adjudicator.writer import DecisionEntry, FactWriter
+from shared.beliefs.locks import lock_entities
+from shared.beliefs.support import recount_facts
+from shared.db.models import Fact
+from shared.db.queue import replay_dead_letters
+from shared.embedding import Embedder, embed_async
+from shared.errors import NotFound
+
+__all__ = [
+    "ADJUDICATION_KIND_PREFIX",
+    "AdjudicationService",
+    "ClaimsOutcome",
+    "EngineInfo",
+    "SupportReview",
+]
+
+logger = logging.getLogger(__name__)
+
+ADJUDICATION_KIND_PREFIX = "adjudicate."
+_FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves"})
+# Postgres SQLSTATEs worth retrying a claim for: two writers crossing locks.
+_RETRY_SQLSTATES = frozenset({"40P01", "40001"})
+_CLAIM_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    engine: str
+    model: str
+    engine_version: str
+    confidence_floor: float
+    extension_packs: tuple[str, ...]
+    predicates: tuple[str, ...]
+    extractor: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimsOutcome:
+    """Decisions made for a set of claims, and the predicate phrases no vocabulary entry fit."""
+
+    decisions: list[DecisionEntry]
+    dropped_predicates: list[str]
+    claims_adjudicated: int
+
+
+@dataclass(frozen=True, slots=True)
+class SupportReview:
+    reviewed: int
+    changed_fact_ids: list[uuid.UUID]
+
+
+def _sqlstate(exc: DBAPIError) -> str | None:
+    orig = exc.orig
+    return getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+
+
+def _effective_claim(row: ClaimRow) -> ClaimRow:
+    """Fill the subject a claim left implicit: the speaker for first person, else the document."""
+    view = row.view
+    subject = view.subject_text
+    if subject and subject.strip().lower() in _FIRST_PERSON:
+        subject = row.speaker or subject
+    if not subject:
+        subject = row.speaker or row.document_title
+    holder = view.holder
+    if holder and holder.strip().lower() in _FIRST_PERSON and row.speaker:
+        holder = row.speaker
+    if subject == view.subject_text and holder == view.holder:
+        return row
+    return replace(row, view=replace(view, subject_text=subject, holder=holder))
+
+
+def _mentions(row: ClaimRow) -> list[Mention]:
+    view = row.view
+    claim_id = uuid.UUID(view.claim_id)
+    document_id = uuid.UUID(view.document_id)
+    named: list[tuple[str, str]] = []
+    if view.is_attributed:
+        if view.holder:
+            named.append((view.holder, "holder"))
+    else:
+        if view.subject_text:
+            named.append((view.subject_text, "subject"))
+        if view.object_text:
+            named.append((view.object_text, "object"))
+    texts = [t for t, _ in named]
+    return [
+        Mention(
+            text=t,
+            role=role,  # type: ignore[arg-type]
+            claim_id=claim_id,
+            document_id=document_id,
+            speaker=row.speaker,
+            co_mentions=tuple(other for other in texts if other != t),
+        )
+        for t, role in named
+    ]
+
+
+class AdjudicationService:
+    """The pipeline of SPEC §4: every claim in its own transaction, one subject lock at a time.
+
+    A claim's transaction row-locks the claim, resolves its mentions, normalizes it, locks the
+    subject entities, and for each assertion loads candidates, asks the engine (through the
+    validator and the floor) and writes the decision. A killed worker therefore leaves whole
+    claims or nothing, and a retried item skips the claims already adjudicated.
+    """
+
+    def __init__(
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        *,
+        engine: AdjudicationEngine,
+        engine_version: str,
+        resolver: EntityResolver,
+        embedder: Embedder,
+        normalizer: Normalizer,
+        confidence_floor: float,
+        extractor: str,
+    ) -> None:
+        self._factory = session_factory
+        self._engine = engine
+        self._engine_version = engine_version
+        self._resolver = resolver
+        self._embedder = embedder
+        self._normalizer = normalizer
+        self._floor = confidence_floor
+        self._extractor = extractor
+
+    def engine_info(self) -> EngineInfo:
+        vocabulary = self._normalizer.vocabulary
+        return EngineInfo(
+            engine=self._engine.name,
+            model=self._engine.model or "",
+            engine_version=self._engine_version,
+            confidence_floor=self._floor,
+            extension_packs=vocabulary.packs,
+            predicates=tuple(sorted(vocabulary.predicates)),
+            extractor=self._extractor,
+        )
+
+    async def adjudicate_version(
+        self, namespace: str, version_id: uuid.UUID, *, decided_by: str
+    ) -> ClaimsOutcome:
+        """Adjudicate every current claim of the version not adjudicated yet, in document order."""
+        async with self._factory() as session:
+            rows = await pending_claims_of_version(session, namespace, version_id)
+        return await self._adjudicate_rows(namespace, rows, decided_by)
+
+    async def adjudicate_claims(
+        self, namespace: str, claim_ids: Sequence[uuid.UUID], *, decided_by: str
+    ) -> ClaimsOutcome:
+        """Adjudicate the named claims now; already adjudicated or retired ones are skipped."""
+        async with self._factory() as session:
+            found = await claims_by_id(session, namespace, claim_ids)
+        missing = [str(cid) for cid in claim_ids if cid not in found]
+        if missing:
+            raise NotFound(f"unknown claim(s): {', '.join(missing)}")
+        rows = [
+            found[cid][0] for cid in claim_ids if not found[cid][1] and found[cid][0].is_current
+        ]
+        return await self._adjudicate_rows(namespace, rows, decided_by)
+
+    async def _adjudicate_rows(
+        self, namespace: str, rows: Sequence[ClaimRow], decided_by: str
+    ) -> ClaimsOutcome:
+        effective = [_effective_claim(row) for row in rows]
+        cache = await self._embed_predicted(effective)
+        decisions: list[DecisionEntry] = []
+        dropped: list[str] = []
+        done = 0
+        for row in effective:
+            entries, lost, adjudicated = await self._claim_with_retry(
+                namespace, row, cache, decided_by
+            )
+            decisions.extend(entries)
+            dropped.extend(lost)
+            done += adjudicated
+        return ClaimsOutcome(decisions, dropped, done)
+
+    async def _embed_predicted(self, rows: Sequence[ClaimRow]) -> dict[str, list[float]]:
+        """Embed every label the claims will likely produce, in one batch.
+
+        Labels depend on resolved names, known only inside each claim's transaction; predicting
+        them with the surface names gets almost all of them, and the rest are embedded then.
+        """
+        labels: list[str] = []
+        for row in rows:
+            predicted = self._normalizer.normalize_claim(row.view, lambda t: EntityRef(t, t))
+            labels.extend(a.label or a.statement for a in predicted.assertions)
+        return await self._embed(list(dict.fromkeys(labels)), {})
+
+    async def _embed(
+        self, texts: Sequence[str], cache: dict[str, list[float]]
+    ) -> dict[str, list[float]]:
+        missing = [t for t in texts if t not in cache]
+        if missing:
+            matrix = await embed_async(self._embedder, missing)
+            for label, vector in zip(missing, np.asarray(matrix).tolist(), strict=True):
+                cache[label] = vector
+        return cache
+
+    async def _claim_with_retry(
+        self, namespace: str, row: ClaimRow, cache: dict[str, list[float]], decided_by: str
+    ) -> tuple[list[DecisionEntry], list[str], int]:
+        for attempt in range(_CLAIM_ATTEMPTS):
+            try:
+                async with self._factory() as session, session.begin():
+                    return await self._claim(session, namespace, row, cache, decided_by)
+            except DBAPIError as exc:
+                if _sqlstate(exc) not in _RETRY_SQLSTATES or attempt == _CLAIM_ATTEMPTS - 1:
+                    raise
+                logger.info("claim %s: retrying after %s", row.view.claim_id, _sqlstate(exc))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _claim(
+        self,
+        session: AsyncSession,
+        namespace: str,
+        row: ClaimRow,
+        cache: dict[str, list[float]],
+        decided_by: str,
+    ) -> tuple[list[DecisionEntry], list[str], int]:
+        if not await lock_pending_claim(session, namespace, uuid.UUID(row.view.claim_id)):
+            return [], [], 0
+        resolved = await self._resolver.resolve_mentions(session, namespace, _mentions(row))
+        names = {
+            r.mention.text: EntityRef(str(r.entity_id), r.canonical_name or r.mention.text)
+            for r in resolved
+            if r.entity_id is not None
+        }
+        result = self._normalizer.normalize_claim(row.view, names.get)
+        assertions: Sequence[Assertion] = result.assertions
+        if not assertions:
+            return [], list(result.dropped_predicates), 1
+        await lock_entities(
+            session, namespace, [uuid.UUID(a.subject_entity_id) for a in assertions]
+        )
+        await self._embed([a.label or a.statement for a in assertions], cache)
+        writer = FactWriter(session, namespace, decided_by)
+        entries: list[DecisionEntry] = []
+        for assertion in assertions:
+            embedding = cache[assertion.label or assertion.statement]
+            candidates = await load_candidates(session, namespace, assertion, embedding)
+            decided = await adjudicate(self._engine, assertion, candidates, self._floor)
+            entries.extend(await writer.apply(assertion, decided.decision, candidates, embedding))
+        return entries, list(result.dropped_predicates), 1
+
+    async def review_support(
+        self, namespace: str, fact_ids: Sequence[uuid.UUID], *, decided_by: str
+    ) -> SupportReview:
+        """Recount evidence and support of the given (or all believed) facts; report changes."""
+        async with self._factory() as session, session.begin():
+            condition = [Fact.namespace == namespace]
+            if fact_ids:
+                condition.append(Fact.id.in_(list(fact_ids)))
+            else:
+                condition.append(Fact.invalidated_at.is_(None))
+            before = {
+                r.id: (r.evidence_count, r.support, r.subject_entity_id)
+                for r in await session.execute(
+                    select(
+                        Fact.id, Fact.evidence_count, Fact.support, Fact.subject_entity_id
+                    ).where(*condition)
+                )
+            }
+            missing = [str(f) for f in fact_ids if f not in before]
+            if missing:
+                raise NotFound(f"unknown fact(s): {', '.join(missing)}")
+            await lock_entities(session, namespace, [v[2] for v in before.values()])
+            ids = list(before)
+            await recount_facts(session, namespace, ids, decided_by=decided_by)
+            after = {
+                r.id: (r.evidence_count, r.support, r.subject_entity_id)
+                for r in await session.execute(
+                    select(
+                        Fact.id, Fact.evidence_count, Fact.support, Fact.subject_entity_id
+                    ).where(Fact.namespace == namespace, Fact.id.in_(ids))
+                )
+            }
+        changed = sorted((f for f in ids if before[f] != after.get(f)), key=str)
+        return SupportReview(reviewed=len(ids), changed_fact_ids=changed)
+
+    async def replay_dead_letters(self, namespace: str, work_item_ids: Sequence[uuid.UUID]) -> int:
+        """Make dead-lettered adjudication items of the namespace runnable again."""
+        async with self._factory() as session, session.begin():
+            kinds = list(
+                (
+                    await session.execute(
+                        text(
+                            "SELECT DISTINCT kind FROM work_items WHERE namespace = :ns"
+                            " AND status = 'dead_letter' AND starts_with(kind, :prefix)"
+                        ),
+                        {"ns": namespace, "prefix": ADJUDICATION_KIND_PREFIX},
+                    )
+                ).scalars()
+            )
+            if not kinds:
+                return 0
+            return await replay_dead_letters(
+                session, namespace, kinds=kinds, ids=list(work_item_ids) or None
+            )
+
+    async def merge(
+        self, namespace: str, survivor: uuid.UUID, absorbed: uuid.UUID, decided_by: str
+    ) -> MergeOutcome:
+        async with self._factory() as session, session.begin():
+            return await merge_entities(session, namespace, survivor, absorbed, decided_by)
+
+    async def undo_merge(self, namespace: str, merge_id: uuid.UUID, decided_by: str) -> UndoOutcome:
+        async with self._factory() as session, session.begin():
+            return await undo_merge(session, namespace, merge_id, decided_by)
+
+    async def merge_proposals(self, namespace: str, page_size: int, token: str) -> ProposalPage:
+        async with self._factory() as session:
+            return await list_merge_proposals(session, namespace, page_size, token)
