@@ -40,7 +40,8 @@ _CHUNK_SQL = (
 
 
 def _claim_from_row(row: Row[Any]) -> ClaimView:
-    return ClaimView(*row)
+    values: tuple[Any, ...] = tuple(row)
+    return ClaimView(*values)
 
 
 async def hydrate_claims(
@@ -67,7 +68,10 @@ async def claims_by_ids(
     """Claims whatever their testimony state (hydration of a fact shows everything)."""
     if not ids:
         return {}
-    sql = f"SELECT {_CLAIM_COLUMNS}{_CLAIM_FROM} WHERE c.namespace = :ns AND c.id = ANY(CAST(:ids AS uuid[]))"
+    sql = (
+        f"SELECT {_CLAIM_COLUMNS}{_CLAIM_FROM}"
+        " WHERE c.namespace = :ns AND c.id = ANY(CAST(:ids AS uuid[]))"
+    )
     rows = await conn.execute(text(sql), {"ns": namespace, "ids": list(ids)})
     return {claim.claim_id: claim for claim in map(_claim_from_row, rows)}
 
@@ -93,22 +97,19 @@ async def corroborate(conn: AsyncConnection, namespace: str, shown: Sequence[Cla
         claim.grouped_claim_ids = [m.claim_id for m in members if m.claim_id != claim.claim_id]
 
 
-async def claims_mentioning(
-    conn: AsyncConnection, namespace: str, entities: Sequence[UUID]
-) -> str:
-    """A SQL condition on alias `t` restricting claims to those resolved to `entities`."""
-    del conn, namespace  # the condition binds :ents itself; kept async-free for callers
-    return (
-        "t.id IN (SELECT a.claim_id FROM assertions a WHERE a.namespace = :ns"
-        " AND (a.subject_entity_id = ANY(CAST(:ents AS uuid[]))"
-        " OR a.object_entity_id = ANY(CAST(:ents AS uuid[])))"
-        " UNION SELECT rv.claim_id FROM resolution_verdicts rv WHERE rv.namespace = :ns"
-        " AND rv.chosen_entity_id = ANY(CAST(:ents AS uuid[])) AND rv.claim_id IS NOT NULL)"
-    )
+# Restricts a claims channel (alias `t`, binds :ns and :ents) to claims resolved to entities.
+MENTIONS_ENTITIES = (
+    "t.id IN (SELECT a.claim_id FROM assertions a WHERE a.namespace = :ns"
+    " AND (a.subject_entity_id = ANY(CAST(:ents AS uuid[]))"
+    " OR a.object_entity_id = ANY(CAST(:ents AS uuid[])))"
+    " UNION SELECT rv.claim_id FROM resolution_verdicts rv WHERE rv.namespace = :ns"
+    " AND rv.chosen_entity_id = ANY(CAST(:ents AS uuid[])) AND rv.claim_id IS NOT NULL)"
+)
 
 
 def _chunk_from_row(row: Row[Any]) -> ChunkView:
-    return ChunkView(*row)
+    values: tuple[Any, ...] = tuple(row)
+    return ChunkView(*values)
 
 
 async def hydrate_chunks(

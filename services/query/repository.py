@@ -301,14 +301,18 @@ async def attach_contradictions(
     for fact in facts:
         if fact.contradiction_group_id is None:
             continue
-        others = [m for m in members.get(fact.contradiction_group_id, []) if m.fact_id != fact.fact_id]
+        others = [
+            m for m in members.get(fact.contradiction_group_id, []) if m.fact_id != fact.fact_id
+        ]
         inline = tuple(others[:MAX_INLINE_CO_MEMBERS])
         more = len(others) > len(inline)
         fact.contradiction = ContradictionView(
             group_id=fact.contradiction_group_id,
             co_members=inline,
             total=len(others),
-            continuation=continuation_token(fact.contradiction_group_id, len(inline)) if more else "",
+            continuation=continuation_token(fact.contradiction_group_id, len(inline))
+            if more
+            else "",
         )
 
 
@@ -383,7 +387,9 @@ async def lookup_facts(
     facts = [_fact_from_row(row) for row in rows]
     if len(facts) < limit:
         return facts, len(facts)
-    total = (await conn.execute(text(f"SELECT count(*) FROM facts f WHERE {condition}"), params)).scalar_one()
+    total = (
+        await conn.execute(text(f"SELECT count(*) FROM facts f WHERE {condition}"), params)
+    ).scalar_one()
     return facts, int(total)
 
 

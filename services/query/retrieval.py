@@ -96,9 +96,7 @@ async def vector_channel(
         raise ValueError(f"{table} has no search channels")
     bind = {"ns": namespace, "qvec": query_vector, "lim": limit, **(params or {})}
     extra = f" AND ({where})" if where else ""
-    base = (
-        f"SELECT t.id FROM {table} t WHERE t.namespace = :ns AND t.embedding IS NOT NULL{extra}"
-    )
+    base = f"SELECT t.id FROM {table} t WHERE t.namespace = :ns AND t.embedding IS NOT NULL{extra}"
     distance = "t.embedding <=> CAST(CAST(:qvec AS text) AS vector)"
     if not exact:
         ef = min(_MAX_EF_SEARCH, max(_MIN_EF_SEARCH, 2 * limit))
@@ -139,7 +137,9 @@ async def lexical_channel(
     return [row[0] for row in rows]
 
 
-def rrf(rankings: Sequence[Sequence[UUID]], constant: int = RRF_CONSTANT) -> list[tuple[UUID, float]]:
+def rrf(
+    rankings: Sequence[Sequence[UUID]], constant: int = RRF_CONSTANT
+) -> list[tuple[UUID, float]]:
     """Reciprocal-rank fusion: sum of 1/(constant + rank) over the lists naming an id."""
     scores: dict[UUID, float] = {}
     for ranking in rankings:

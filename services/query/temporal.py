@@ -48,7 +48,10 @@ def _window_clause(
     scope: TimeScope, start: str, end_exclusive: str, kind: str, superseded: str | None
 ) -> str:
     if scope.kind == "overlap":
-        return f"(({start} IS NULL OR {start} <= :scope_end) AND ({end_exclusive} IS NULL OR {end_exclusive} > :scope_start))"
+        return (
+            f"(({start} IS NULL OR {start} <= :scope_end)"
+            f" AND ({end_exclusive} IS NULL OR {end_exclusive} > :scope_start))"
+        )
     if scope.kind == "history":
         return f"({start} IS NULL OR {start} <= :now)"
     began = f"({start} IS NULL OR {start} <= :instant)"

@@ -8,19 +8,23 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from services.adjudicator import config as adjudicator_config
 from services.adjudicator.app import build_server as build_adjudicator
+from services.graph import config as graph_config
 from services.graph.app import build_server as build_graph
+from services.ingest import config as ingest_config
 from services.ingest.app import build_server as build_ingest
+from services.query import config as query_config
 from services.query.app import build_server as build_query
 from shared.cli.client import Stubs, connect
-from shared.config import load_settings
 from shared.grpc.server import GrpcServer
 
+# Each service reads its own settings class (ingest has extra fields).
 BUILDERS = {
-    "ingest": build_ingest,
-    "adjudicator": build_adjudicator,
-    "query": build_query,
-    "graph": build_graph,
+    "ingest": (ingest_config.load_settings, build_ingest),
+    "adjudicator": (adjudicator_config.load_settings, build_adjudicator),
+    "query": (query_config.load_settings, build_query),
+    "graph": (graph_config.load_settings, build_graph),
 }
 
 
@@ -32,7 +36,7 @@ async def servers(
     data_dir: Path = tmp_path_factory.mktemp("system")
     started: dict[str, GrpcServer] = {}
     try:
-        for name, build in BUILDERS.items():
+        for name, (load_settings, build) in BUILDERS.items():
             settings = load_settings(
                 database_url=database_url,
                 data_dir=data_dir,

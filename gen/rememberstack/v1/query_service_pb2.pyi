@@ -981,3 +981,69 @@ class AdjacentChunksResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AdjacentChunksResponse: _TypeAlias = AdjacentChunksResponse  # noqa: Y015
+
+@_typing.final
+class ListContradictionMembersRequest(_message.Message):
+    """Request of ListContradictionMembers."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAMESPACE_FIELD_NUMBER: _builtins.int
+    GROUP_ID_FIELD_NUMBER: _builtins.int
+    CONTINUATION_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    namespace: _builtins.str
+    """Tenant namespace; empty means "default"."""
+    group_id: _builtins.str
+    """The contradiction group. Required."""
+    continuation: _builtins.str
+    """Token from Contradiction.continuation or a previous response; empty starts at the first member."""
+    page_size: _builtins.int
+    """Members per page (1-100); 0 means 25."""
+    def __init__(
+        self,
+        *,
+        namespace: _builtins.str = ...,
+        group_id: _builtins.str = ...,
+        continuation: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["continuation", b"continuation", "group_id", b"group_id", "namespace", b"namespace", "page_size", b"page_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListContradictionMembersRequest: _TypeAlias = ListContradictionMembersRequest  # noqa: Y015
+
+@_typing.final
+class ListContradictionMembersResponse(_message.Message):
+    """Response of ListContradictionMembers."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMBERS_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    CONTINUATION_FIELD_NUMBER: _builtins.int
+    total: _builtins.int
+    """Total number of believed members of the group."""
+    continuation: _builtins.str
+    """Token of the next page; empty on the last page."""
+    @_builtins.property
+    def members(self) -> _containers.RepeatedCompositeFieldContainer[_fact_pb2.CoMember]:
+        """Members of the group that are still believed, in a stable order."""
+
+    def __init__(
+        self,
+        *,
+        members: _abc.Iterable[_fact_pb2.CoMember] | None = ...,
+        total: _builtins.int = ...,
+        continuation: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["continuation", b"continuation", "members", b"members", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListContradictionMembersResponse: _TypeAlias = ListContradictionMembersResponse  # noqa: Y015

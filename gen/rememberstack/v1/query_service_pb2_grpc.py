@@ -95,6 +95,11 @@ class QueryServiceStub:
                 request_serializer=rememberstack_dot_v1_dot_query__service__pb2.AdjacentChunksRequest.SerializeToString,
                 response_deserializer=rememberstack_dot_v1_dot_query__service__pb2.AdjacentChunksResponse.FromString,
                 _registered_method=True)
+        self.ListContradictionMembers = channel.unary_unary(
+                '/rememberstack.v1.QueryService/ListContradictionMembers',
+                request_serializer=rememberstack_dot_v1_dot_query__service__pb2.ListContradictionMembersRequest.SerializeToString,
+                response_deserializer=rememberstack_dot_v1_dot_query__service__pb2.ListContradictionMembersResponse.FromString,
+                _registered_method=True)
 
 
 class QueryServiceServicer:
@@ -185,6 +190,15 @@ class QueryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListContradictionMembers(self, request, context):
+        """Pages the members of a contradiction group beyond those returned inline with a fact, starting
+        from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
+        NOT_FOUND (unknown group).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_QueryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -242,6 +256,11 @@ def add_QueryServiceServicer_to_server(servicer, server):
                     servicer.AdjacentChunks,
                     request_deserializer=rememberstack_dot_v1_dot_query__service__pb2.AdjacentChunksRequest.FromString,
                     response_serializer=rememberstack_dot_v1_dot_query__service__pb2.AdjacentChunksResponse.SerializeToString,
+            ),
+            'ListContradictionMembers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListContradictionMembers,
+                    request_deserializer=rememberstack_dot_v1_dot_query__service__pb2.ListContradictionMembersRequest.FromString,
+                    response_serializer=rememberstack_dot_v1_dot_query__service__pb2.ListContradictionMembersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -547,6 +566,33 @@ class QueryService:
             '/rememberstack.v1.QueryService/AdjacentChunks',
             rememberstack_dot_v1_dot_query__service__pb2.AdjacentChunksRequest.SerializeToString,
             rememberstack_dot_v1_dot_query__service__pb2.AdjacentChunksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListContradictionMembers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rememberstack.v1.QueryService/ListContradictionMembers',
+            rememberstack_dot_v1_dot_query__service__pb2.ListContradictionMembersRequest.SerializeToString,
+            rememberstack_dot_v1_dot_query__service__pb2.ListContradictionMembersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -65,6 +65,11 @@ class QueryServiceStub:
     """Chunks matching a query through one channel or both fused."""
     AdjacentChunks: _grpc.UnaryUnaryMultiCallable[_query_service_pb2.AdjacentChunksRequest, _query_service_pb2.AdjacentChunksResponse]
     """The chunks around one chunk, in document order. Errors: NOT_FOUND (unknown chunk)."""
+    ListContradictionMembers: _grpc.UnaryUnaryMultiCallable[_query_service_pb2.ListContradictionMembersRequest, _query_service_pb2.ListContradictionMembersResponse]
+    """Pages the members of a contradiction group beyond those returned inline with a fact, starting
+    from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
+    NOT_FOUND (unknown group).
+    """
 
 @_typing.type_check_only
 class QueryServiceAsyncStub(QueryServiceStub):
@@ -103,6 +108,11 @@ class QueryServiceAsyncStub(QueryServiceStub):
     """Chunks matching a query through one channel or both fused."""
     AdjacentChunks: _aio.UnaryUnaryMultiCallable[_query_service_pb2.AdjacentChunksRequest, _query_service_pb2.AdjacentChunksResponse]  # type: ignore[assignment]
     """The chunks around one chunk, in document order. Errors: NOT_FOUND (unknown chunk)."""
+    ListContradictionMembers: _aio.UnaryUnaryMultiCallable[_query_service_pb2.ListContradictionMembersRequest, _query_service_pb2.ListContradictionMembersResponse]  # type: ignore[assignment]
+    """Pages the members of a contradiction group beyond those returned inline with a fact, starting
+    from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
+    NOT_FOUND (unknown group).
+    """
 
 class QueryServiceServicer(metaclass=_abc_1.ABCMeta):
     """QueryService serves every read except graph traversal. It is read-only and never calls a chat
@@ -204,5 +214,16 @@ class QueryServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_query_service_pb2.AdjacentChunksResponse, _abc.Awaitable[_query_service_pb2.AdjacentChunksResponse]]:
         """The chunks around one chunk, in document order. Errors: NOT_FOUND (unknown chunk)."""
+
+    @_abc_1.abstractmethod
+    def ListContradictionMembers(
+        self,
+        request: _query_service_pb2.ListContradictionMembersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_query_service_pb2.ListContradictionMembersResponse, _abc.Awaitable[_query_service_pb2.ListContradictionMembersResponse]]:
+        """Pages the members of a contradiction group beyond those returned inline with a fact, starting
+        from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
+        NOT_FOUND (unknown group).
+        """
 
 def add_QueryServiceServicer_to_server(servicer: QueryServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,190 @@
+"""LoCoMo turn retrieval through the real system: ingest sessions, ask ClaimsAndSourcesContext.
+
+    .venv/bin/python -m bench.locomo.run_retrieval --limit-conversations 1
+
+Each session is one conversation document (said-on = session time, one namespace per
+conversation) sent through IngestDocuments; after WatchReadiness settles, every category 1-4
+question runs through ClaimsAndSourcesContext and CombinedContext. Claims map to the turn whose
+line holds their char_start; a chunk spans several turns, which enter the ranking in line order
+after the claims ranked above it. BM25 over raw turns is computed in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc.aio
+from rememberstack.v1 import ingest_service_pb2 as ingest_pb
+from rememberstack.v1 import ingest_service_pb2_grpc, query_service_pb2_grpc
+from rememberstack.v1 import query_service_pb2 as query_pb
+
+from bench.locomo.bm25 import rank_turns
+from bench.locomo.corpus import (
+    DEFAULT_DATA_PATH,
+    Question,
+    Session,
+    load_questions,
+    load_sessions,
+    to_document,
+    turn_offsets,
+)
+from bench.locomo.metrics import evaluate, render_table
+from shared.cli.launcher import SystemLauncher
+from shared.config import load_settings
+from shared.proto_convert import timestamp
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "locomo_retrieval.json"
+MEDIA_TYPE = "text/x-rememberstack-conversation"
+
+
+def _turn_at(offsets: dict[str, tuple[int, int]], position: int) -> str | None:
+    for turn_id, (start, end) in offsets.items():
+        if start <= position < end:
+            return turn_id
+    return None
+
+
+def _turns_in(offsets: dict[str, tuple[int, int]], start: int, end: int) -> list[str]:
+    return [
+        t for t, (s, e) in sorted(offsets.items(), key=lambda p: p[1][0]) if s < end and e > start
+    ]
+
+
+def rank_from_response(
+    claims: Sequence[Any], chunks: Sequence[Any], offsets: dict[str, dict[str, tuple[int, int]]]
+) -> list[str]:
+    """Interleave by score: claims name one turn, chunks contribute their turns in order."""
+    items: list[tuple[float, list[str]]] = []
+    for claim in claims:
+        doc_offsets = offsets.get(claim.version_id, {})
+        turn = _turn_at(doc_offsets, claim.char_start)
+        if turn:
+            items.append((claim.score, [turn]))
+    for chunk in chunks:
+        items.append(
+            (
+                chunk.score,
+                _turns_in(offsets.get(chunk.version_id, {}), chunk.char_start, chunk.char_end),
+            )
+        )
+    items.sort(key=lambda item: -item[0])
+    return [turn for _, turns in items for turn in turns]
+
+
+async def _ingest(stub: Any, sessions: Sequence[Session]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Ingest every session; returns version id -> turn offsets; waits for readiness."""
+    texts = [to_document(session) for session in sessions]
+
+    async def requests() -> Any:
+        for session, (ref, text) in zip(sessions, texts, strict=True):
+            yield ingest_pb.IngestDocumentsRequest(
+                document=ingest_pb.IngestDocumentRequest(
+                    namespace=f"locomo-{session.conv_index}",
+                    content=text.encode(),
+                    media_type=MEDIA_TYPE,
+                    source_kind="locomo",
+                    source_ref=ref,
+                    title=ref,
+                    source_modified_time=timestamp(session.said_on),
+                )
+            )
+
+    response = await stub.IngestDocuments(requests())
+    offsets: dict[str, dict[str, tuple[int, int]]] = {}
+    by_namespace: dict[str, list[str]] = {}
+    for session, (_, text), result in zip(sessions, texts, response.results, strict=True):
+        offsets[result.version_id] = turn_offsets(text)
+        by_namespace.setdefault(f"locomo-{session.conv_index}", []).append(result.version_id)
+    for namespace, versions in by_namespace.items():
+        for start in range(0, len(versions), 1000):
+            watch = ingest_pb.WatchReadinessRequest(
+                namespace=namespace, version_ids=versions[start : start + 1000]
+            )
+            async for update in stub.WatchReadiness(watch):
+                if update.all_settled:
+                    break
+    return offsets
+
+
+async def run(limit: int | None, k: int) -> dict[str, Any]:
+    sessions = load_sessions(DEFAULT_DATA_PATH)
+    questions: list[Question] = load_questions(DEFAULT_DATA_PATH)
+    conversations = sorted({s.conv_index for s in sessions})[: limit or None]
+    sessions = [s for s in sessions if s.conv_index in conversations]
+    questions = [q for q in questions if q.conv_index in conversations and 1 <= q.category <= 4]
+    with tempfile.TemporaryDirectory(prefix="rs-locomo-") as data_dir:
+        launcher = SystemLauncher(load_settings(data_dir=Path(data_dir)), base_port=0)
+        endpoints = await launcher.start()
+        try:
+            async with (
+                grpc.aio.insecure_channel(endpoints.ingest) as ingest_channel,
+                grpc.aio.insecure_channel(endpoints.query) as query_channel,
+            ):
+                offsets = await _ingest(
+                    ingest_service_pb2_grpc.IngestServiceStub(ingest_channel), sessions
+                )
+                query = query_service_pb2_grpc.QueryServiceStub(query_channel)
+                claims_rank: dict[str, list[str]] = {}
+                combined_rank: dict[str, list[str]] = {}
+                for question in questions:
+                    request = query_pb.ClaimsAndSourcesContextRequest(
+                        namespace=f"locomo-{question.conv_index}", query=question.question, k=k
+                    )
+                    answer = await query.ClaimsAndSourcesContext(request)
+                    claims_rank[question.question_id] = rank_from_response(
+                        answer.claims, answer.chunks, offsets
+                    )
+                    combined = await query.CombinedContext(
+                        query_pb.CombinedContextRequest(
+                            namespace=request.namespace,
+                            facts=query_pb.FactsContextRequest(query=question.question),
+                            claims_and_sources=request,
+                        )
+                    )
+                    # Facts are ranked ahead through their evidence claims; sources follow.
+                    fact_claims = list(combined.facts.claims)
+                    for claim in fact_claims:
+                        claim.score = 1.0
+                    combined_rank[question.question_id] = rank_from_response(
+                        [*fact_claims, *combined.claims_and_sources.claims],
+                        combined.claims_and_sources.chunks,
+                        offsets,
+                    )
+        finally:
+            await launcher.stop()
+    bm25 = rank_turns(sessions, questions)
+    return {
+        "conversations": len(conversations),
+        "questions": len(questions),
+        "claims_and_sources": {n: s.as_dict() for n, s in evaluate(questions, claims_rank).items()},
+        "combined": {n: s.as_dict() for n, s in evaluate(questions, combined_rank).items()},
+        "bm25": {n: s.as_dict() for n, s in evaluate(questions, bm25).items()},
+        "_tables": {
+            "claims_and_sources": render_table(evaluate(questions, claims_rank)),
+            "combined": render_table(evaluate(questions, combined_rank)),
+            "bm25": render_table(evaluate(questions, bm25)),
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit-conversations", type=int, default=None)
+    parser.add_argument("--k", type=int, default=50, help="claims and chunks per question")
+    args = parser.parse_args(argv)
+    report = asyncio.run(run(args.limit_conversations, args.k))
+    for name, table in report.pop("_tables").items():
+        print(f"\n{name}\n{table}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
