@@ -14,7 +14,6 @@ import pytest
 
 from shared.cli.launcher import load_endpoints
 
-pytestmark = pytest.mark.timeout_seconds(180)
 
 RUN = [sys.executable, "-m", "shared.cli.main"]
 
