@@ -94,7 +94,7 @@ def _print_readiness(console: Console, states: Sequence[document_pb2.VersionRead
 
 def main() -> None:
     configure_logging("WARNING", json=False, service_name="demo")
-    asyncio.run(run_demo(Console()))
+    asyncio.run(run_demo(Console(width=160)))
 
 
 if __name__ == "__main__":
