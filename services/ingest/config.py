@@ -21,7 +21,13 @@ class IngestSettings(Settings):
         default=1, ge=1, le=16, description="onnxruntime threads of the packaged embedder."
     )
     embed_batch_size: int = Field(
-        default=256, ge=1, le=4096, description="Texts handed to the embedder per call."
+        default=8,
+        ge=1,
+        le=512,
+        description="Texts per onnxruntime batch; long chunks make big batches slow and large.",
+    )
+    llm_max_tokens: int = Field(
+        default=1024, ge=16, le=32768, description="Answer token cap of one LLM extraction call."
     )
     extract_context_chars: int = Field(
         default=2000,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
-from services.ingest.extraction.date_patterns import (
+from shared.text.temporal import (
     ATOM_RES,
     DURATION_RE,
     FROM_RE,
