@@ -19,7 +19,14 @@ from services.ingest.domain import (
     VersionReadiness,
     VersionView,
 )
-from shared.db.models import Document, DocumentVersion, Namespace, VersionClaim, VersionStage
+from shared.db.models import (
+    Document,
+    DocumentVersion,
+    Namespace,
+    VersionClaim,
+    VersionStage,
+    WorkItem,
+)
 
 __all__ = [
     "document_view",
@@ -241,9 +248,35 @@ async def readiness(
         .group_by(VersionClaim.version_id)
     )
     counts = {row.version_id: int(row.n) for row in count_rows}
+    # The queue dead-letters an item whose worker died holding its last attempt without running
+    # any stage code, so the stage rows cannot say so themselves: derive it from the item.
+    abandoned = set(
+        (
+            await session.execute(
+                select(WorkItem.version_id).where(
+                    WorkItem.namespace == namespace,
+                    WorkItem.version_id.in_(ids),
+                    WorkItem.status == "dead_letter",
+                )
+            )
+        ).scalars()
+    )
     result: dict[uuid.UUID, VersionReadiness] = {}
     for version_id, document_id in documents.items():
         by_stage = stages.get(version_id, {})
+        if version_id in abandoned:
+            by_stage = {
+                name: state
+                if state.status not in ("running", "failed")
+                else StageState(
+                    name,
+                    "dead_letter",
+                    state.attempts,
+                    state.last_error or "work item dead-lettered",
+                    state.updated_at,
+                )
+                for name, state in by_stage.items()
+            }
         ordered = tuple(by_stage[s] for s in PIPELINE_STAGES if s in by_stage)
         result[version_id] = VersionReadiness(
             version_id, document_id, ordered, int(counts.get(version_id, 0))

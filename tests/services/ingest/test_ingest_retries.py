@@ -4,6 +4,7 @@ resets both the work item and the stage rows so the version completes."""
 from __future__ import annotations
 
 from rememberstack.v1 import document_pb2, ingest_service_pb2
+from sqlalchemy import text
 
 pb = ingest_service_pb2
 FAIL_MARKER = "EXPLODE-IN-EXTRACTION"
@@ -62,3 +63,30 @@ async def test_failed_attempt_is_visible_as_failed_before_dead_letter(
             break
     assert (document_pb2.STAGE_EXTRACT, document_pb2.STAGE_STATUS_FAILED) in seen
     assert (document_pb2.STAGE_EXTRACT, document_pb2.STAGE_STATUS_DEAD_LETTER) in seen
+
+
+async def test_item_abandoned_by_a_dead_worker_on_its_last_attempt_settles_as_dead_letter(
+    ingest, namespace: str
+) -> None:
+    """A worker that died holding the last attempt never ran the stage code; readiness must
+    still settle instead of showing the stage as running forever."""
+    parked = await ingest.ingest(namespace, b"\x89PNG...", media_type="image/png")
+    async with ingest.factory() as session, session.begin():
+        await session.execute(
+            text(
+                "WITH s AS (UPDATE version_stages SET status = 'running' "
+                "  WHERE version_id = CAST(:v AS uuid) AND stage = 'convert' RETURNING 1) "
+                "INSERT INTO work_items (namespace, kind, payload, status, attempts, max_attempts,"
+                " locked_by, locked_until, version_id) "
+                "SELECT :ns, 'ingest.extract', jsonb_build_object('version_id', :v),"
+                " 'running', 3, 3,"
+                " 'a-worker-that-died', now() - interval '1 minute', CAST(:v AS uuid) FROM s "
+                "RETURNING id"
+            ),
+            {"ns": namespace, "v": parked.version_id},
+        )
+    states = await ingest.settle(namespace, [parked.version_id])
+    version = states[parked.version_id]
+    assert version.dead_lettered
+    convert = next(s for s in version.stages if s.stage == document_pb2.STAGE_CONVERT)
+    assert convert.status == document_pb2.STAGE_STATUS_DEAD_LETTER
