@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 __all__ = ["EmbeddedPostgres", "resolve_database_url"]
+
+logger = logging.getLogger(__name__)
+_START_ATTEMPTS = 3
 
 
 class EmbeddedPostgres:
@@ -35,7 +41,17 @@ class EmbeddedPostgres:
             from pgserver.postgres_server import get_server
 
             self._data_dir.parent.mkdir(parents=True, exist_ok=True)
-            self._server = get_server(self._data_dir, cleanup_mode="stop")
+            # pgserver waits only 10 s for `pg_ctl start`; on a loaded machine the server may
+            # still come up after that, and a second call attaches to it via postmaster.pid.
+            for attempt in range(_START_ATTEMPTS):
+                try:
+                    self._server = get_server(self._data_dir, cleanup_mode="stop")
+                    break
+                except subprocess.SubprocessError:
+                    if attempt == _START_ATTEMPTS - 1:
+                        raise
+                    logger.warning("embedded PostgreSQL slow to start; waiting for it again")
+                    time.sleep(2.0)
         return str(self._server.get_uri())
 
     @property
