@@ -52,7 +52,7 @@ class EmbeddedPostgres:
                         raise
                     logger.warning("embedded PostgreSQL slow to start; waiting for it again")
                     time.sleep(2.0)
-        return str(self._server.get_uri())
+        return self.url
 
     @property
     def url(self) -> str:
