@@ -100,11 +100,31 @@ async def load(
                     "current",
                 )
 
-        await conn.copy_records_to_table("facts", records=records(), columns=_FACT_COLUMNS)
-        timings["facts_seconds"] = time.perf_counter() - started
+        # Maintaining the HNSW/GIN/btree indexes row by row dominates a 1M-row COPY; building
+        # them afterwards gives the same indexes several times faster. FK triggers are skipped
+        # (session_replication_role) because every endpoint was just written above. One
+        # transaction, so a failed load leaves the indexes as they were.
+        async with conn.transaction():
+            indexes = await conn.fetch(
+                "SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.tablename = 'facts'"
+                " AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)"
+            )
+            for index in indexes:
+                await conn.execute(f'DROP INDEX "{index["indexname"]}"')
+            await conn.execute("SET LOCAL session_replication_role = replica")
+            await conn.copy_records_to_table("facts", records=records(), columns=_FACT_COLUMNS)
+            timings["facts_seconds"] = time.perf_counter() - started
+            started = time.perf_counter()
+            for index in indexes:
+                await conn.execute(index["indexdef"])
+            timings["index_seconds"] = time.perf_counter() - started
         started = time.perf_counter()
-        await conn.execute("ANALYZE entities; ANALYZE facts; ANALYZE merge_events")
-        timings["analyze_seconds"] = time.perf_counter() - started
+        # VACUUM sets the visibility map as autovacuum would after a bulk insert, so
+        # index-only scans behave as on a settled database.
+        await conn.execute("VACUUM ANALYZE entities")
+        await conn.execute("VACUUM ANALYZE facts")
+        await conn.execute("ANALYZE merge_events")
+        timings["vacuum_analyze_seconds"] = time.perf_counter() - started
     finally:
         await conn.close()
     return ids, {k: round(v, 2) for k, v in timings.items()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Callable, Mapping
 from uuid import UUID
 
@@ -15,13 +17,14 @@ __all__ = ["edge_keys_for_page", "page_nodes", "path_keys", "with_details"]
 
 def page_nodes(walk: NeighborhoodWalk, cursor: Cursor | None, limit: int) -> tuple[list[UUID], int]:
     """The nodes of this page in (hop, entity id) order and how many remain after it."""
-    ordered = sorted(walk.hop, key=lambda n: (walk.hop[n], n))
     skip = 0
     if cursor is not None:
-        after = (cursor.last_hop, cursor.last_entity_id)
-        skip = sum(1 for n in ordered if (walk.hop[n], n) <= after)
-    page = ordered[skip : skip + limit]
-    return page, len(ordered) - skip - len(page)
+        done = walk.layers[: cursor.last_hop]
+        skip = sum(len(layer) for layer in done)
+        if cursor.last_hop < len(walk.layers):
+            skip += bisect.bisect_right(walk.layers[cursor.last_hop], cursor.last_entity_id)
+    page = list(itertools.islice(itertools.chain.from_iterable(walk.layers), skip, skip + limit))
+    return page, len(walk.hop) - skip - len(page)
 
 
 def edge_keys_for_page(

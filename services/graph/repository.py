@@ -19,15 +19,22 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.graph.domain import Clocks, EdgeRecord
 
-__all__ = ["MAX_REDIRECT_DEPTH", "EdgeKey", "EntityRow", "GraphRepository", "is_statement_timeout"]
+__all__ = [
+    "MAX_REDIRECT_DEPTH",
+    "EdgeKey",
+    "EdgeRow",
+    "EntityRow",
+    "GraphRepository",
+    "is_statement_timeout",
+]
 
 # Redirect chains are short in practice; the cap only guards against a corrupt cycle.
 MAX_REDIRECT_DEPTH = 8
 
-# Parameters: $1 namespace, $2 ids, $3 valid_at, $4 believed_at, $5 limit, $6 redirect depth,
-# $7 predicates. Merge events nominate ids merged into $2 (indexed by survivor); the redirect
-# itself stays authoritative: callers resolve every endpoint and drop edges whose resolved
-# ends are not in the frontier.
+# Parameters: $1 namespace, $2 ids, $3 valid_at, $4 believed_at, $5 limit (_BEYOND: known
+# ids), $6 redirect depth, $7 predicates. Merge events nominate ids merged into $2 (indexed
+# by survivor); the redirect itself stays authoritative: callers resolve every endpoint and
+# drop edges whose resolved ends are not in the frontier.
 _MEMBERS = (
     "WITH RECURSIVE m(id, depth) AS ("
     " SELECT absorbed_id, 1 FROM merge_events"
@@ -37,6 +44,7 @@ _MEMBERS = (
     "  WHERE me.namespace = $1 AND me.undone_at IS NULL AND m.depth < $6"
     "), members AS MATERIALIZED (SELECT $2::uuid[] || ARRAY(SELECT id FROM m) AS ids)"
 )
+# kind = 'relation' also selects the partial covering indexes, so hops are index-only scans.
 _HOLDS = (
     " AND f.kind = 'relation'"
     " AND (f.valid_from IS NULL OR f.valid_from <= $3)"
@@ -45,28 +53,55 @@ _HOLDS = (
 )
 
 
-def _side(column: str, with_predicates: bool) -> str:
-    # One branch per direction so each uses its own (namespace, <end>_entity_id, predicate) index.
+def _side(near: str, far: str, with_predicates: bool) -> str:
+    # One branch per direction so each uses its own (namespace, <end>_entity_id, ...) index.
     predicate = " AND f.predicate = ANY($7::text[])" if with_predicates else ""
     return (
-        "SELECT f.id, f.subject_entity_id, f.object_entity_id FROM facts f"
-        f" WHERE f.namespace = $1 AND f.{column} = ANY((SELECT ids FROM members)::uuid[])"
+        f"SELECT f.id, f.subject_entity_id, f.object_entity_id, f.{far} AS far FROM facts f"
+        f" WHERE f.namespace = $1 AND f.{near} = ANY((SELECT ids FROM members)::uuid[])"
         f"{predicate}{_HOLDS}"
     )
 
 
-def _edges_sql(with_predicates: bool, ordered: bool) -> str:
-    union = (
-        f"{_side('subject_entity_id', with_predicates)}"
-        f" UNION ALL {_side('object_entity_id', with_predicates)}"
+def _union(with_predicates: bool) -> str:
+    return (
+        f"{_side('subject_entity_id', 'object_entity_id', with_predicates)}"
+        f" UNION ALL {_side('object_entity_id', 'subject_entity_id', with_predicates)}"
     )
+
+
+def _edges_sql(with_predicates: bool, ordered: bool) -> str:
+    # The far end's entity row comes with each edge, saving a round trip per hop; the join
+    # runs after LIMIT so a hub pays it only for the edges it keeps.
     if ordered:
-        # The fence keeps the planner from walking the primary key in order to satisfy ORDER BY.
-        return f"{_MEMBERS}, e AS MATERIALIZED ({union}) SELECT * FROM e ORDER BY id LIMIT $5"
-    return f"{_MEMBERS} SELECT * FROM ({union}) e LIMIT $5"
+        # The fence keeps the planner from walking the primary key in order to satisfy ORDER BY;
+        # the one-time filters sort only when the limit actually cuts (callers re-sort the
+        # joined rows then, since a join need not keep the order).
+        edges = f", e AS MATERIALIZED ({_union(with_predicates)}), n AS (SELECT count(*) FROM e)"
+        page = (
+            "(SELECT * FROM e WHERE (SELECT * FROM n) <= $5 UNION ALL"
+            " (SELECT * FROM e WHERE (SELECT * FROM n) > $5 ORDER BY id LIMIT $5))"
+        )
+    else:
+        edges, page = "", f"(SELECT * FROM ({_union(with_predicates)}) u LIMIT $5)"
+    return (
+        f"{_MEMBERS}{edges} SELECT p.id, p.subject_entity_id, p.object_entity_id, p.far,"
+        " ent.id IS NOT NULL, ent.redirect_to, ent.canonical_name"
+        f" FROM {page} p LEFT JOIN entities ent ON ent.namespace = $1 AND ent.id = p.far"
+    )
+
+
+def _beyond_sql(with_predicates: bool) -> str:
+    # $5 is the known ids here. NOT IN over a subquery is planned as a hashed subplan, and
+    # EXISTS stops at the first edge that leaves the known set.
+    return (
+        f"{_MEMBERS} SELECT EXISTS (SELECT 1 FROM ({_union(with_predicates)}) u"
+        " WHERE u.far NOT IN (SELECT unnest($5::uuid[])))"
+    )
 
 
 _EDGES = {(p, o): _edges_sql(p, o) for p in (False, True) for o in (False, True)}
+_BEYOND = {p: _beyond_sql(p) for p in (False, True)}
 
 _EDGE_DETAILS = (
     "SELECT id, subject_entity_id, predicate, object_entity_id, label, evidence_count,"
@@ -82,6 +117,10 @@ _ENTITIES = (
 EdgeKey = tuple[UUID, UUID, UUID]
 """(fact id, subject id, object id): all a walk needs of a relation until it returns edges.
 A plain tuple because a hub hop builds thousands of them."""
+
+EdgeRow = tuple[UUID, UUID, UUID, UUID, bool, UUID | None, str | None]
+"""An edge key, then its far end (the end not looked up from) with that entity's row:
+id, whether it exists in the namespace, its redirect and canonical name."""
 
 
 @dataclass(frozen=True)
@@ -110,16 +149,29 @@ async def _driver(conn: AsyncConnection) -> Any:
 class GraphRepository:
     """Read-only queries over ``entities``, ``merge_events`` and relation ``facts``."""
 
-    async def begin_snapshot(self, conn: AsyncConnection, timeout_ms: int) -> datetime:
-        """Start the transaction, bound its statements and return its start instant."""
-        row = (
+    async def begin_snapshot(
+        self, conn: AsyncConnection, timeout_ms: int, namespace: str, ids: Collection[UUID]
+    ) -> tuple[datetime, list[EntityRow]]:
+        """Start the transaction, bound its statements, return its start instant and the rows
+        of ``ids`` (one statement, so resolving a walk's ends costs no extra round trip).
+
+        Walk queries then run on generic plans: their shape is fixed by the covering indexes
+        and CTE fences, so re-planning every statement for its arrays (~0.4 ms) buys nothing.
+        """
+        rows = (
             await conn.execute(
-                text("SELECT now(), set_config('statement_timeout', :ms, true)"),
-                {"ms": str(max(timeout_ms, 1))},
+                text(
+                    "SELECT now(), set_config('statement_timeout', :ms, true),"
+                    " set_config('plan_cache_mode', 'force_generic_plan', true),"
+                    " e.id, e.redirect_to, e.canonical_name FROM (SELECT 1) one"
+                    " LEFT JOIN entities e"
+                    " ON e.namespace = :ns AND e.id = ANY(CAST(:ids AS uuid[]))"
+                ),
+                {"ms": str(max(timeout_ms, 1)), "ns": namespace, "ids": list(ids)},
             )
-        ).one()
-        snapshot: datetime = row[0]
-        return snapshot
+        ).all()
+        snapshot: datetime = rows[0][0]
+        return snapshot, [EntityRow(r[3], r[4], r[5]) for r in rows if r[3] is not None]
 
     async def set_timeout(self, conn: AsyncConnection, timeout_ms: int) -> None:
         """Bound the next statements by the time left in the walk's budget."""
@@ -136,7 +188,7 @@ class GraphRepository:
         rows = await driver.fetch(_ENTITIES, namespace, list(ids))
         return [EntityRow(r[0], r[1], r[2]) for r in rows]
 
-    async def edge_keys(
+    async def edges(
         self,
         conn: AsyncConnection,
         namespace: str,
@@ -146,27 +198,56 @@ class GraphRepository:
         clocks: Clocks,
         limit: int,
         ordered: bool,
-    ) -> list[EdgeKey]:
+    ) -> list[EdgeRow]:
         """Relations touching ``ids`` or ids merged into them that hold at ``clocks``.
 
         A relation between two of ``ids`` comes back twice; callers dedupe by fact id.
-        ``ordered`` sorts by fact id so a truncated fetch is the same on every call.
+        ``ordered`` keeps the ``limit`` smallest fact ids when more match, so a truncated fetch
+        is the same on every call; rows come in no particular order.
         """
         if not ids:
             return []
         driver = await _driver(conn)
+        args = self._args(namespace, ids, predicates, clocks, limit)
+        rows = await driver.fetch(_EDGES[(bool(predicates), ordered)], *args)
+        # asyncpg records index and unpack like the tuples they stand for.
+        edge_rows: list[EdgeRow] = rows
+        return edge_rows
+
+    async def leads_outside(
+        self,
+        conn: AsyncConnection,
+        namespace: str,
+        ids: Sequence[UUID],
+        known: Collection[UUID],
+        *,
+        predicates: Sequence[str],
+        clocks: Clocks,
+    ) -> bool:
+        """Whether a relation holding at ``clocks`` joins ``ids`` to an id not in ``known``."""
+        if not ids:
+            return False
+        driver = await _driver(conn)
+        args = self._args(namespace, ids, predicates, clocks, list(known))
+        outside: bool = await driver.fetchval(_BEYOND[bool(predicates)], *args)
+        return outside
+
+    @staticmethod
+    def _args(
+        namespace: str, ids: Sequence[UUID], predicates: Sequence[str], clocks: Clocks, fifth: Any
+    ) -> list[Any]:
+        # $5 is the row limit for edges and the known ids for leads_outside.
         args: list[Any] = [
             namespace,
             list(ids),
             clocks.valid_at,
             clocks.believed_at,
-            limit,
+            fifth,
             MAX_REDIRECT_DEPTH,
         ]
         if predicates:
             args.append(list(predicates))
-        rows = await driver.fetch(_EDGES[(bool(predicates), ordered)], *args)
-        return [(r[0], r[1], r[2]) for r in rows]
+        return args
 
     async def edge_details(
         self, conn: AsyncConnection, namespace: str, fact_ids: Collection[UUID]

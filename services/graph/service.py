@@ -21,7 +21,7 @@ from services.graph.domain import (
     PathRecord,
 )
 from services.graph.pages import edge_keys_for_page, page_nodes, path_keys, with_details
-from services.graph.repository import EdgeKey, GraphRepository
+from services.graph.repository import EdgeKey, EntityRow, GraphRepository
 from services.graph.traversal import Budget, OutOfTime, Walker, search_paths, walk_neighborhood
 from shared.config import Settings
 from shared.proto_convert import NegativeAnswer, TruncationInfo
@@ -79,15 +79,18 @@ class GraphService:
         )
 
     @asynccontextmanager
-    async def _snapshot(self, timeout_ms: int) -> AsyncIterator[tuple[AsyncConnection, datetime]]:
+    async def _snapshot(
+        self, timeout_ms: int, namespace: str, ids: Collection[UUID] = ()
+    ) -> AsyncIterator[tuple[AsyncConnection, datetime, list[EntityRow]]]:
+        """A read-only snapshot, its start instant and the entity rows of ``ids``."""
         async with self._engine.connect() as conn:
             # Repeatable read: every hop of one call sees the same committed state.
             conn = await conn.execution_options(
                 isolation_level="REPEATABLE READ", postgresql_readonly=True
             )
-            now = await self._repository.begin_snapshot(conn, timeout_ms)
+            now, rows = await self._repository.begin_snapshot(conn, timeout_ms, namespace, ids)
             try:
-                yield conn, now
+                yield conn, now, rows
             finally:
                 await conn.rollback()
 
@@ -102,7 +105,7 @@ class GraphService:
             return await self._repository.edge_details(conn, namespace, ids)
         # A cancelled statement aborted the walk's transaction; fact rows are never deleted,
         # so a fresh one reads the same relations.
-        async with self._snapshot(_DETAILS_TIMEOUT_MS) as (fresh, _):
+        async with self._snapshot(_DETAILS_TIMEOUT_MS, namespace) as (fresh, _, _):
             return await self._repository.edge_details(fresh, namespace, ids)
 
     def _walker(
@@ -139,11 +142,15 @@ class GraphService:
                     )
                 )
         timeout_ms = budget.remaining_ms()
-        async with self._snapshot(timeout_ms) as (conn, now):
+        async with self._snapshot(timeout_ms, query.namespace, [query.entity_id]) as (
+            conn,
+            now,
+            start_rows,
+        ):
             snapshot = cursor.snapshot if cursor else now
             walker = self._walker(conn, query, _clocks(query.clocks, snapshot), budget, timeout_ms)
             try:
-                await walker.resolve([query.entity_id])
+                await walker.resolve([query.entity_id], start_rows)
             except OutOfTime:
                 return NeighborhoodPage(negative=_time_boundary())
             start = walker.survivor(query.entity_id)
@@ -196,11 +203,11 @@ class GraphService:
         """Up to MAX_PATHS shortest paths of one length between two entities."""
         budget = self._budget()
         timeout_ms = budget.remaining_ms()
-        async with self._snapshot(timeout_ms) as (conn, now):
+        ends = (query.from_entity_id, query.to_entity_id)
+        async with self._snapshot(timeout_ms, query.namespace, ends) as (conn, now, end_rows):
             walker = self._walker(conn, query, _clocks(query.clocks, now), budget, timeout_ms)
-            ends = (query.from_entity_id, query.to_entity_id)
             try:
-                await walker.resolve(ends)
+                await walker.resolve(ends, end_rows)
             except OutOfTime:
                 return PathAnswer(negative=_time_boundary())
             source, target = (walker.survivor(e) for e in ends)

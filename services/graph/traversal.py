@@ -7,6 +7,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -15,6 +16,7 @@ from services.graph.domain import Clocks
 from services.graph.repository import (
     MAX_REDIRECT_DEPTH,
     EdgeKey,
+    EntityRow,
     GraphRepository,
     is_statement_timeout,
 )
@@ -30,11 +32,8 @@ __all__ = [
     "walk_neighborhood",
 ]
 
-# A depth probe reads this many edges of the last layer before assuming more lies beyond.
-_PROBE_EDGES = 1000
-
-Step = tuple[UUID, EdgeKey, UUID]
-"""(from survivor, relation, to survivor): one undirected use of a relation."""
+Step = tuple[UUID, UUID, EdgeKey, UUID]
+"""(from survivor, fact id, relation, to survivor): one undirected use of a relation."""
 
 KeyPath = tuple[tuple[UUID, ...], tuple[EdgeKey, ...]]
 """Entities from start to end and the relations between them, before details are read."""
@@ -108,15 +107,17 @@ class Walker:
         """The survivor an already resolved id stands for (None: unknown)."""
         return self._survivor.get(entity_id)
 
-    async def resolve(self, ids: Collection[UUID]) -> None:
-        """Learn the survivor and name of every id, following redirect chains."""
+    async def resolve(self, ids: Collection[UUID], rows: Sequence[EntityRow] | None = None) -> None:
+        """Learn the survivor and name of every id, following redirect chains. ``rows``, when
+        given, are the entity rows of ``ids`` already read."""
         pending = {i for i in ids if i not in self._survivor}
         redirect: dict[UUID, UUID | None] = {}
         for _ in range(MAX_REDIRECT_DEPTH + 1):
             if not pending:
                 break
-            async with self._query():
-                rows = await self._repo.entities(self._conn, self._namespace, pending)
+            if rows is None:
+                async with self._query():
+                    rows = await self._repo.entities(self._conn, self._namespace, pending)
             for row in rows:
                 redirect[row.entity_id] = row.redirect_to
                 if row.redirect_to is None:
@@ -128,6 +129,7 @@ class Walker:
                 and r.redirect_to not in redirect
                 and r.redirect_to not in self._survivor
             }
+            rows = None
         for entity_id in list(redirect):
             self._survivor[entity_id] = self._follow(entity_id, redirect)
         for entity_id in ids:
@@ -151,51 +153,73 @@ class Walker:
     async def expand(self, frontier: Sequence[UUID], *, ordered: bool) -> list[Step]:
         """One hop from ``frontier`` within the edge budget; records expansion_budget if cut."""
         remaining = self.budget.remaining_edges
-        rows = await self._edges(frontier, limit=remaining + 1, ordered=ordered)
-        edges = list({e[0]: e for e in rows}.values())
-        if len(rows) > remaining:
-            self.budget.hit("expansion_budget")
-            edges = edges[:remaining]
-        self.budget.edges_used += len(edges)
-        await self.resolve({i for e in edges for i in (e[1], e[2])})
-        in_frontier = set(frontier)
-        steps: list[Step] = []
-        for edge in edges:
-            subject = self._survivor.get(edge[1])
-            obj = self._survivor.get(edge[2])
-            if subject is None or obj is None or subject == obj:
-                continue
-            if subject in in_frontier:
-                steps.append((subject, edge, obj))
-            if obj in in_frontier:
-                steps.append((obj, edge, subject))
-        steps.sort(key=lambda s: (s[0], s[1][0]))
-        return steps
-
-    async def leads_beyond(self, frontier: Sequence[UUID]) -> bool:
-        """Whether the last layer has relations to entities not reached (conservative)."""
-        rows = await self._edges(frontier, limit=_PROBE_EDGES, ordered=False)
-        known = self._survivor.keys()
-        outside = any(e[1] not in known or e[2] not in known for e in rows)
-        return outside or len(rows) >= _PROBE_EDGES
-
-    async def _edges(self, frontier: Sequence[UUID], *, limit: int, ordered: bool) -> list[EdgeKey]:
         async with self._query():
-            remaining = self.budget.remaining_ms()
-            # Re-arming the timeout costs a round trip; do it only once it could overrun the
-            # deadline by more than the slack.
-            if remaining + self.budget.timeout_slack_ms < self.statement_timeout_ms:
-                await self._repo.set_timeout(self._conn, remaining)
-                self.statement_timeout_ms = remaining
-            return await self._repo.edge_keys(
+            await self._arm_timeout()
+            rows = await self._repo.edges(
                 self._conn,
                 self._namespace,
                 frontier,
                 predicates=self._predicates,
                 clocks=self._clocks,
-                limit=limit,
+                limit=remaining + 1,
                 ordered=ordered,
             )
+        if ordered and len(rows) > remaining:
+            rows.sort(key=itemgetter(0))
+        # One pass over a hop's rows (thousands for a hub): learn the far ends the query
+        # resolved (redirected ones are left to ``resolve``) and dedupe by fact id.
+        survivor, names = self._survivor, self.names
+        unique: dict[UUID, EdgeKey] = {}
+        for fact_id, subject, obj, far, found, redirect_to, name in rows:
+            if far not in survivor:
+                if not found:
+                    survivor[far] = None
+                elif redirect_to is None:
+                    survivor[far] = far
+                    names[far] = name or ""
+            if fact_id not in unique:
+                unique[fact_id] = (fact_id, subject, obj)
+        edges = list(unique.values())
+        if len(rows) > remaining:
+            self.budget.hit("expansion_budget")
+            edges = edges[:remaining]
+        self.budget.edges_used += len(edges)
+        await self.resolve({i for e in edges for i in (e[1], e[2]) if i not in survivor})
+        in_frontier = set(frontier)
+        steps: list[Step] = []
+        for edge in edges:
+            head, tail = survivor.get(edge[1]), survivor.get(edge[2])
+            if head is None or tail is None or head == tail:
+                continue
+            if head in in_frontier:
+                steps.append((head, edge[0], edge, tail))
+            if tail in in_frontier:
+                steps.append((tail, edge[0], edge, head))
+        # (origin, fact id) is unique, so the plain tuple sort never compares further.
+        steps.sort()
+        return steps
+
+    async def leads_beyond(self, frontier: Sequence[UUID]) -> bool:
+        """Whether the last layer has relations to entities not reached (conservative: an id
+        merged into a reached entity but never resolved counts as outside)."""
+        async with self._query():
+            await self._arm_timeout()
+            return await self._repo.leads_outside(
+                self._conn,
+                self._namespace,
+                frontier,
+                self._survivor.keys(),
+                predicates=self._predicates,
+                clocks=self._clocks,
+            )
+
+    async def _arm_timeout(self) -> None:
+        remaining = self.budget.remaining_ms()
+        # Re-arming the timeout costs a round trip; do it only once it could overrun the
+        # deadline by more than the slack.
+        if remaining + self.budget.timeout_slack_ms < self.statement_timeout_ms:
+            await self._repo.set_timeout(self._conn, remaining)
+            self.statement_timeout_ms = remaining
 
     @asynccontextmanager
     async def _query(self) -> AsyncIterator[None]:
@@ -211,9 +235,11 @@ class Walker:
 
 @dataclass
 class NeighborhoodWalk:
-    """What a neighbourhood walk reached: hop per node, the edge that first reached it."""
+    """What a neighbourhood walk reached: hop per node, the edge that first reached it, and
+    the nodes of each hop in id order (the page order, kept so pages need no re-sort)."""
 
     hop: dict[UUID, int]
+    layers: list[list[UUID]]
     parent: dict[UUID, tuple[UUID, EdgeKey]] = field(default_factory=dict)
     edges: dict[UUID, EdgeKey] = field(default_factory=dict)
 
@@ -221,7 +247,7 @@ class NeighborhoodWalk:
 async def walk_neighborhood(walker: Walker, start: UUID, hops: int) -> NeighborhoodWalk:
     """Breadth-first, one query per hop; deterministic for a fixed snapshot and budgets."""
     budget = walker.budget
-    walk = NeighborhoodWalk(hop={start: 0})
+    walk = NeighborhoodWalk(hop={start: 0}, layers=[[start]])
     frontier = [start]
     try:
         for hop in range(1, hops + 1):
@@ -232,13 +258,14 @@ async def walk_neighborhood(walker: Walker, start: UUID, hops: int) -> Neighborh
                 budget.hit("expansion_budget")
                 break
             reached: list[UUID] = []
-            for origin, edge, target in await walker.expand(frontier, ordered=True):
+            for origin, _, edge, target in await walker.expand(frontier, ordered=True):
                 walk.edges[edge[0]] = edge
                 if target not in walk.hop:
                     walk.hop[target] = hop
                     walk.parent[target] = (origin, edge)
                     reached.append(target)
             frontier = sorted(reached)
+            walk.layers.append(frontier)
             if not frontier or "expansion_budget" in budget.reasons:
                 break
         else:
@@ -306,7 +333,7 @@ async def search_paths(
             level = depth[side] + 1
             seen, back = dist[side], preds[side]
             reached: list[UUID] = []
-            for origin, edge, node in await walker.expand(frontier, ordered=False):
+            for origin, _, edge, node in await walker.expand(frontier, ordered=False):
                 if node not in seen:
                     seen[node] = level
                     back[node] = []

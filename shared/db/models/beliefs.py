@@ -39,6 +39,8 @@ _RELATION_SHAPE = (
     " OR (kind = 'observation' AND object_entity_id IS NULL)"
 )
 
+_HOP_COLUMNS = ("id", "valid_from", "valid_until", "ingested_at", "invalidated_at")
+
 
 class ContradictionGroup(Base):
     """Facts that contradict each other and are therefore never returned alone."""
@@ -73,6 +75,24 @@ class Fact(Base):
             postgresql_where=sql("invalidated_at IS NULL"),
         ),
         Index("ix_facts_contradiction_group", "namespace", "contradiction_group_id"),
+        # Graph hops read only these columns, so each hop is an index-only scan (one leaf page
+        # per entity instead of one heap page per relation).
+        Index(
+            "ix_facts_relation_subject",
+            "namespace",
+            "subject_entity_id",
+            "predicate",
+            postgresql_include=[*_HOP_COLUMNS, "object_entity_id"],
+            postgresql_where=sql("kind = 'relation'::text"),
+        ),
+        Index(
+            "ix_facts_relation_object",
+            "namespace",
+            "object_entity_id",
+            "predicate",
+            postgresql_include=[*_HOP_COLUMNS, "subject_entity_id"],
+            postgresql_where=sql("kind = 'relation'::text"),
+        ),
         hnsw_index("facts"),
         tsv_index("facts"),
     )

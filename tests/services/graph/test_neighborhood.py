@@ -209,3 +209,31 @@ async def test_neighborhood_paged_with_paths_sends_each_edge_once_per_chain(
     assert sorted(sent) == sorted(str(f) for f in facts)
     assert paths[str(d)] == [str(a), str(c), str(d)]
     assert paths[str(a)] == [str(a)]
+
+
+async def test_neighborhood_whose_last_hop_links_only_reached_nodes_reports_no_depth_budget(
+    graph: Any, graph_stub: GraphServiceStub, namespace: str
+) -> None:
+    a, b, c = await graph.entities("A", "B", "C")
+    await graph.chain([a, b, c, a])
+    response = await graph_stub.GraphNeighborhood(
+        Request(namespace=namespace, entity_id=str(a), hops=1)
+    )
+    assert hops_by_id(response) == {str(a): 0, str(b): 1, str(c): 1}
+    assert not response.truncation.truncated
+
+
+async def test_neighborhood_depth_probe_counts_only_relations_matching_predicates(
+    graph: Any, graph_stub: GraphServiceStub, namespace: str
+) -> None:
+    a, b, c = await graph.entities("A", "B", "C")
+    await graph.relation(a, "knows", b)
+    await graph.relation(b, "works_at", c)
+    filtered = await graph_stub.GraphNeighborhood(
+        Request(namespace=namespace, entity_id=str(a), hops=1, predicates=["knows"])
+    )
+    unfiltered = await graph_stub.GraphNeighborhood(
+        Request(namespace=namespace, entity_id=str(a), hops=1)
+    )
+    assert not filtered.truncation.truncated
+    assert unfiltered.truncation.reason == common_pb2.TRUNCATION_REASON_DEPTH_BUDGET

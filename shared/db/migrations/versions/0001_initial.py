@@ -300,6 +300,21 @@ def upgrade() -> None:
     )
     op.create_index("ix_facts_kind", "facts", ["namespace", "kind"])
     op.create_index("ix_facts_object", "facts", ["namespace", "object_entity_id", "predicate"])
+    for end, other in (("subject", "object"), ("object", "subject")):
+        op.create_index(
+            f"ix_facts_relation_{end}",
+            "facts",
+            ["namespace", f"{end}_entity_id", "predicate"],
+            postgresql_include=[
+                "id",
+                "valid_from",
+                "valid_until",
+                "ingested_at",
+                "invalidated_at",
+                f"{other}_entity_id",
+            ],
+            postgresql_where=sa.text("kind = 'relation'::text"),
+        )
     op.create_index("ix_facts_subject", "facts", ["namespace", "subject_entity_id", "predicate"])
     op.create_index("ix_facts_tsv", "facts", ["tsv"], postgresql_using="gin")
     op.create_table(
@@ -353,6 +368,7 @@ def upgrade() -> None:
         "alias_trigrams",
         _col("namespace", TEXT),
         _col("trigram", TEXT),
+        _col("alias_grams", sa.SmallInteger()),
         _col("alias_id", UUID),
         sa.ForeignKeyConstraint(
             ["alias_id"],
@@ -360,7 +376,9 @@ def upgrade() -> None:
             name="fk_alias_trigrams_alias_id",
             ondelete="CASCADE",
         ),
-        sa.PrimaryKeyConstraint("namespace", "trigram", "alias_id", name="pk_alias_trigrams"),
+        sa.PrimaryKeyConstraint(
+            "namespace", "trigram", "alias_grams", "alias_id", name="pk_alias_trigrams"
+        ),
     )
     op.create_index("ix_alias_trigrams_alias", "alias_trigrams", ["alias_id"])
     op.create_table(
