@@ -1,10 +1,15 @@
 """Query latency over gRPC on synthetic stores of 10k / 100k / 1M facts (p50/p95/p99).
 
-    .venv/bin/python -m bench.query_latency --quick          # 10k only
-    .venv/bin/python -m bench.query_latency --sizes 10000 100000
+    .venv/bin/python -m bench.query_latency --quick                       # 10k only
+    .venv/bin/python -m bench.query_latency --sizes 10000 100000 --pg-dir /tmp/qbench --reuse
 
-Uses REMEMBERSTACK_DATABASE_URL when set (each size in its own namespace), otherwise an
-embedded pgserver in a temporary directory. Results: bench/results/query_latency.json.
+Each size lives in its own database (`bench_query_<size>`), so a small store is never searched
+inside a larger one's HNSW index. Uses REMEMBERSTACK_DATABASE_URL's server when set, otherwise an
+embedded pgserver in `--pg-dir` (kept, so `--reuse` skips reloading) or a temporary directory.
+Results are merged into bench/results/query_latency.json under `--label`, with a
+latency-versus-size plot next to it. `--against DIR` also serves the query service of another
+checkout (e.g. the code before a change) and alternates every request between the two servers,
+so both see the same machine load; that run is stored under `--against-label`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import argparse
 import asyncio
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -24,13 +31,17 @@ import grpc.aio
 import numpy as np
 from rememberstack.v1 import query_service_pb2 as pb
 from rememberstack.v1 import query_service_pb2_grpc
+from sqlalchemy.engine import make_url
 
-from bench.query_synthetic import Dataset, generate
-from services.query.app import build_server
-from shared.config import load_settings
-from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
+from bench.query_synthetic import Dataset, describe, generate
+from shared.db import EmbeddedPostgres, to_asyncpg_dsn, upgrade_to_head
+from shared.embedding import create_embedder, embed_async
 
-RESULTS = Path(__file__).parent / "results" / "query_latency.json"
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results" / "query_latency.json"
+PLOT = RESULTS.with_suffix(".png")
+_PLOTTED = ("FactsContext(query)", "FactsContext(anchor+query)", "ClaimsAndSourcesContext")
+TARGET_P95_MS = {100_000: 50.0, 1_000_000: 150.0}
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -58,8 +69,11 @@ def _requests(
         "FactsContext(query)": lambda s: s.FactsContext(
             pb.FactsContextRequest(namespace=ns, query=query())
         ),
-        "FactsContext(anchor)": lambda s: s.FactsContext(
+        "FactsContext(anchor+query)": lambda s: s.FactsContext(
             pb.FactsContextRequest(namespace=ns, entity_ids=[anchor()], query=query())
+        ),
+        "FactsContext(anchor)": lambda s: s.FactsContext(
+            pb.FactsContextRequest(namespace=ns, entity_ids=[anchor()])
         ),
         "ClaimsAndSourcesContext": lambda s: s.ClaimsAndSourcesContext(
             pb.ClaimsAndSourcesContextRequest(namespace=ns, query=query())
@@ -71,60 +85,195 @@ def _requests(
 
 
 async def _measure(
-    stub: Any, call: Callable[[Any], Awaitable[Any]], n: int, clients: int
-) -> dict[str, float]:
-    samples: list[float] = []
+    stubs: list[Any], call: Callable[[Any], Awaitable[Any]], n: int, clients: int
+) -> list[dict[str, float]]:
+    """Each client sends `n // clients` requests to every stub, alternating between them."""
+    samples: list[list[float]] = [[] for _ in stubs]
 
-    async def client(count: int) -> None:
-        for _ in range(count):
+    async def client(count: int, first: int) -> None:
+        for i in range(count * len(stubs)):
+            which = (first + i) % len(stubs)
             start = time.perf_counter()
-            await call(stub)
-            samples.append(time.perf_counter() - start)
+            await call(stubs[which])
+            samples[which].append(time.perf_counter() - start)
 
-    await asyncio.gather(*(client(n // clients) for _ in range(clients)))
+    await asyncio.gather(*(client(n // clients, c) for c in range(clients)))
+    return [_percentiles(taken) for taken in samples]
+
+
+_SERVE = """
+import asyncio, sys
+from services.query.app import build_server
+from shared.config import load_settings
+
+async def main():
+    server = await build_server(load_settings(database_url=sys.argv[1], port=0, log_json=False))
+    await server.start()
+    print(server.address, flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await server.stop(0)
+
+asyncio.run(main())
+"""
+
+
+def _serve(tree: Path, url: str) -> tuple[subprocess.Popen[str], str]:
+    """The query service of the checkout at `tree`, in its own process; returns its address."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", _SERVE, url],
+        cwd=tree,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+async def _embed_cost(data: Dataset, n: int) -> dict[str, float]:
+    """The query-embedding share of a request: the same model the server loads, in process."""
+    embedder = create_embedder("onnx")
+    rng = np.random.default_rng(1)
+    samples = []
+    for _ in range(n):
+        text = " ".join(rng.choice(data.words, 4))
+        start = time.perf_counter()
+        await embed_async(embedder, [text])
+        samples.append(time.perf_counter() - start)
     return _percentiles(samples)
 
 
-async def run(sizes: list[int], requests: int) -> dict[str, Any]:
-    database_url = os.environ.get("REMEMBERSTACK_DATABASE_URL")
+async def _prepare(server_url: str, size: int, reuse: bool) -> tuple[str, Dataset, float]:
+    """The size's database, migrated and loaded (or reused when already loaded)."""
+    name = f"bench_query_{size}"
+    url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
+    namespace = f"bench-{size}"
+    admin = await asyncpg.connect(to_asyncpg_dsn(server_url))
+    try:
+        exists = await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name)
+        loaded = False
+        if exists and reuse:
+            conn = await asyncpg.connect(to_asyncpg_dsn(url))
+            try:
+                count = await conn.fetchval(
+                    "SELECT count(*) FROM facts WHERE namespace = $1", namespace
+                )
+                loaded = count == size
+            finally:
+                await conn.close()
+        if loaded:
+            return url, describe(namespace, size), 0.0
+        await admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        await admin.execute(f"CREATE DATABASE {name}")
+    finally:
+        await admin.close()
+    await upgrade_to_head(url)
+    conn = await asyncpg.connect(to_asyncpg_dsn(url))
+    try:
+        started = time.perf_counter()
+        data = await generate(conn, namespace, size)
+        return url, data, time.perf_counter() - started
+    finally:
+        await conn.close()
+
+
+async def _bench_size(
+    url: str, data: Dataset, requests: int, operations: list[str] | None, against: Path | None
+) -> list[dict[str, Any]]:
+    """Per operation and client count; with `against`, a second result for that checkout."""
+    trees = [REPO] + ([against] if against else [])
+    servers = [_serve(tree, url) for tree in trees]
+    rng = np.random.default_rng(len(data.entity_ids))
+    results: list[dict[str, Any]] = [{} for _ in trees]
+    channels = [grpc.aio.insecure_channel(address) for _, address in servers]
+    try:
+        stubs = [query_service_pb2_grpc.QueryServiceStub(channel) for channel in channels]
+        for name, call in _requests(data, rng).items():
+            if operations and name not in operations:
+                continue
+            for stub in stubs:
+                for _ in range(10):
+                    await call(stub)
+            one = await _measure(stubs, call, requests, 1)
+            eight = await _measure(stubs, call, requests, 8)
+            for index, result in enumerate(results):
+                result[name] = {"1_client": one[index], "8_clients": eight[index]}
+            print(len(data.entity_ids) * 4, name, [r[name] for r in results], flush=True)
+    finally:
+        for channel in channels:
+            await channel.close()
+        for process, _ in servers:
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait(timeout=30)
+    return results
+
+
+async def run(
+    sizes: list[int],
+    requests: int,
+    pg_dir: Path | None,
+    reuse: bool,
+    operations: list[str] | None,
+    against: Path | None,
+) -> list[dict[str, Any]]:
+    server_url = os.environ.get("REMEMBERSTACK_DATABASE_URL")
     embedded = None
     tmp = tempfile.TemporaryDirectory(prefix="rs-bench-")
-    if not database_url:
-        embedded = EmbeddedPostgres(Path(tmp.name) / "pg")
-        database_url = embedded.start()
-    await upgrade_to_head(database_url)
-    engine = create_engine(database_url, pool_size=12)
-    settings = load_settings(database_url=database_url, port=0, log_json=False)
-    server = await build_server(settings, engine=engine)
-    await server.start()
-    results: dict[str, Any] = {"sizes": {}}
+    if not server_url:
+        embedded = EmbeddedPostgres(pg_dir or Path(tmp.name) / "pg")
+        server_url = embedded.start()
+    results: list[dict[str, Any]] = [{}, {}]
     try:
-        async with grpc.aio.insecure_channel(server.address) as channel:
-            stub = query_service_pb2_grpc.QueryServiceStub(channel)
-            for size in sizes:
-                conn = await asyncpg.connect(to_asyncpg_dsn(database_url))
-                started = time.perf_counter()
-                data = await generate(conn, f"bench-{size}-{int(time.time())}", size)
-                load_seconds = time.perf_counter() - started
-                await conn.close()
-                rng = np.random.default_rng(size)
-                per_size: dict[str, Any] = {"load_seconds": round(load_seconds, 1)}
-                for name, call in _requests(data, rng).items():
-                    for _ in range(10):
-                        await call(stub)
-                    per_size[name] = {
-                        "1_client": await _measure(stub, call, requests, 1),
-                        "8_clients": await _measure(stub, call, requests, 8),
-                    }
-                    print(size, name, per_size[name], flush=True)
-                results["sizes"][str(size)] = per_size
+        for size in sizes:
+            url, data, load_seconds = await _prepare(server_url, size, reuse)
+            per_size: dict[str, Any] = {"load_seconds": round(load_seconds, 1)}
+            if operations == []:
+                results[0][str(size)] = per_size
+                continue
+            per_size["embed_query(onnx, in process)"] = await _embed_cost(data, 50)
+            measured = await _bench_size(url, data, requests, operations, against)
+            results[0][str(size)] = {**per_size, **measured[0]}
+            if against:
+                results[1][str(size)] = measured[1]
     finally:
-        await server.stop(0)
-        await engine.dispose()
-        if embedded is not None:
+        if embedded is not None and pg_dir is None:
             embedded.stop()
         tmp.cleanup()
     return results
+
+
+def _plot(runs: dict[str, Any]) -> None:
+    """p50 and p95 of FactsContext and ClaimsAndSourcesContext against store size (log-log)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, mode in zip(axes, ("1_client", "8_clients"), strict=True):
+        for label, sizes in runs.items():
+            style = "-" if label == "after" else ":"
+            points = sorted((int(s), ops) for s, ops in sizes.items())
+            for op in _PLOTTED:
+                xs = [s for s, ops in points if op in ops]
+                if not xs:
+                    continue
+                p95 = [ops[op][mode]["p95_ms"] for s, ops in points if op in ops]
+                ax.plot(xs, p95, style, marker="o", label=f"{op} p95 ({label})")
+        for size, target in TARGET_P95_MS.items():
+            ax.scatter([size], [target], marker="x", color="red", zorder=5)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("facts in the store")
+        ax.set_title(f"latency over gRPC, {mode.replace('_', ' ')} (x: FactsContext p95 target)")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("ms")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(PLOT, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,13 +281,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="10k facts only")
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--requests", type=int, default=200, help="requests per operation and mode")
+    parser.add_argument("--pg-dir", type=Path, help="keep the embedded server's data here")
+    parser.add_argument("--reuse", action="store_true", help="skip loading sizes already loaded")
+    parser.add_argument("--label", default="after", help="name of this run in the results")
+    parser.add_argument("--operations", nargs="*", help="only these operations")
+    parser.add_argument("--load-only", action="store_true", help="load the stores, measure nothing")
+    parser.add_argument("--against", type=Path, help="another checkout to measure alongside")
+    parser.add_argument("--against-label", default="before", help="name of that checkout's run")
     args = parser.parse_args(argv)
     sizes = [10_000] if args.quick else args.sizes
-    results = asyncio.run(run(sizes, 80 if args.quick else args.requests))
-    results["machine"] = f"{os.cpu_count()} cores"
+    requests = 80 if args.quick else args.requests
+    operations = [] if args.load_only else args.operations
+    measured = asyncio.run(run(sizes, requests, args.pg_dir, args.reuse, operations, args.against))
+    if args.load_only:
+        print({size: m["load_seconds"] for size, m in measured[0].items()})
+        return
+    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    runs: dict[str, Any] = previous.get("runs", {})
+    runs.setdefault(args.label, {}).update(measured[0])
+    if args.against:
+        runs.setdefault(args.against_label, {}).update(measured[1])
+    results = {"machine": f"{os.cpu_count()} cores, shared with other work", "runs": runs}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2))
-    print(f"wrote {RESULTS}")
+    _plot(runs)
+    print(f"wrote {RESULTS} and {PLOT}")
 
 
 if __name__ == "__main__":

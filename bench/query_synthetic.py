@@ -1,29 +1,43 @@
-"""Synthetic belief store for query benchmarks, loaded with COPY.
+"""Synthetic belief store for query benchmarks, loaded with binary COPY.
 
 Power-law entity degrees (a few hubs, a long tail), labels of 5-14 words, 10 % of facts in
 contradiction groups of 2-3, supersession chains (the earlier fact closed at its successor's
-start), one supporting claim per fact in documents of 20 claims, random unit vectors.
+start), one supporting claim per fact in documents of 20 claims, profiled entities, and unit
+vectors clustered around topics (text embeddings cluster; uniform noise is HNSW's worst case).
+Everything derives from the seed, so `describe` rebuilds a loaded store's handles without reloading.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import struct
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import numpy as np
+import numpy.typing as npt
 
 PREDICATES = ("works_on", "member_of", "knows", "uses", "part_of", "related_to", "reports_to")
 _DIM = 384
+_TOPICS = 64
 _BATCH = 20_000
 _BASE = datetime(2024, 1, 1, tzinfo=UTC)
+_ENTITY_COLUMNS = (
+    "id",
+    "namespace",
+    "canonical_name",
+    "normalized_name",
+    "profile_text",
+    "profile_embedding",
+)
+_VECTOR_HEADER = struct.pack(">HH", _DIM, 0)
 _HNSW = (
     ("ix_facts_embedding_hnsw", "facts", "embedding"),
     ("ix_claims_embedding_hnsw", "claims", "embedding"),
     ("ix_chunks_embedding_hnsw", "chunks", "embedding"),
+    ("ix_entities_profile_embedding_hnsw", "entities", "profile_embedding"),
 )
 
 
@@ -31,69 +45,103 @@ _HNSW = (
 class Dataset:
     namespace: str
     entity_ids: list[uuid.UUID]
-    entity_weights: np.ndarray
+    entity_weights: npt.NDArray[np.float64]
     words: list[str]
+    group_ids: list[uuid.UUID]
 
 
-def _vectors(rng: np.random.Generator, n: int) -> list[str]:
-    matrix = rng.standard_normal((n, _DIM)).astype(np.float32)
+@dataclass(frozen=True)
+class _Header:
+    words: list[str]
+    entity_ids: list[uuid.UUID]
+    names: list[str]
+    weights: npt.NDArray[np.float64]
+    centroids: npt.NDArray[np.float32]
+
+
+def _uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
+    raw = rng.bytes(16 * n)
+    return [uuid.UUID(bytes=raw[i * 16 : (i + 1) * 16], version=4) for i in range(n)]
+
+
+def _header(rng: np.random.Generator, n_facts: int) -> _Header:
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    words = [f"w{''.join(rng.choice(letters, 6))}" for _ in range(5000)]
+    n_entities = max(50, n_facts // 4)
+    ranks = np.arange(1, n_entities + 1, dtype=np.float64)
+    weights = 1.0 / ranks**1.1
+    weights /= weights.sum()
+    entity_ids = _uuids(rng, n_entities)
+    names = [" ".join(rng.choice(words, 2)) for _ in range(n_entities)]
+    centroids = rng.standard_normal((_TOPICS, _DIM)).astype(np.float32)
+    return _Header(words, entity_ids, names, weights, centroids)
+
+
+def _vectors(rng: np.random.Generator, centroids: npt.NDArray[np.float32], n: int) -> list[bytes]:
+    """pgvector binary values: unit vectors scattered around random topic centroids."""
+    matrix = centroids[rng.integers(0, _TOPICS, n)] + 0.6 * rng.standard_normal((n, _DIM)).astype(
+        np.float32
+    )
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    return ["[" + ",".join(f"{x:.4f}" for x in row) + "]" for row in matrix]
+    big_endian = matrix.astype(">f4")
+    return [_VECTOR_HEADER + row.tobytes() for row in big_endian]
+
+
+def _vector_codec(value: bytes) -> bytes:
+    return value
 
 
 async def _copy(
-    conn: asyncpg.Connection, table: str, columns: list[str], rows: list[list[object]]
+    conn: asyncpg.Connection, table: str, columns: Sequence[str], rows: list[tuple[object, ...]]
 ) -> None:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    for row in rows:
-        writer.writerow(["" if v is None else v for v in row])
-    data = io.BytesIO(buffer.getvalue().encode())
-    await conn.copy_to_table(table, source=data, columns=columns, format="csv", null="")
+    await conn.copy_records_to_table(table, records=rows, columns=list(columns))
+
+
+def describe(namespace: str, n_facts: int, seed: int = 7) -> Dataset:
+    """The handles of a store `generate` wrote with the same arguments (no database access)."""
+    rng = np.random.default_rng(seed)
+    head = _header(rng, n_facts)
+    return Dataset(namespace, head.entity_ids, head.weights, head.words, [])
 
 
 async def generate(
     conn: asyncpg.Connection, namespace: str, n_facts: int, seed: int = 7
 ) -> Dataset:
-    """Write `n_facts` facts (and their entities, documents, chunks, claims, evidence)."""
+    """Write `n_facts` facts (and their entities, documents, chunks, claims, evidence).
+
+    HNSW indexes are dropped during the load and rebuilt after it (parallel, in memory): far
+    cheaper than maintaining them row by row."""
+    await conn.set_type_codec(
+        "vector", schema="public", encoder=_vector_codec, decoder=_vector_codec, format="binary"
+    )
     rng = np.random.default_rng(seed)
-    words = [f"w{''.join(rng.choice(list('abcdefghijklmnopqrstuvwxyz'), 6))}" for _ in range(5000)]
-    n_entities = max(50, n_facts // 4)
-    ranks = np.arange(1, n_entities + 1, dtype=np.float64)
-    weights = 1.0 / ranks**1.1
-    weights /= weights.sum()
-    entity_ids = [uuid.uuid4() for _ in range(n_entities)]
-    names = [" ".join(rng.choice(words, 2)) for _ in range(n_entities)]
+    head = _header(rng, n_facts)
     await conn.execute(
         "INSERT INTO namespaces (namespace) VALUES ($1) ON CONFLICT DO NOTHING", namespace
     )
     for index, _table, _column in _HNSW:
         await conn.execute(f"DROP INDEX IF EXISTS {index}")
+    profiles = _vectors(rng, head.centroids, len(head.entity_ids))
     await _copy(
         conn,
         "entities",
-        ["id", "namespace", "canonical_name", "normalized_name"],
-        [[e, namespace, n, n] for e, n in zip(entity_ids, names, strict=True)],
+        _ENTITY_COLUMNS,
+        [
+            (e, namespace, n, n, f"{n}: synthetic entity", p)
+            for e, n, p in zip(head.entity_ids, head.names, profiles, strict=True)
+        ],
     )
+    groups: list[uuid.UUID] = []
     for start in range(0, n_facts, _BATCH):
-        await _batch(
-            conn,
-            rng,
-            namespace,
-            start,
-            min(_BATCH, n_facts - start),
-            entity_ids,
-            weights,
-            names,
-            words,
-        )
-    await conn.execute("SET maintenance_work_mem = '512MB'")
+        groups += await _batch(conn, rng, namespace, start, min(_BATCH, n_facts - start), head)
+    await conn.execute("SET maintenance_work_mem = '1GB'")
+    await conn.execute("SET max_parallel_maintenance_workers = 2")
     for index, table, column in _HNSW:
         await conn.execute(
             f"CREATE INDEX {index} ON {table} USING hnsw ({column} vector_cosine_ops)"
         )
-    await conn.execute("ANALYZE")
-    return Dataset(namespace, entity_ids, weights, words)
+    await conn.execute("VACUUM ANALYZE")
+    return Dataset(namespace, head.entity_ids, head.weights, head.words, groups)
 
 
 async def _batch(
@@ -102,20 +150,17 @@ async def _batch(
     namespace: str,
     start: int,
     n: int,
-    entity_ids: list[uuid.UUID],
-    weights: np.ndarray,
-    names: list[str],
-    words: list[str],
-) -> None:
-    docs = [uuid.uuid4() for _ in range(max(1, n // 20))]
-    versions = [uuid.uuid4() for _ in docs]
-    chunks = [uuid.uuid4() for _ in range(max(1, n // 5))]
+    head: _Header,
+) -> list[uuid.UUID]:
+    docs = _uuids(rng, max(1, n // 20))
+    versions = _uuids(rng, len(docs))
+    chunks = _uuids(rng, max(1, n // 5))
     await _copy(
         conn,
         "documents",
         ["id", "namespace", "identity_key", "title", "media_type"],
         [
-            [d, namespace, f"sha256:{d.hex}", f"doc {start + i}", "text/plain"]
+            (d, namespace, f"sha256:{d.hex}", f"doc {start + i}", "text/plain")
             for i, d in enumerate(docs)
         ],
     )
@@ -134,7 +179,7 @@ async def _batch(
             "source_modified_time",
         ],
         [
-            [v, namespace, d, 1, "\\x00", "x", "text/plain", d.hex, _BASE]
+            (v, namespace, d, 1, b"\x00", "x", "text/plain", d.hex, _BASE)
             for v, d in zip(versions, docs, strict=True)
         ],
     )
@@ -144,54 +189,59 @@ async def _batch(
         namespace,
     )
     chunk_doc = [i % len(docs) for i in range(len(chunks))]
-    chunk_text = [" ".join(rng.choice(words, 60)) for _ in chunks]
+    chunk_text = [" ".join(rng.choice(head.words, 60)) for _ in chunks]
+    chunk_vectors = _vectors(rng, head.centroids, len(chunks))
     await _copy(
         conn,
         "chunks",
         ["id", "namespace", "document_id", "content_sha256", "text", "embedding"],
         [
-            [c, namespace, docs[chunk_doc[i]], c.hex, chunk_text[i], vec]
-            for i, (c, vec) in enumerate(zip(chunks, _vectors(rng, len(chunks)), strict=True))
+            (c, namespace, docs[chunk_doc[i]], c.hex, chunk_text[i], chunk_vectors[i])
+            for i, c in enumerate(chunks)
         ],
     )
     await _copy(
         conn,
         "version_chunks",
         ["namespace", "version_id", "chunk_id", "ordinal", "char_start", "char_end"],
-        [[namespace, versions[chunk_doc[i]], c, i, 0, 10] for i, c in enumerate(chunks)],
+        [(namespace, versions[chunk_doc[i]], c, i, 0, 10) for i, c in enumerate(chunks)],
     )
-    subjects = rng.choice(len(entity_ids), n, p=weights)
-    objects = rng.choice(len(entity_ids), n, p=weights)
+    n_entities = len(head.entity_ids)
+    subjects = rng.choice(n_entities, n, p=head.weights)
+    objects = rng.choice(n_entities, n, p=head.weights)
     lengths = rng.integers(3, 12, n)
-    facts = [uuid.uuid4() for _ in range(n)]
-    claims = [uuid.uuid4() for _ in range(n)]
-    rows_claims, rows_facts, rows_evidence = [], [], []
-    fact_vectors, claim_vectors = _vectors(rng, n), _vectors(rng, n)
+    facts = _uuids(rng, n)
+    claims = _uuids(rng, n)
+    fact_vectors = _vectors(rng, head.centroids, n)
+    claim_vectors = _vectors(rng, head.centroids, n)
     groups: list[uuid.UUID] = []
     group_of: dict[int, uuid.UUID] = {}
     index = 0
     while index < n:  # ~10 % of facts in groups of 2-3
         if rng.random() < 0.04:
             size = int(rng.integers(2, 4))
-            group = uuid.uuid4()
+            group = _uuids(rng, 1)[0]
             groups.append(group)
             for member in range(index, min(n, index + size)):
                 group_of[member] = group
             index += size
         else:
             index += 1
-    await _copy(conn, "contradiction_groups", ["id", "namespace"], [[g, namespace] for g in groups])
+    await _copy(conn, "contradiction_groups", ["id", "namespace"], [(g, namespace) for g in groups])
+    rows_claims: list[tuple[object, ...]] = []
+    rows_facts: list[list[object]] = []
+    rows_evidence: list[tuple[object, ...]] = []
     for i in range(n):
         predicate = PREDICATES[i % len(PREDICATES)]
         relation = i % 3 != 0
-        tail = " ".join(rng.choice(words, lengths[i]))
-        subject, obj = entity_ids[subjects[i]], entity_ids[objects[i]]
-        what = names[objects[i]] if relation else tail
-        label = f"{names[subjects[i]]} {predicate.replace('_', ' ')} {what}"
+        tail = " ".join(rng.choice(head.words, lengths[i]))
+        subject, obj = head.entity_ids[subjects[i]], head.entity_ids[objects[i]]
+        what = head.names[objects[i]] if relation else tail
+        label = f"{head.names[subjects[i]]} {predicate.replace('_', ' ')} {what}"
         doc = i % len(docs)
         text = f"{label} {tail}"
         rows_claims.append(
-            [
+            (
                 claims[i],
                 namespace,
                 docs[doc],
@@ -209,7 +259,7 @@ async def _batch(
                 "1",
                 claims[i].hex,
                 claim_vectors[i],
-            ]
+            )
         )
         valid_from = _BASE + timedelta(days=int(rng.integers(0, 700)))
         rows_facts.append(
@@ -229,15 +279,17 @@ async def _batch(
                 1,
                 group_of.get(i),
                 fact_vectors[i],
+                None,
             ]
         )
-        rows_evidence.append([namespace, facts[i], claims[i], docs[doc], "supports"])
-    # Supersession chains: every 20th fact is succeeded by the next fact on the same subject.
+        rows_evidence.append((namespace, facts[i], claims[i], docs[doc], "supports"))
+    # Supersession chains: every 20th fact is succeeded by the next fact, closed at its start.
     for i in range(0, n - 1, 20):
-        succ = rows_facts[i + 1]
-        rows_facts[i][9] = (
-            succ[8] if succ[8] > rows_facts[i][8] else rows_facts[i][8] + timedelta(days=1)
-        )
+        succ, prev = rows_facts[i + 1], rows_facts[i]
+        start_at: datetime = succ[8]  # type: ignore[assignment]
+        prev_from: datetime = prev[8]  # type: ignore[assignment]
+        prev[9] = start_at if start_at > prev_from else prev_from + timedelta(days=1)
+        prev[15] = succ[0]
     await _copy(
         conn,
         "claims",
@@ -262,6 +314,8 @@ async def _batch(
         ],
         rows_claims,
     )
+    # Successors come later in the batch, so facts load without their supersession link first.
+    successor = {row[0]: row[15] for row in rows_facts if row[15] is not None}
     await _copy(
         conn,
         "facts",
@@ -282,14 +336,13 @@ async def _batch(
             "contradiction_group_id",
             "embedding",
         ],
-        rows_facts,
+        [tuple(row[:15]) for row in rows_facts],
     )
     await conn.execute(
-        "UPDATE facts f SET superseded_by_fact_id = s.id FROM facts s"
-        " WHERE f.id = ANY($1::uuid[]) AND s.id = ANY($2::uuid[])"
-        " AND array_position($1::uuid[], f.id) = array_position($2::uuid[], s.id)",
-        [facts[i] for i in range(0, n - 1, 20)],
-        [facts[i + 1] for i in range(0, n - 1, 20)],
+        "UPDATE facts f SET superseded_by_fact_id = s.succ"
+        " FROM unnest($1::uuid[], $2::uuid[]) AS s(id, succ) WHERE f.id = s.id",
+        list(successor),
+        list(successor.values()),
     )
     await _copy(
         conn,
@@ -297,3 +350,4 @@ async def _batch(
         ["namespace", "fact_id", "claim_id", "document_id", "stance"],
         rows_evidence,
     )
+    return groups

@@ -5,11 +5,24 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from typing import cast as as_type
 
-from sqlalchemy import Float, Text, and_, bindparam, cast, exists, func, literal, or_, select
-from sqlalchemy.dialects.postgresql import TSQUERY, distinct_on
+from sqlalchemy import (
+    Float,
+    Text,
+    and_,
+    bindparam,
+    cast,
+    exists,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+)
+from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.domain import (
@@ -23,15 +36,16 @@ from services.adjudicator.domain import (
     Window,
 )
 from shared.db.models import Assertion as AssertionRow
-from shared.db.models import Claim, Document, Fact, FactEvidence, VersionClaim
+from shared.db.models import Claim, Document, Fact, VersionClaim
 
 __all__ = [
     "MAX_CANDIDATES",
     "ClaimRow",
     "claims_by_id",
     "load_candidates",
-    "lock_pending_claim",
+    "lock_pending_claims",
     "pending_claims_of_version",
+    "subjects_with_facts",
 ]
 
 MAX_CANDIDATES = 8
@@ -44,6 +58,28 @@ _PLACEMENT = ("works_for", "member_of", "works_on", "assigned_to")
 # bonus); below it the two statements are about different things and the engine is not asked.
 _OBSERVATION_MIN_SCORE = 0.5
 _LEXICAL_WEIGHT = 0.3
+# Per candidate row of `{t}` (the facts table or the scored subquery): its polarity, that of
+# the assertion that created it (a fact stores none), and its most recent current testimony.
+# Both are subqueries of the outer select, which Postgres evaluates only for the rows left after
+# ORDER BY ... LIMIT.
+_POLARITY_SQL = (
+    "(SELECT a.polarity FROM assertions a WHERE a.namespace = {t}.namespace"
+    " AND a.fact_id = {t}.id ORDER BY a.created_at, a.id LIMIT 1)"
+)
+_EVIDENCE_SQL = (
+    "(SELECT json_agg(json_build_array(e.claim_id, e.document_id, e.stance, e.asserted_at,"
+    " e.claim_text)) FROM (SELECT fe.claim_id, fe.document_id, fe.stance, c.asserted_at,"
+    " c.claim_text FROM fact_evidence fe JOIN claims c ON c.id = fe.claim_id"
+    " WHERE fe.namespace = {t}.namespace AND fe.fact_id = {t}.id AND c.is_current_testimony"
+    f" ORDER BY fe.linked_at DESC LIMIT {_EVIDENCE_PER_CANDIDATE}) e)"
+)
+
+
+def _attached(table: str) -> list[Any]:
+    return [
+        literal_column(_POLARITY_SQL.format(t=table)).label("polarity"),
+        literal_column(_EVIDENCE_SQL.format(t=table)).label("evidence"),
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +90,8 @@ class ClaimRow:
     speaker: str | None
     document_title: str | None
     is_current: bool
+    # The ingest service's embedding of the claim text (same model), reused for observations.
+    embedding: Sequence[float] | None = None
 
 
 def _claim_row(claim: Claim, title: str | None) -> ClaimRow:
@@ -74,7 +112,8 @@ def _claim_row(claim: Claim, title: str | None) -> ClaimRow:
         ),
         window_kind=claim.claim_valid_kind,
     )
-    return ClaimRow(view, claim.speaker, title, claim.is_current_testimony)
+    embedding = None if claim.embedding is None else [float(x) for x in claim.embedding]
+    return ClaimRow(view, claim.speaker, title, claim.is_current_testimony, embedding)
 
 
 def _not_adjudicated() -> Any:
@@ -118,27 +157,77 @@ async def claims_by_id(
     return {claim.id: (_claim_row(claim, title), bool(done)) for claim, title, done in rows}
 
 
-async def lock_pending_claim(session: AsyncSession, namespace: str, claim_id: uuid.UUID) -> bool:
-    """Row-lock the claim; True when it is still current testimony and not yet adjudicated.
+async def lock_pending_claims(
+    session: AsyncSession, namespace: str, claim_ids: Sequence[uuid.UUID]
+) -> set[uuid.UUID]:
+    """Row-lock the claims (in id order); return those still current and not yet adjudicated.
 
     Two writers (a worker and a direct AdjudicateClaims call) can reach the same claim; the lock
-    makes the second wait and then see the first one's assertions.
+    makes the second wait. The check is a second statement so that it reads the first writer's
+    committed assertions: a row lock taken on an unchanged row does not refresh the snapshot of
+    the statement that took it.
     """
-    found = await session.execute(
+    if not claim_ids:
+        return set()
+    ids = sorted(set(claim_ids))
+    await session.execute(
         select(Claim.id)
-        .where(
+        .where(Claim.namespace == namespace, Claim.id.in_(ids))
+        .order_by(Claim.id)
+        .with_for_update(key_share=True)
+    )
+    found = await session.execute(
+        select(Claim.id).where(
             Claim.namespace == namespace,
-            Claim.id == claim_id,
+            Claim.id.in_(ids),
             Claim.is_current_testimony,
             _not_adjudicated(),
         )
-        .with_for_update(key_share=True)
     )
-    return found.scalar_one_or_none() is not None
+    return set(found.scalars())
+
+
+async def subjects_with_facts(
+    session: AsyncSession, namespace: str, subject_ids: Sequence[uuid.UUID]
+) -> set[tuple[str, str]]:
+    """(subject id, kind) pairs that have believed facts: the others have no candidates."""
+    if not subject_ids:
+        return set()
+    rows = await session.execute(
+        select(Fact.subject_entity_id, Fact.kind)
+        .where(
+            Fact.namespace == namespace,
+            Fact.subject_entity_id.in_(sorted(set(subject_ids))),
+            Fact.invalidated_at.is_(None),
+        )
+        .distinct()
+    )
+    return {(str(row.subject_entity_id), row.kind) for row in rows}
 
 
 def _window(row: Any) -> Window:
     return Window(row.valid_from, row.valid_until, as_type(Precision, row.valid_precision))
+
+
+def _candidate_columns(cosine: Any) -> list[Any]:
+    # Only what the engine sees: loading the stored embedding of every candidate costs more
+    # than the query itself.
+    return [
+        Fact.id,
+        Fact.namespace,
+        Fact.kind,
+        Fact.subject_entity_id,
+        Fact.predicate,
+        Fact.object_entity_id,
+        Fact.statement,
+        Fact.label,
+        Fact.valid_from,
+        Fact.valid_until,
+        Fact.valid_precision,
+        Fact.contradiction_group_id,
+        Fact.created_at,
+        cosine.label("similarity"),
+    ]
 
 
 async def load_candidates(
@@ -166,7 +255,7 @@ async def load_candidates(
         obj = uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
         same = and_(Fact.predicate == predicate, Fact.object_entity_id == obj)
         statement = (
-            select(Fact, cosine.label("similarity"))
+            select(*_candidate_columns(cosine), *_attached("facts"))
             .where(*base, or_(Fact.predicate.in_(related), Fact.object_entity_id == obj))
             .order_by(same.desc(), Fact.created_at.desc())
             .limit(MAX_CANDIDATES)
@@ -181,9 +270,9 @@ async def load_candidates(
         )
         lexical = func.ts_rank(Fact.tsv, any_stem)
         score = (cosine + _LEXICAL_WEIGHT * func.least(lexical * 10.0, 1.0)).label("score")
-        inner = select(Fact, cosine.label("similarity"), score).where(*base).subquery()
+        inner = select(*_candidate_columns(cosine), score).where(*base).subquery("scored")
         statement = (
-            select(inner)
+            select(inner, *_attached("scored"))
             .where(inner.c.score >= _OBSERVATION_MIN_SCORE)
             .order_by(inner.c.score.desc(), inner.c.created_at.desc())
             .limit(MAX_CANDIDATES)
@@ -192,98 +281,35 @@ async def load_candidates(
     rows = (await session.execute(statement, params)).all()
     if not rows:
         return []
-    facts = [_fact_fields(row) for row in rows]
-    ids = [f["id"] for f in facts]
-    evidence = await _evidence(session, namespace, ids)
-    polarity = await _polarities(session, namespace, ids)
     return [
         CandidateFact(
-            fact_id=str(f["id"]),
-            kind=f["kind"],
-            subject_entity_id=str(f["subject_entity_id"]),
-            predicate=f["predicate"],
-            object_entity_id=str(f["object_entity_id"]) if f["object_entity_id"] else None,
-            statement=f["statement"],
-            label=f["label"],
-            window=f["window"],
-            evidence=evidence.get(f["id"], ()),
+            fact_id=str(row.id),
+            kind=row.kind,
+            subject_entity_id=str(row.subject_entity_id),
+            predicate=row.predicate,
+            object_entity_id=str(row.object_entity_id) if row.object_entity_id else None,
+            statement=row.statement,
+            label=row.label,
+            window=_window(row),
+            evidence=_evidence_items(row.evidence),
             contradiction_group_id=(
-                str(f["contradiction_group_id"]) if f["contradiction_group_id"] else None
+                str(row.contradiction_group_id) if row.contradiction_group_id else None
             ),
-            similarity=max(0.0, min(1.0, float(f["similarity"]))),
-            polarity=polarity.get(f["id"], "positive"),
+            similarity=max(0.0, min(1.0, float(row.similarity))),
+            polarity=as_type(Polarity, row.polarity or "positive"),
         )
-        for f in facts
+        for row in rows
     ]
 
 
-def _fact_fields(row: Any) -> dict[str, Any]:
-    mapping = row._mapping
-    fact = mapping.get(Fact)
-    source: Any = fact if fact is not None else row
-    return {
-        "id": source.id,
-        "kind": source.kind,
-        "subject_entity_id": source.subject_entity_id,
-        "predicate": source.predicate,
-        "object_entity_id": source.object_entity_id,
-        "statement": source.statement,
-        "label": source.label,
-        "window": _window(source),
-        "contradiction_group_id": source.contradiction_group_id,
-        "similarity": mapping["similarity"],
-    }
-
-
-async def _evidence(
-    session: AsyncSession, namespace: str, fact_ids: list[uuid.UUID]
-) -> dict[uuid.UUID, tuple[EvidenceItem, ...]]:
-    ranked = (
-        select(
-            FactEvidence.fact_id,
-            FactEvidence.claim_id,
-            FactEvidence.document_id,
-            FactEvidence.stance,
-            Claim.asserted_at,
-            Claim.claim_text,
-            func.row_number()
-            .over(partition_by=FactEvidence.fact_id, order_by=FactEvidence.linked_at.desc())
-            .label("rank"),
+def _evidence_items(raw: list[list[Any]] | None) -> tuple[EvidenceItem, ...]:
+    return tuple(
+        EvidenceItem(
+            claim_id=claim_id,
+            document_id=document_id,
+            stance=as_type(Stance, stance),
+            asserted_at=datetime.fromisoformat(asserted_at) if asserted_at else None,
+            claim_text=claim_text,
         )
-        .join(Claim, Claim.id == FactEvidence.claim_id)
-        .where(
-            FactEvidence.namespace == namespace,
-            FactEvidence.fact_id.in_(fact_ids),
-            Claim.is_current_testimony,
-        )
-        .subquery()
+        for claim_id, document_id, stance, asserted_at, claim_text in raw or ()
     )
-    rows = await session.execute(select(ranked).where(ranked.c.rank <= _EVIDENCE_PER_CANDIDATE))
-    out: dict[uuid.UUID, list[EvidenceItem]] = {}
-    for row in rows:
-        out.setdefault(row.fact_id, []).append(
-            EvidenceItem(
-                claim_id=str(row.claim_id),
-                document_id=str(row.document_id),
-                stance=as_type(Stance, row.stance),
-                asserted_at=row.asserted_at,
-                claim_text=row.claim_text,
-            )
-        )
-    return {fact_id: tuple(items) for fact_id, items in out.items()}
-
-
-async def _polarities(
-    session: AsyncSession, namespace: str, fact_ids: list[uuid.UUID]
-) -> dict[uuid.UUID, Polarity]:
-    # A fact stores no polarity; it is that of its first assertion (the one that created it).
-    rows = await session.execute(
-        select(AssertionRow.fact_id, AssertionRow.polarity)
-        .where(
-            AssertionRow.namespace == namespace,
-            AssertionRow.fact_id.in_(fact_ids),
-        )
-        .ext(distinct_on(AssertionRow.fact_id))
-        .order_by(AssertionRow.fact_id, AssertionRow.created_at)
-    )
-    return {row.fact_id: as_type(Polarity, row.polarity) for row in rows}

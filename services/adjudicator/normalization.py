@@ -7,16 +7,19 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity
+from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity, Window
+from shared.text.temporal import strip_temporal
 
 __all__ = [
     "CORE_PREDICATES",
     "OTHER_PREDICATE_RE",
     "PACKS",
+    "STATE_PREDICATES",
     "DirectedPredicate",
     "NormalizationResult",
     "Normalizer",
     "PredicateVocabulary",
+    "observation_label",
     "relation_label",
     "synonym_phrases",
 ]
@@ -43,6 +46,13 @@ PACKS: dict[str, tuple[str, ...]] = {
     "work": ("blocks", "depends_on", "concerns", "decided_by", "assigned_to", "pursues"),
 }
 OTHER_PREDICATE_RE = re.compile(r"^other:[a-z][a-z0-9_]{1,40}$")
+# Predicates that hold over a period rather than happen once: an event that establishes one
+# ("joined the team yesterday", "moved to the search team in June") starts it, open-ended.
+_STATE_PREDICATE_NAMES = (
+    "related_to works_for member_of affiliated_with located_in part_of knows_about knows "
+    "works_on uses reports_to blocks depends_on assigned_to pursues"
+)
+STATE_PREDICATES = frozenset(_STATE_PREDICATE_NAMES.split())
 
 # Verb phrase (lemma form) -> (predicate, subject/object swapped). Passives ("founded by",
 # "blocked by") need no entry: a trailing "by" inverts whatever the active form maps to.
@@ -312,6 +322,12 @@ class PredicateVocabulary:
         return None
 
 
+def observation_label(statement: str) -> str:
+    """An observation's label: its statement without temporal phrases (dates live in the
+    validity fields). Values other than dates stay: they are the statement's content."""
+    return strip_temporal(statement)
+
+
 def relation_label(subject: str, predicate: str, obj: str, polarity: Polarity) -> str:
     """A relation's label from names and predicate only, so it can never carry a date."""
     if predicate.startswith("other:"):
@@ -335,8 +351,9 @@ class Normalizer:
     """Turns claims into relations and observations.
 
     Rules, in order:
-    1. An attributed claim is one observation on the holder (statement = claim text). Without a
-       resolvable holder it yields nothing: it is never re-anchored on the thing discussed.
+    1. An attributed claim is one observation on the holder (statement = claim text). A holder
+       that names no entity ("according to the spec") is the `fallback` (the speaker or the
+       document); it is never re-anchored on the thing discussed.
     2. A subject entity, a mappable predicate and an object entity give one relation and nothing
        else. The label is "<subject> <predicate phrase> <object>".
     3. Otherwise the claim is an observation on its subject entity (values, states, dates,
@@ -344,23 +361,30 @@ class Normalizer:
        `dropped_predicates`; the statement survives as an observation so the fact layer does
        not lose it. A predicate before a value ("is scheduled for 2026-06-08") is not a
        relation predicate and is not counted.
-    A claim without a resolvable subject yields nothing; the claim itself keeps the statement.
-    An observation's label is its statement: the values it states (a cutover date, a price)
-    are its content, while the world-time window lives only in the validity fields.
+    A claim whose subject names no entity ("the team agreed…") is likewise an observation on
+    the `fallback`, so the belief layer does not lose it; without one it yields nothing and
+    only the claim keeps the statement.
+    An observation's statement is the claim text (the values it states, a cutover date or a
+    price, are what the engine compares); its label drops the temporal phrases, since the
+    world-time window lives only in the validity fields. An event that establishes a state
+    relation ("moved to the search team in June") starts it: the relation's window is open.
     """
 
     def __init__(self, vocabulary: PredicateVocabulary) -> None:
         self.vocabulary = vocabulary
 
     def normalize_claim(
-        self, claim: ClaimView, resolve: Callable[[str], EntityRef | None]
+        self,
+        claim: ClaimView,
+        resolve: Callable[[str], EntityRef | None],
+        fallback: EntityRef | None = None,
     ) -> NormalizationResult:
         if claim.is_attributed:
             holder = resolve(claim.holder) if claim.holder else None
-            return NormalizationResult(self._observation(claim, holder), ())
+            return NormalizationResult(self._observation(claim, holder or fallback), ())
         subject = resolve(claim.subject_text) if claim.subject_text else None
         if subject is None:
-            return NormalizationResult((), ())
+            return NormalizationResult(self._observation(claim, fallback), ())
         dropped: list[str] = []
         obj = resolve(claim.object_text) if claim.object_text else None
         if claim.predicate_text and obj is not None and obj.id != subject.id:
@@ -378,6 +402,9 @@ class Normalizer:
         if directed.inverted:
             subject, obj = obj, subject
         label = relation_label(subject.name, directed.predicate, obj.name, claim.polarity)
+        window = claim.window
+        if claim.window_kind == "event_time" and directed.predicate in STATE_PREDICATES:
+            window = Window(window.valid_from, None, window.precision)
         return Assertion(
             kind="relation",
             subject_entity_id=subject.id,
@@ -385,7 +412,7 @@ class Normalizer:
             object_entity_id=obj.id,
             statement=label,
             polarity=claim.polarity,
-            window=claim.window,
+            window=window,
             claim=claim,
             subject_name=subject.name,
             object_name=obj.name,
@@ -408,7 +435,7 @@ class Normalizer:
                 window=claim.window,
                 claim=claim,
                 subject_name=anchor.name,
-                label=statement,
+                label=observation_label(statement),
             ),
         )
 

@@ -16,8 +16,9 @@ from services.adjudicator.candidates import (
     ClaimRow,
     claims_by_id,
     load_candidates,
-    lock_pending_claim,
+    lock_pending_claims,
     pending_claims_of_version,
+    subjects_with_facts,
 )
 from services.adjudicator.domain import Assertion, EntityRef
 from services.adjudicator.engines.base import AdjudicationEngine, adjudicate
@@ -41,6 +42,7 @@ from shared.errors import NotFound
 
 __all__ = [
     "ADJUDICATION_KIND_PREFIX",
+    "BATCH_CLAIMS",
     "AdjudicationService",
     "ClaimsOutcome",
     "EngineInfo",
@@ -51,9 +53,13 @@ logger = logging.getLogger(__name__)
 
 ADJUDICATION_KIND_PREFIX = "adjudicate."
 _FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves"})
-# Postgres SQLSTATEs worth retrying a claim for: two writers crossing locks.
+# Claims per transaction: large enough to amortize the per-transaction work (claim locks, one
+# resolution call, entity locks, transcripts, recounts), small enough that entity locks are not
+# held long against the other workers and a failed batch loses little.
+BATCH_CLAIMS = 16
+# Postgres SQLSTATEs worth retrying a batch for: two writers crossing locks.
 _RETRY_SQLSTATES = frozenset({"40P01", "40001"})
-_CLAIM_ATTEMPTS = 3
+_BATCH_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,10 @@ def _mentions(row: ClaimRow) -> list[Mention]:
         if view.object_text:
             named.append((view.object_text, "object"))
     texts = [t for t, _ in named]
+    # What a holder talked about is not resolved, but it is the context that tells which
+    # "Ravi" said it ("Ravi said the billing migration is on track").
+    if view.is_attributed:
+        texts += [t for t in (view.subject_text, view.object_text) if t]
     return [
         Mention(
             text=t,
@@ -130,13 +140,26 @@ def _mentions(row: ClaimRow) -> list[Mention]:
     ]
 
 
-class AdjudicationService:
-    """The pipeline of SPEC §4: every claim in its own transaction, one subject lock at a time.
+def _fallback_mention(row: ClaimRow, names: dict[str, EntityRef]) -> Mention | None:
+    """The speaker or document to anchor a claim on when its subject (or, for an attributed
+    claim, its holder: "according to the spec") names no entity."""
+    view = row.view
+    text = row.speaker or row.document_title
+    anchor = view.holder if view.is_attributed else view.subject_text
+    if not text or anchor in names or text in names:
+        return None
+    return Mention(text, "subject", uuid.UUID(view.claim_id), uuid.UUID(view.document_id))
 
-    A claim's transaction row-locks the claim, resolves its mentions, normalizes it, locks the
-    subject entities, and for each assertion loads candidates, asks the engine (through the
-    validator and the floor) and writes the decision. A killed worker therefore leaves whole
-    claims or nothing, and a retried item skips the claims already adjudicated.
+
+class AdjudicationService:
+    """The pipeline of SPEC §4, in transactions of `BATCH_CLAIMS` claims in document order.
+
+    A batch's transaction row-locks its claims (skipping those adjudicated meanwhile), resolves
+    all their mentions in one resolver call, normalizes them, locks every subject entity of the
+    batch at once (sorted, so writers never deadlock on them), and then, claim after claim, loads
+    candidates, asks the engine (through the validator and the floor) and writes the decision;
+    later claims of the batch see the facts the earlier ones wrote. A killed worker therefore
+    leaves whole batches or nothing, and a retried item skips the claims already adjudicated.
     """
 
     def __init__(
@@ -202,9 +225,10 @@ class AdjudicationService:
         decisions: list[DecisionEntry] = []
         dropped: list[str] = []
         done = 0
-        for row in effective:
-            entries, lost, adjudicated = await self._claim_with_retry(
-                namespace, row, cache, decided_by
+        for start in range(0, len(effective), BATCH_CLAIMS):
+            batch = effective[start : start + BATCH_CLAIMS]
+            entries, lost, adjudicated = await self._batch_with_retry(
+                namespace, batch, cache, decided_by
             )
             decisions.extend(entries)
             dropped.extend(lost)
@@ -214,14 +238,21 @@ class AdjudicationService:
     async def _embed_predicted(self, rows: Sequence[ClaimRow]) -> dict[str, list[float]]:
         """Embed every label the claims will likely produce, in one batch.
 
-        Labels depend on resolved names, known only inside each claim's transaction; predicting
-        them with the surface names gets almost all of them, and the rest are embedded then.
+        An observation's label is its claim's text, which the ingest service embedded with the
+        same model; those vectors are reused. Other labels depend on resolved names, known only
+        once a batch resolved them; predicting them with the surface names gets almost all of
+        them, and the rest are embedded then.
         """
+        cache: dict[str, list[float]] = {
+            row.view.claim_text: list(row.embedding)
+            for row in rows
+            if row.embedding is not None and row.view.claim_text == row.view.claim_text.strip()
+        }
         labels: list[str] = []
         for row in rows:
             predicted = self._normalizer.normalize_claim(row.view, lambda t: EntityRef(t, t))
             labels.extend(a.label or a.statement for a in predicted.assertions)
-        return await self._embed(list(dict.fromkeys(labels)), {})
+        return await self._embed(list(dict.fromkeys(labels)), cache)
 
     async def _embed(
         self, texts: Sequence[str], cache: dict[str, list[float]]
@@ -233,51 +264,84 @@ class AdjudicationService:
                 cache[label] = vector
         return cache
 
-    async def _claim_with_retry(
-        self, namespace: str, row: ClaimRow, cache: dict[str, list[float]], decided_by: str
-    ) -> tuple[list[DecisionEntry], list[str], int]:
-        for attempt in range(_CLAIM_ATTEMPTS):
-            try:
-                async with self._factory() as session, session.begin():
-                    return await self._claim(session, namespace, row, cache, decided_by)
-            except DBAPIError as exc:
-                if _sqlstate(exc) not in _RETRY_SQLSTATES or attempt == _CLAIM_ATTEMPTS - 1:
-                    raise
-                logger.info("claim %s: retrying after %s", row.view.claim_id, _sqlstate(exc))
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _claim(
+    async def _batch_with_retry(
         self,
-        session: AsyncSession,
         namespace: str,
-        row: ClaimRow,
+        rows: Sequence[ClaimRow],
         cache: dict[str, list[float]],
         decided_by: str,
     ) -> tuple[list[DecisionEntry], list[str], int]:
-        if not await lock_pending_claim(session, namespace, uuid.UUID(row.view.claim_id)):
-            return [], [], 0
-        resolved = await self._resolver.resolve_mentions(session, namespace, _mentions(row))
-        names = {
-            r.mention.text: EntityRef(str(r.entity_id), r.canonical_name or r.mention.text)
-            for r in resolved
-            if r.entity_id is not None
-        }
-        result = self._normalizer.normalize_claim(row.view, names.get)
-        assertions: Sequence[Assertion] = result.assertions
-        if not assertions:
-            return [], list(result.dropped_predicates), 1
-        await lock_entities(
-            session, namespace, [uuid.UUID(a.subject_entity_id) for a in assertions]
+        for attempt in range(_BATCH_ATTEMPTS):
+            try:
+                async with self._factory() as session, session.begin():
+                    return await self._batch(session, namespace, rows, cache, decided_by)
+            except DBAPIError as exc:
+                if _sqlstate(exc) not in _RETRY_SQLSTATES or attempt == _BATCH_ATTEMPTS - 1:
+                    raise
+                logger.info("claim batch: retrying after %s", _sqlstate(exc))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _batch(
+        self,
+        session: AsyncSession,
+        namespace: str,
+        rows: Sequence[ClaimRow],
+        cache: dict[str, list[float]],
+        decided_by: str,
+    ) -> tuple[list[DecisionEntry], list[str], int]:
+        """Adjudicate claims in document order in one transaction; see the class docstring."""
+        pending = await lock_pending_claims(
+            session, namespace, [uuid.UUID(row.view.claim_id) for row in rows]
         )
+        rows = [row for row in rows if uuid.UUID(row.view.claim_id) in pending]
+        if not rows:
+            return [], [], 0
+        mentions = [_mentions(row) for row in rows]
+        resolved = iter(
+            await self._resolver.resolve_mentions(
+                session, namespace, [m for claim in mentions for m in claim]
+            )
+        )
+        dropped: list[str] = []
+        assertions: list[Assertion] = []
+        for row, claim_mentions in zip(rows, mentions, strict=True):
+            names: dict[str, EntityRef] = {}
+            for r in (next(resolved) for _ in claim_mentions):
+                if r.entity_id is not None:
+                    names[r.mention.text] = EntityRef(
+                        str(r.entity_id), r.canonical_name or r.mention.text
+                    )
+            fallback = _fallback_mention(row, names)
+            if fallback is not None:
+                (anchor,) = await self._resolver.resolve_mentions(session, namespace, [fallback])
+                if anchor.entity_id is not None:
+                    names[fallback.text] = EntityRef(
+                        str(anchor.entity_id), anchor.canonical_name or fallback.text
+                    )
+            result = self._normalizer.normalize_claim(
+                row.view, names.get, names.get(fallback.text) if fallback else None
+            )
+            assertions.extend(result.assertions)
+            dropped.extend(result.dropped_predicates)
+        if not assertions:
+            return [], dropped, len(rows)
+        subjects = [uuid.UUID(a.subject_entity_id) for a in assertions]
+        await lock_entities(session, namespace, subjects)
         await self._embed([a.label or a.statement for a in assertions], cache)
+        known = await subjects_with_facts(session, namespace, subjects)
         writer = FactWriter(session, namespace, decided_by)
-        entries: list[DecisionEntry] = []
         for assertion in assertions:
             embedding = cache[assertion.label or assertion.statement]
-            candidates = await load_candidates(session, namespace, assertion, embedding)
+            key = (assertion.subject_entity_id, assertion.kind)
+            candidates = (
+                await load_candidates(session, namespace, assertion, embedding)
+                if key in known
+                else []
+            )
             decided = await adjudicate(self._engine, assertion, candidates, self._floor)
-            entries.extend(await writer.apply(assertion, decided.decision, candidates, embedding))
-        return entries, list(result.dropped_predicates), 1
+            await writer.apply(assertion, decided.decision, candidates, embedding)
+            known.add(key)
+        return await writer.flush(), dropped, len(rows)
 
     async def review_support(
         self, namespace: str, fact_ids: Sequence[uuid.UUID], *, decided_by: str

@@ -91,7 +91,7 @@ def make_handler(
 ) -> Handler:
     """The handler of one worker: claims in their own transactions, then the item's own.
 
-    The claims commit one by one (see `AdjudicationService`); retiring the testimony the new
+    The claims commit in batches (see `AdjudicationService`); retiring the testimony the new
     version replaced and marking the stage succeeded happen in the item's transaction, which
     also marks the item done. Retirement comes after adjudication so that a re-extracted claim
     first confirms its fact and the fact never looks unsupported in between.

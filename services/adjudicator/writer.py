@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +21,6 @@ from shared.db.models import (
     DecisionTranscript,
     Fact,
     FactEvidence,
-    Namespace,
 )
 
 __all__ = ["DecisionEntry", "FactWriter", "assertion_dedupe_key", "window_json"]
@@ -86,31 +85,30 @@ def _outcome(decision: Decision) -> str:
     }[decision.action]
 
 
-# A transcript row to write once the assertion row exists:
-# (fact, related fact, outcome, window before, window after).
-_Pending = tuple[uuid.UUID, uuid.UUID | None, str, Window | None, Window | None]
-
-
 class FactWriter:
-    """Applies one decision inside the caller's transaction (the subject entity is locked).
+    """Applies the decisions of one batch of claims inside the caller's transaction.
 
-    Per action (see `Decision`): add → new fact with the claim as supporting evidence;
-    confirm → supporting evidence on the candidate; adjust → supporting evidence and the
-    candidate's window replaced; supersede → the candidate closed at the successor's world start
-    and pointed at the new fact, which is added; contradict_evidence → contradicting evidence on
-    the candidate; contradict_group → a new fact in the candidate's contradiction group.
-    Every evidence change is followed by `recount_facts`.
+    The subject entities are locked by the caller. Per action (see `Decision`): add → new fact
+    with the claim as supporting evidence; confirm → supporting evidence on the candidate;
+    adjust → supporting evidence and the candidate's window replaced; supersede → the candidate
+    closed at the successor's world start and pointed at the new fact, which is added;
+    contradict_evidence → contradicting evidence on the candidate; contradict_group → a new fact
+    in the candidate's contradiction group.
+
+    What later candidate lookups of the same batch read (facts, evidence links, assertions) is
+    written at once, as one statement per decision; transcripts and `recount_facts` wait for
+    `flush`, which the caller runs before committing. Rows carry `clock_timestamp()` so that
+    their order inside one transaction is the order of the decisions.
     """
 
     def __init__(self, session: AsyncSession, namespace: str, decided_by: str) -> None:
         self._session = session
         self._namespace = namespace
         self._decided_by = decided_by
-
-    async def ensure_namespace(self) -> None:
-        await self._session.execute(
-            pg_insert(Namespace).values(namespace=self._namespace).on_conflict_do_nothing()
-        )
+        self._assertion_ids: dict[tuple[str, str], uuid.UUID] = {}
+        self._transcripts: list[dict[str, Any]] = []
+        self._entries: list[DecisionEntry] = []
+        self._touched: list[uuid.UUID] = []
 
     async def apply(
         self,
@@ -118,92 +116,149 @@ class FactWriter:
         decision: Decision,
         candidates: Sequence[CandidateFact],
         embedding: Sequence[float] | None,
-    ) -> list[DecisionEntry]:
+    ) -> None:
         by_id = {c.fact_id: c for c in candidates}
         candidate = by_id.get(decision.candidate_id or "")
-        claim_id = uuid.UUID(assertion.claim.claim_id)
-        pending: list[_Pending] = []
-        touched: list[uuid.UUID] = []
+        writes: list[Any] = []
+        # (fact, related fact, outcome, window before, window after) of each transcript row.
+        pending: list[tuple[uuid.UUID, uuid.UUID | None, str, Window | None, Window | None]] = []
         action = decision.action
         if action == "add" or candidate is None:
-            fact_id = await self._insert_fact(assertion, embedding)
-            await self._link(fact_id, assertion, "supports")
+            fact_id = uuid.uuid4()
+            writes += [self._fact(fact_id, assertion, embedding), self._link(fact_id, assertion)]
             pending.append((fact_id, None, "add", None, assertion.window))
-            touched.append(fact_id)
         elif action in ("confirm", "contradict_evidence"):
             fact_id = uuid.UUID(candidate.fact_id)
             stance: Stance = "supports" if action == "confirm" else "contradicts"
-            await self._link(fact_id, assertion, stance)
+            writes.append(self._link(fact_id, assertion, stance))
             pending.append((fact_id, None, _outcome(decision), candidate.window, candidate.window))
-            touched.append(fact_id)
         elif action == "adjust":
             fact_id = uuid.UUID(candidate.fact_id)
             new_window = decision.new_window or candidate.window
-            await self._set_window(fact_id, new_window)
-            await self._link(fact_id, assertion, "supports")
+            writes += [self._set_window(fact_id, new_window), self._link(fact_id, assertion)]
             pending.append((fact_id, None, "update", candidate.window, new_window))
-            touched.append(fact_id)
         elif action == "supersede":
             earlier = uuid.UUID(candidate.fact_id)
-            fact_id = await self._insert_fact(assertion, embedding)
-            await self._link(fact_id, assertion, "supports")
+            fact_id = uuid.uuid4()
             closed = decision.new_window or candidate.window
-            await self._set_window(earlier, closed, superseded_by=fact_id)
+            writes += [
+                self._fact(fact_id, assertion, embedding),
+                self._link(fact_id, assertion),
+                self._set_window(earlier, closed, superseded_by=fact_id),
+            ]
             pending.append((earlier, fact_id, "update", candidate.window, closed))
             pending.append((fact_id, earlier, "add", None, assertion.window))
-            touched.append(fact_id)
         else:  # contradict_group
             rival = uuid.UUID(candidate.fact_id)
             group = await self._group_of(rival)
-            fact_id = await self._insert_fact(assertion, embedding, group=group)
-            await self._link(fact_id, assertion, "supports")
+            fact_id = uuid.uuid4()
+            writes += [
+                self._fact(fact_id, assertion, embedding, group=group),
+                self._link(fact_id, assertion),
+            ]
             pending.append((fact_id, rival, "contradict", None, assertion.window))
             pending.append((rival, fact_id, "contradict", candidate.window, candidate.window))
-            touched.append(fact_id)
-        assertion_id = await self._record_assertion(assertion, fact_id, _outcome(decision))
-        entries = [
-            await self._transcript(assertion_id, claim_id, decision, *spec) for spec in pending
-        ]
-        await recount_facts(self._session, self._namespace, touched, decided_by=self._decided_by)
-        return entries
+        assertion_id, insert_assertion = self._assertion(assertion, fact_id, _outcome(decision))
+        if insert_assertion is not None:
+            writes.append(insert_assertion)
+        # One round trip: the first write is the statement, the others its CTEs. Foreign keys
+        # are checked at the end of the statement, when all of them are in.
+        main, *others = writes
+        await self._session.execute(
+            main.add_cte(*(other.cte(f"w{i}") for i, other in enumerate(others)))
+        )
+        claim_id = uuid.UUID(assertion.claim.claim_id)
+        for fact, related, outcome, before, after in pending:
+            decision_id = uuid.uuid4()
+            self._transcripts.append(
+                {
+                    "id": decision_id,
+                    "namespace": self._namespace,
+                    "fact_id": fact,
+                    "related_fact_id": related,
+                    "assertion_id": assertion_id,
+                    "claim_id": claim_id,
+                    "outcome": outcome,
+                    "method": decision.method,
+                    "engine": decision.engine,
+                    "model": decision.model,
+                    "confidence": decision.confidence,
+                    "rationale": decision.rationale,
+                    "window_before": window_json(before),
+                    "window_after": window_json(after),
+                    "decided_by": self._decided_by,
+                    "decided_at": func.clock_timestamp(),
+                }
+            )
+            self._entries.append(
+                DecisionEntry(
+                    decision_id=decision_id,
+                    fact_id=fact,
+                    related_fact_id=related,
+                    claim_id=claim_id,
+                    outcome=outcome,
+                    method=decision.method,
+                    engine=decision.engine,
+                    model=decision.model,
+                    confidence=decision.confidence,
+                    rationale=decision.rationale,
+                    decided_by=self._decided_by,
+                    decided_at=datetime.min,  # the database's time, set by `flush`
+                    window_before=before,
+                    window_after=after,
+                )
+            )
+        self._touched.append(fact_id)
 
-    async def _insert_fact(
+    async def flush(self) -> list[DecisionEntry]:
+        """Write the queued transcripts and recount the touched facts; the batch's entries."""
+        entries, self._entries = self._entries, []
+        rows, self._transcripts = self._transcripts, []
+        touched, self._touched = self._touched, []
+        if not rows:
+            return entries
+        decided = {
+            row.id: row.decided_at
+            for row in await self._session.execute(
+                insert(DecisionTranscript)
+                .values(rows)
+                .returning(DecisionTranscript.id, DecisionTranscript.decided_at)
+            )
+        }
+        await recount_facts(self._session, self._namespace, touched, decided_by=self._decided_by)
+        return [replace(entry, decided_at=decided[entry.decision_id]) for entry in entries]
+
+    def _fact(
         self,
+        fact_id: uuid.UUID,
         assertion: Assertion,
         embedding: Sequence[float] | None,
         *,
         group: uuid.UUID | None = None,
-    ) -> uuid.UUID:
+    ) -> Any:
         window = assertion.window
-        fact_id: uuid.UUID = (
-            await self._session.execute(
-                insert(Fact)
-                .values(
-                    namespace=self._namespace,
-                    kind=assertion.kind,
-                    subject_entity_id=uuid.UUID(assertion.subject_entity_id),
-                    predicate=assertion.predicate,
-                    object_entity_id=(
-                        uuid.UUID(assertion.object_entity_id)
-                        if assertion.object_entity_id
-                        else None
-                    ),
-                    statement=assertion.statement,
-                    label=assertion.label or assertion.statement,
-                    valid_from=window.valid_from,
-                    valid_until=window.valid_until,
-                    valid_precision=window.precision,
-                    valid_kind=assertion.claim.window_kind,
-                    embedding=list(embedding) if embedding is not None else None,
-                    contradiction_group_id=group,
-                )
-                .returning(Fact.id)
-            )
-        ).scalar_one()
-        return fact_id
+        return insert(Fact).values(
+            id=fact_id,
+            namespace=self._namespace,
+            kind=assertion.kind,
+            subject_entity_id=uuid.UUID(assertion.subject_entity_id),
+            predicate=assertion.predicate,
+            object_entity_id=(
+                uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
+            ),
+            statement=assertion.statement,
+            label=assertion.label or assertion.statement,
+            valid_from=window.valid_from,
+            valid_until=window.valid_until,
+            valid_precision=window.precision,
+            valid_kind=assertion.claim.window_kind,
+            embedding=list(embedding) if embedding is not None else None,
+            contradiction_group_id=group,
+            created_at=func.clock_timestamp(),
+        )
 
-    async def _link(self, fact_id: uuid.UUID, assertion: Assertion, stance: Stance) -> None:
-        await self._session.execute(
+    def _link(self, fact_id: uuid.UUID, assertion: Assertion, stance: Stance = "supports") -> Any:
+        return (
             pg_insert(FactEvidence)
             .values(
                 namespace=self._namespace,
@@ -211,13 +266,14 @@ class FactWriter:
                 claim_id=uuid.UUID(assertion.claim.claim_id),
                 document_id=uuid.UUID(assertion.claim.document_id),
                 stance=stance,
+                linked_at=func.clock_timestamp(),
             )
             .on_conflict_do_nothing(constraint="uq_fact_evidence_link")
         )
 
-    async def _set_window(
+    def _set_window(
         self, fact_id: uuid.UUID, window: Window, *, superseded_by: uuid.UUID | None = None
-    ) -> None:
+    ) -> Any:
         values: dict[str, Any] = {
             "valid_from": window.valid_from,
             "valid_until": window.valid_until,
@@ -226,7 +282,7 @@ class FactWriter:
         }
         if superseded_by is not None:
             values["superseded_by_fact_id"] = superseded_by
-        await self._session.execute(
+        return (
             update(Fact)
             .where(Fact.namespace == self._namespace, Fact.id == fact_id)
             .values(**values)
@@ -258,94 +314,34 @@ class FactWriter:
         )
         return group
 
-    async def _record_assertion(
+    def _assertion(
         self, assertion: Assertion, fact_id: uuid.UUID, outcome: str
-    ) -> uuid.UUID:
+    ) -> tuple[uuid.UUID, Any | None]:
+        """The assertion row's id and its insert; None when the claim already made this one
+        (a repeated assertion: the first row stands for both)."""
+        key = (assertion.claim.claim_id, assertion_dedupe_key(assertion))
+        known = self._assertion_ids.get(key)
+        if known is not None:
+            return known, None
+        assertion_id = self._assertion_ids[key] = uuid.uuid4()
         window = assertion.window
-        key = assertion_dedupe_key(assertion)
-        inserted = await self._session.execute(
-            pg_insert(AssertionRow)
-            .values(
-                namespace=self._namespace,
-                claim_id=uuid.UUID(assertion.claim.claim_id),
-                kind=assertion.kind,
-                subject_entity_id=uuid.UUID(assertion.subject_entity_id),
-                predicate=assertion.predicate,
-                object_entity_id=(
-                    uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
-                ),
-                statement=assertion.statement,
-                polarity=assertion.polarity,
-                valid_from=window.valid_from,
-                valid_until=window.valid_until,
-                valid_precision=window.precision,
-                fact_id=fact_id,
-                outcome=outcome,
-                dedupe_key=key,
-            )
-            .on_conflict_do_nothing(constraint="uq_assertions_dedupe")
-            .returning(AssertionRow.id)
-        )
-        assertion_id = inserted.scalar_one_or_none()
-        if assertion_id is None:
-            # The claim repeated the same assertion; the first row stands for both.
-            assertion_id = (
-                await self._session.execute(
-                    select(AssertionRow.id).where(
-                        AssertionRow.namespace == self._namespace,
-                        AssertionRow.claim_id == uuid.UUID(assertion.claim.claim_id),
-                        AssertionRow.dedupe_key == key,
-                    )
-                )
-            ).scalar_one()
-        return assertion_id
-
-    async def _transcript(
-        self,
-        assertion_id: uuid.UUID,
-        claim_id: uuid.UUID,
-        decision: Decision,
-        fact_id: uuid.UUID,
-        related: uuid.UUID | None,
-        outcome: str,
-        before: Window | None,
-        after: Window | None,
-    ) -> DecisionEntry:
-        row = (
-            await self._session.execute(
-                insert(DecisionTranscript)
-                .values(
-                    namespace=self._namespace,
-                    fact_id=fact_id,
-                    related_fact_id=related,
-                    assertion_id=assertion_id,
-                    claim_id=claim_id,
-                    outcome=outcome,
-                    method=decision.method,
-                    engine=decision.engine,
-                    model=decision.model,
-                    confidence=decision.confidence,
-                    rationale=decision.rationale,
-                    window_before=window_json(before),
-                    window_after=window_json(after),
-                    decided_by=self._decided_by,
-                )
-                .returning(DecisionTranscript.id, DecisionTranscript.decided_at)
-            )
-        ).one()
-        return DecisionEntry(
-            decision_id=row.id,
+        return assertion_id, insert(AssertionRow).values(
+            id=assertion_id,
+            namespace=self._namespace,
+            claim_id=uuid.UUID(assertion.claim.claim_id),
+            kind=assertion.kind,
+            subject_entity_id=uuid.UUID(assertion.subject_entity_id),
+            predicate=assertion.predicate,
+            object_entity_id=(
+                uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
+            ),
+            statement=assertion.statement,
+            polarity=assertion.polarity,
+            valid_from=window.valid_from,
+            valid_until=window.valid_until,
+            valid_precision=window.precision,
             fact_id=fact_id,
-            related_fact_id=related,
-            claim_id=claim_id,
             outcome=outcome,
-            method=decision.method,
-            engine=decision.engine,
-            model=decision.model,
-            confidence=decision.confidence,
-            rationale=decision.rationale,
-            decided_by=self._decided_by,
-            decided_at=row.decided_at,
-            window_before=before,
-            window_after=after,
+            dedupe_key=key[1],
+            created_at=func.clock_timestamp(),
         )

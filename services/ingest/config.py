@@ -17,6 +17,15 @@ class IngestSettings(Settings):
     chunk_max_chars: int = Field(
         default=1200, ge=200, le=20000, description="Longest chunk, in characters of stored text."
     )
+    conversation_chunk_max_chars: int = Field(
+        default=240,
+        ge=1,
+        le=20000,
+        description=(
+            "Longest chunk of a conversation document; small, so a chunk is about one turn and"
+            " a retrieved source points at what was said rather than at a stretch of talk."
+        ),
+    )
     embedder_threads: int = Field(
         default=1, ge=1, le=16, description="onnxruntime threads of the packaged embedder."
     )

@@ -160,11 +160,10 @@ class Pipeline:
 
         started = time.perf_counter()
         turns = parse_turns(text) if kind == "conversation" else []
-        max_chars = self._settings.chunk_max_chars
         chunks = (
-            chunk_conversation(text, turns, max_chars)
+            chunk_conversation(text, turns, self._settings.conversation_chunk_max_chars)
             if kind == "conversation"
-            else chunk_prose(text, version.media_type, max_chars)
+            else chunk_prose(text, version.media_type, self._settings.chunk_max_chars)
         )
         chunk_ids = await claims_repo.upsert_chunks(session, namespace, document.id, chunks)
         await claims_repo.link_version_chunks(session, namespace, version.id, chunks, chunk_ids)

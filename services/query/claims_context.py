@@ -21,7 +21,7 @@ from services.query.domain import (
     SearchQuery,
 )
 from services.query.repository import resolve_entities
-from services.query.retrieval import lexical_channel, rrf, single_channel_scores, vector_channel
+from services.query.retrieval import rrf, single_channel_scores, vector_channel
 from services.query.temporal import scope_params
 from shared.proto_convert import NegativeAnswer, TruncationInfo
 
@@ -64,7 +64,9 @@ async def nominate(
         )
     if channel in ("lexical", "fused"):
         rankings.append(
-            await lexical_channel(conn, table, namespace, query, limit, where=where, params=params)
+            await claims_repo.bm25_channel(
+                conn, table, namespace, query, limit, where=where, params=params
+            )
         )
     saturated = any(len(ranking) >= limit for ranking in rankings)
     fused = (

@@ -11,8 +11,26 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.query.domain import ChunkView, ClaimView, DocumentView
+from services.query.retrieval import TSQUERY
 from services.query.temporal import claim_scope_clause
 from shared.timescope import TimeScope
+
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "MENTIONS_ENTITIES",
+    "adjacent_chunks",
+    "bm25_channel",
+    "claims_by_ids",
+    "corroborate",
+    "documents",
+    "hydrate_chunks",
+    "hydrate_claims",
+]
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+_LEXICAL_TABLES = frozenset({"claims", "chunks"})
 
 _CLAIM_COLUMNS = (
     "c.id, c.document_id, c.first_version_id, c.chunk_id, c.claim_text, c.normalized_text,"
@@ -164,3 +182,58 @@ async def documents(
         {"ns": namespace, "ids": list(ids)},
     )
     return [DocumentView(*row) for row in rows]
+
+
+# Okapi BM25 over the rows matching any query lexeme. Every row holding a query lexeme is in
+# that match set, so counting the set's rows per lexeme gives the exact namespace document
+# frequency; the collection size is one count, and the mean length is the match set's (a
+# bounded stand-in for the namespace mean). Lengths are distinct lexemes (`length(tsvector)`).
+_BM25_SQL = """
+WITH q AS (SELECT {tsquery} AS tsq),
+terms AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', :q)) u),
+m AS MATERIALIZED (
+  SELECT t.id, t.tsv FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}),
+hits AS MATERIALIZED (
+  SELECT m.id, u.lexeme, coalesce(cardinality(u.positions), 1) AS tf, length(m.tsv) AS dl
+  FROM m CROSS JOIN LATERAL unnest(m.tsv) u WHERE u.lexeme IN (SELECT lexeme FROM terms)),
+df AS (SELECT lexeme, count(*) AS df FROM hits GROUP BY lexeme),
+size AS (
+  SELECT (SELECT count(*) FROM {table} t WHERE t.namespace = :ns{extra}) AS n,
+         (SELECT greatest(avg(length(m.tsv)), 1) FROM m) AS avgdl)
+SELECT h.id FROM hits h JOIN df USING (lexeme) CROSS JOIN size
+CROSS JOIN (SELECT CAST(:k1 AS float8) AS k1, CAST(:b AS float8) AS b) p
+GROUP BY h.id
+ORDER BY sum(ln(1 + (size.n - df.df + 0.5) / (df.df + 0.5))
+  * h.tf * (p.k1 + 1) / (h.tf + p.k1 * (1 - p.b + p.b * h.dl / size.avgdl))) DESC, h.id
+LIMIT :lim
+"""
+
+
+async def bm25_channel(
+    conn: AsyncConnection,
+    table: str,
+    namespace: str,
+    query: str,
+    limit: int,
+    *,
+    where: str = "",
+    params: dict[str, Any] | None = None,
+) -> list[UUID]:
+    """Rows of `table` (alias `t`) matching any query term, best BM25 score first.
+
+    Unlike cover density, a term found in few rows of the namespace outweighs one found in
+    many, so "adoption agencies" beats the speaker's name that occurs in half the rows."""
+    if table not in _LEXICAL_TABLES:
+        raise ValueError(f"{table} has no BM25 channel")
+    extra = f" AND ({where})" if where else ""
+    sql = _BM25_SQL.format(tsquery=TSQUERY, table=table, extra=extra)
+    bind = {
+        "ns": namespace,
+        "q": query,
+        "lim": limit,
+        "k1": BM25_K1,
+        "b": BM25_B,
+        **(params or {}),
+    }
+    rows = await conn.execute(text(sql), bind)
+    return [row[0] for row in rows]

@@ -9,6 +9,7 @@ from uuid import UUID
 from google.protobuf.timestamp_pb2 import Timestamp
 from rememberstack.v1 import common_pb2, query_service_pb2
 
+from services.query.contradictions import parse_continuation
 from services.query.domain import (
     Channel,
     ClaimsContextQuery,
@@ -257,3 +258,25 @@ def validated_claims(
     query = claims_context(request, default_namespace, v)
     v.raise_if_any()
     return query
+
+
+def contradiction_members(
+    request: query_service_pb2.ListContradictionMembersRequest, default_namespace: str
+) -> tuple[str, UUID, int, int]:
+    """Namespace, group, offset and page size; a token must name the requested group."""
+    v = Violations()
+    namespace = namespace_of(request.namespace, default_namespace, "namespace", v)
+    group_id = parse_uuid(request.group_id, "group_id", v)
+    page_size = bounded_int(request.page_size, "page_size", v, default=25, low=1, high=100)
+    offset = 0
+    if request.continuation:
+        try:
+            token_group, offset = parse_continuation(request.continuation)
+        except ValueError as error:
+            v.add("continuation", str(error))
+        else:
+            if group_id is not None and token_group != group_id:
+                v.add("continuation", f"was issued for group {token_group}, not {group_id}")
+    v.raise_if_any()
+    assert group_id is not None
+    return namespace, group_id, offset, page_size

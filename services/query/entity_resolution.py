@@ -18,6 +18,7 @@ from services.adjudicator.entities.normalize import (
     trigram_similarity,
     trigrams,
 )
+from services.adjudicator.entities.trigram_search import trigram_hits
 from shared.embedding import Embedder, embed_async
 from shared.proto_convert import NegativeAnswer
 
@@ -67,7 +68,7 @@ async def _tier_hits(
         queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
         hits: list[repo.AliasHit] = []
         for query in queries:
-            hits += await repo.trigram_hits(session, namespace, query, _TRIGRAM_FLOOR, FUZZY_SCAN)
+            hits += await trigram_hits(session, namespace, query, _TRIGRAM_FLOOR, FUZZY_SCAN)
         return hits
     if tier == "phonetic":
         grams = trigrams(norm)

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.query import repository as repo
 from services.query.claims_repository import claims_by_ids
+from services.query.contradictions import attach_contradictions
 from services.query.domain import (
     MAX_ANCHOR_SET,
     MAX_CLAIMS_PER_FACTS_RESULT,
@@ -19,7 +20,8 @@ from services.query.domain import (
     FactView,
     NodeView,
 )
-from services.query.retrieval import lexical_channel, rrf, vector_channel
+from services.query.facts_retrieval import nominate_in_namespace, nominate_in_set
+from services.query.retrieval import ef_search_for, rrf
 from services.query.temporal import scope_params
 from shared.proto_convert import NegativeAnswer, TruncationInfo
 from shared.timescope import TimeScope
@@ -57,6 +59,17 @@ def _pool(k: int) -> int:
     return max(4 * k, 60)
 
 
+def search_width(k: int) -> int:
+    """The HNSW search width a FactsContext of `k` facts uses (set when its snapshot opens)."""
+    return ef_search_for(_pool(k))
+
+
+def _per_entity(pool: int) -> int:
+    """Qualifying facts per anchor-set entity and direction in the ranking pool: every fact of
+    an ordinary entity; for a hub, the vector and lexical channels add its relevant ones."""
+    return pool
+
+
 async def facts_context(
     conn: AsyncConnection, q: FactsContextQuery, query_vector: str | None, now: datetime
 ) -> FactsContextResult:
@@ -64,49 +77,65 @@ async def facts_context(
     pool = _pool(q.k)
     reasons: list[str] = []
     unknown: list[UUID] = []
-    hops: dict[UUID, int] = {}
+    hops: dict[UUID, tuple[int, str]] = {}
     if q.entity_ids:
         known = await repo.resolve_entities(conn, q.namespace, q.entity_ids)
         unknown = [entity for entity in q.entity_ids if entity not in known]
-        anchors = list(dict.fromkeys(ref.entity_id for ref in known.values()))
+        anchors = {ref.entity_id: (0, ref.name) for ref in known.values()}
         if not anchors:
             return empty_facts_result(q.scope, now, _unknown_negative(unknown))
+        hops = anchors
         if q.scope.expands_graph:
-            hops, cut = await repo.expand_anchors(
-                conn, q.namespace, anchors, q.hops, MAX_ANCHOR_SET, q.scope, params
+            reached, cut = await repo.expand_anchors(
+                conn, q.namespace, list(anchors), q.hops, MAX_ANCHOR_SET, q.scope, params
             )
+            hops = {**reached, **anchors}
             if cut:
                 reasons.append("expansion_budget")
-        else:
-            hops = {anchor: 0 for anchor in anchors}
-        rankings = await _rank_in_set(conn, q, hops, params, query_vector, pool)
+        nominated = await nominate_in_set(
+            conn,
+            q.namespace,
+            {entity: hop for entity, (hop, _) in hops.items()},
+            q.query,
+            query_vector,
+            q.predicate,
+            q.scope,
+            params,
+            pool,
+            _per_entity(pool),
+        )
     else:
-        rankings = await _rank_namespace(conn, q, query_vector, pool)
+        nominated = await nominate_in_namespace(
+            conn,
+            q.namespace,
+            q.query,
+            query_vector,
+            q.predicate,
+            q.scope,
+            params,
+            pool,
+            _PROFILE_ENTITIES,
+        )
 
-    fused = rrf(rankings)
-    hydrated = await repo.hydrate_facts(
-        conn, q.namespace, [item for item, _ in fused], q.scope, params
-    )
-    dropped = len(fused) - len(hydrated)
+    fused = rrf(nominated.rankings)
     qualified: list[FactView] = []
     for item, score in fused:
-        fact = hydrated.get(item)
+        fact = nominated.hydrated.get(item)
         if fact is not None:
             fact.score = score
             qualified.append(fact)
+    dropped = len(fused) - len(qualified)
     facts = qualified[: q.k]
     if len(qualified) > q.k:
         reasons.append("result_budget")
-    await repo.attach_contradictions(conn, q.namespace, facts, q.scope, params)
-    links, claims_cut = await _sample_links(conn, q, facts)
+    await attach_contradictions(conn, q.namespace, facts, q.scope, params)
+    links, totals, claims_cut = await _sample_links(conn, q, facts)
     if claims_cut and "result_budget" not in reasons:
         reasons.append("result_budget")
-    totals = await repo.evidence_totals(conn, q.namespace, [f.fact_id for f in facts])
     claim_ids = list(dict.fromkeys(link.claim_id for link in links))
     claims = await claims_by_ids(conn, q.namespace, claim_ids)
-    nodes = await _nodes(conn, q.namespace, hops, facts)
 
-    saturated = any(len(ranking) >= pool for ranking in rankings)
+    saturated = any(len(ranking) >= pool for ranking in nominated.rankings)
     negative = None
     if unknown:
         negative = _unknown_negative(unknown)
@@ -117,7 +146,7 @@ async def facts_context(
         fact_evidence=links,
         evidence_totals=_totals(facts, links, totals),
         claims=[claims[c] for c in claim_ids if c in claims],
-        nodes=nodes,
+        nodes=_nodes(hops, facts),
         scope=q.scope,
         truncation=TruncationInfo(
             truncated=bool(reasons),
@@ -132,72 +161,13 @@ async def facts_context(
     )
 
 
-async def _rank_in_set(
-    conn: AsyncConnection,
-    q: FactsContextQuery,
-    hops: dict[UUID, int],
-    params: dict[str, object],
-    query_vector: str | None,
-    pool: int,
-) -> list[list[UUID]]:
-    """Facts touching the anchor set are few: rank them exactly on the authority table."""
-    ranked = [
-        await repo.rank_facts_in_set(
-            conn, q.namespace, hops, q.predicate, q.scope, dict(params), pool
-        )
-    ]
-    if q.query:
-        if query_vector is not None:
-            ranked.append(
-                await repo.rank_facts_in_set(
-                    conn,
-                    q.namespace,
-                    hops,
-                    q.predicate,
-                    q.scope,
-                    dict(params),
-                    pool,
-                    query_vector=query_vector,
-                )
-            )
-        ranked.append(
-            await repo.rank_facts_in_set(
-                conn, q.namespace, hops, q.predicate, q.scope, dict(params), pool, query=q.query
-            )
-        )
-        # With a query the structural order only breaks ties; relevance leads.
-        ranked = ranked[1:] + ranked[:1]
-    return ranked
-
-
-async def _rank_namespace(
-    conn: AsyncConnection, q: FactsContextQuery, query_vector: str | None, pool: int
-) -> list[list[UUID]]:
-    """Index channels over the namespace plus facts of the entities whose profile matches."""
-    where, bind = ("t.predicate = :pred", {"pred": q.predicate}) if q.predicate else ("", {})
-    rankings = [
-        await lexical_channel(conn, "facts", q.namespace, q.query, pool, where=where, params=bind)
-    ]
-    if query_vector is not None:
-        rankings.insert(
-            0,
-            await vector_channel(
-                conn, "facts", q.namespace, query_vector, pool, where=where, params=bind
-            ),
-        )
-        entities = await repo.profile_channel(conn, q.namespace, query_vector, _PROFILE_ENTITIES)
-        rankings.append(
-            await repo.facts_of_entities(conn, q.namespace, entities, q.predicate, pool)
-        )
-    return rankings
-
-
 async def _sample_links(
     conn: AsyncConnection, q: FactsContextQuery, facts: list[FactView]
-) -> tuple[list[EvidenceLink], bool]:
-    """Sampled links in fact order, stopping new claims at the per-result claim cap."""
+) -> tuple[list[EvidenceLink], dict[tuple[UUID, str], int], bool]:
+    """Sampled links in fact order, stopping new claims at the per-result claim cap, and the
+    exact totals per fact and stance."""
     order = {fact.fact_id: index for index, fact in enumerate(facts)}
-    links = await repo.sample_evidence(
+    links, totals = await repo.sampled_evidence(
         conn, q.namespace, [f.fact_id for f in facts], q.evidence_per_fact
     )
     links.sort(key=lambda link: order[link.fact_id])
@@ -210,7 +180,7 @@ async def _sample_links(
             continue
         claims.add(link.claim_id)
         kept.append(link)
-    return kept, cut
+    return kept, totals, cut
 
 
 def _totals(
@@ -233,15 +203,12 @@ def _totals(
     return views
 
 
-async def _nodes(
-    conn: AsyncConnection, namespace: str, hops: dict[UUID, int], facts: list[FactView]
-) -> list[NodeView]:
+def _nodes(hops: dict[UUID, tuple[int, str]], facts: list[FactView]) -> list[NodeView]:
     """The anchor set with hop distances; without anchors, the entities of the facts (hop 0)."""
     if hops:
-        names = await repo.entity_names(conn, namespace, list(hops))
         return [
-            NodeView(e, names.get(e, ""), hop)
-            for e, hop in sorted(hops.items(), key=lambda p: p[1])
+            NodeView(entity, name, hop)
+            for entity, (hop, name) in sorted(hops.items(), key=lambda p: p[1][0])
         ]
     seen: dict[UUID, str] = {}
     for fact in facts:

@@ -65,6 +65,15 @@ def _validity(item: FactView | CoMemberView) -> common_pb2.Validity:
     )
 
 
+def co_member_pb(member: CoMemberView) -> fact_pb2.CoMember:
+    return fact_pb2.CoMember(
+        fact_id=str(member.fact_id),
+        label=member.label,
+        evidence_count=member.evidence_count,
+        validity=_validity(member),
+    )
+
+
 def fact_pb(fact: FactView) -> fact_pb2.FactResult:
     message = fact_pb2.FactResult(
         fact_id=str(fact.fact_id),
@@ -89,15 +98,7 @@ def fact_pb(fact: FactView) -> fact_pb2.FactResult:
         message.contradiction.CopyFrom(
             fact_pb2.Contradiction(
                 group_id=str(block.group_id),
-                co_members=[
-                    fact_pb2.CoMember(
-                        fact_id=str(m.fact_id),
-                        label=m.label,
-                        evidence_count=m.evidence_count,
-                        validity=_validity(m),
-                    )
-                    for m in block.co_members
-                ],
+                co_members=[co_member_pb(m) for m in block.co_members],
                 returned=block.returned,
                 total=block.total,
                 continuation=block.continuation,

@@ -17,13 +17,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from services.query.domain import RRF_CONSTANT
 
 # pgvector 0.6 HNSW scans return at most ef_search rows before filters, and has no iterative
-# scans; raise it for namespace-filtered searches and fall back to an exact scan when short.
+# scans: searches over-fetch ef_search rows from the index, filter them by namespace, and fall
+# back to an exact scan of the namespace when the filtered answer is short.
 _MAX_EF_SEARCH = 1000
 _MIN_EF_SEARCH = 100
 _QUERY_CANCELED = "57014"
+_EF_KEY = "rememberstack.hnsw_ef_search"
 
 # Tables with an embedding (HNSW) and a tsv (GIN) column.
 SEARCHABLE = {"facts", "claims", "chunks"}
+
+# Query terms OR-ed: natural-language questions rarely have every word in one passage.
+TSQUERY = "to_tsquery('english', replace(plainto_tsquery('english', :q)::text, ' & ', ' | '))"
 
 
 class BudgetExhausted(Exception):
@@ -38,14 +43,24 @@ class Budget:
         self._deadline = time.monotonic() + seconds
 
     def remaining_ms(self) -> int:
-        return int((self._deadline - time.monotonic()) * 1000)
-
-    async def arm(self, conn: AsyncConnection) -> None:
-        """Give the next statements only what is left of the budget."""
-        remaining = self.remaining_ms()
+        """What is left of the budget; BudgetExhausted when nothing is."""
+        remaining = int((self._deadline - time.monotonic()) * 1000)
         if remaining <= 0:
             raise BudgetExhausted
-        await conn.execute(text(f"SET LOCAL statement_timeout = {max(remaining, 1)}"))
+        return remaining
+
+
+def ef_search_for(limit: int) -> int:
+    """The HNSW candidate list a search for `limit` rows over-fetches."""
+    return min(_MAX_EF_SEARCH, max(_MIN_EF_SEARCH, 2 * limit))
+
+
+async def use_ef_search(conn: AsyncConnection, ef: int) -> None:
+    """Set hnsw.ef_search for the rest of the transaction, skipping the round trip when set."""
+    if conn.info.get(_EF_KEY) == ef:
+        return
+    await conn.execute(text("SELECT set_config('hnsw.ef_search', :ef, true)"), {"ef": str(ef)})
+    conn.info[_EF_KEY] = ef
 
 
 def is_query_canceled(error: DBAPIError) -> bool:
@@ -58,16 +73,36 @@ def is_query_canceled(error: DBAPIError) -> bool:
 
 
 @asynccontextmanager
-async def read_snapshot(engine: AsyncEngine, budget: Budget) -> AsyncIterator[AsyncConnection]:
+async def read_snapshot(
+    engine: AsyncEngine, budget: Budget, *, ef_search: int = _MIN_EF_SEARCH
+) -> AsyncIterator[AsyncConnection]:
     """One repeatable-read, read-only transaction: every read of an operation sees one snapshot.
 
-    Raises BudgetExhausted when a statement was cancelled by the budget.
+    BEGIN carries the isolation level, and one statement sets the budget and the HNSW search
+    width, so a read starts in two round trips. Parallel plans are off: worker start-up costs
+    more than these bounded reads gain, and a guarded exact-scan fallback would start workers
+    even when it never runs. Raises BudgetExhausted when a statement was
+    cancelled by the budget.
     """
     try:
-        async with engine.connect() as conn, conn.begin():
-            await conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"))
-            await budget.arm(conn)
-            yield conn
+        async with engine.connect() as plain:
+            conn = await plain.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+            async with conn.begin():
+                await conn.execute(
+                    text(
+                        "SELECT set_config('statement_timeout', :timeout, true),"
+                        " set_config('hnsw.ef_search', :ef, true),"
+                        " set_config('max_parallel_workers_per_gather', '0', true)"
+                    ),
+                    {"timeout": str(budget.remaining_ms()), "ef": str(ef_search)},
+                )
+                conn.info[_EF_KEY] = ef_search
+                try:
+                    yield conn
+                finally:
+                    conn.info.pop(_EF_KEY, None)
     except DBAPIError as error:
         if is_query_canceled(error):
             raise BudgetExhausted from error
@@ -77,6 +112,35 @@ async def read_snapshot(engine: AsyncEngine, budget: Budget) -> AsyncIterator[As
 def vector_literal(vector: npt.NDArray[np.float32] | Sequence[float]) -> str:
     """pgvector's text form, sent as text and cast in SQL (asyncpg has no vector codec)."""
     return "[" + ",".join(f"{float(x):.6f}" for x in vector) + "]"
+
+
+QVEC = "CAST(CAST(:qvec AS text) AS vector)"
+
+
+def nearest_sql(
+    table: str, columns: str, where: str, *, ann: bool = True, filtered: bool = True
+) -> str:
+    """Rows of `table` (alias `t`) nearest :qvec with their distance `d`, best first, at most
+    :lim, in one statement: an HNSW over-fetch of :ef rows filtered by `where`, and an exact
+    scan that runs only when the filtered index answer is short (or always, without `ann`)."""
+    distance = f"t.embedding <=> {QVEC}"
+    exact = (
+        f"SELECT {columns}, {distance} AS d FROM {table} t WHERE t.embedding IS NOT NULL"
+        f" AND {where}"
+    )
+    if not ann:
+        return f"{exact} ORDER BY ({distance}) + 0, t.id LIMIT :lim"
+    # Without an extra filter only the namespace is needed: keep the over-fetch narrow.
+    fetched = "t.*" if filtered else "t.id, t.namespace"
+    # Adding zero hides the expression from the HNSW index, forcing an exact ordering.
+    return (
+        f"WITH ann AS MATERIALIZED (SELECT * FROM (SELECT {fetched}, {distance} AS d"
+        f" FROM {table} t ORDER BY {distance} LIMIT :ef) t WHERE {where} ORDER BY t.d LIMIT :lim)"
+        f" SELECT * FROM (SELECT {columns}, t.d FROM ann t"
+        " WHERE (SELECT count(*) FROM ann) >= :lim"
+        f" UNION ALL SELECT * FROM ({exact} AND (SELECT count(*) FROM ann) < :lim"
+        f" ORDER BY ({distance}) + 0 LIMIT :lim) x) u ORDER BY u.d, u.id"
+    )
 
 
 async def vector_channel(
@@ -94,19 +158,13 @@ async def vector_channel(
     namespace inside a large shared index) are completed by an exact scan of the namespace."""
     if table not in SEARCHABLE:
         raise ValueError(f"{table} has no search channels")
-    bind = {"ns": namespace, "qvec": query_vector, "lim": limit, **(params or {})}
-    extra = f" AND ({where})" if where else ""
-    base = f"SELECT t.id FROM {table} t WHERE t.namespace = :ns AND t.embedding IS NOT NULL{extra}"
-    distance = "t.embedding <=> CAST(CAST(:qvec AS text) AS vector)"
+    ef = ef_search_for(limit)
+    bind = {"ns": namespace, "qvec": query_vector, "lim": limit, "ef": ef, **(params or {})}
+    condition = "t.namespace = :ns" + (f" AND ({where})" if where else "")
     if not exact:
-        ef = min(_MAX_EF_SEARCH, max(_MIN_EF_SEARCH, 2 * limit))
-        await conn.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
-        rows = await conn.execute(text(f"{base} ORDER BY {distance} LIMIT :lim"), bind)
-        ids = [row[0] for row in rows]
-        if len(ids) >= limit:
-            return ids
-    # Adding zero hides the expression from the HNSW index, forcing an exact ordering.
-    rows = await conn.execute(text(f"{base} ORDER BY ({distance}) + 0 LIMIT :lim"), bind)
+        await use_ef_search(conn, ef)
+    sql = nearest_sql(table, "t.id", condition, ann=not exact, filtered=bool(where))
+    rows = await conn.execute(text(sql), bind)
     return [row[0] for row in rows]
 
 
@@ -120,16 +178,13 @@ async def lexical_channel(
     where: str = "",
     params: dict[str, Any] | None = None,
 ) -> list[UUID]:
-    """Rows matching any query term, ranked by cover density (more and closer terms first).
-
-    Natural-language questions rarely have every word in one passage, so the terms are OR-ed."""
+    """Rows matching any query term, ranked by cover density (more and closer terms first)."""
     if table not in SEARCHABLE:
         raise ValueError(f"{table} has no search channels")
     bind = {"ns": namespace, "q": query, "lim": limit, **(params or {})}
     extra = f" AND ({where})" if where else ""
     sql = (
-        "WITH q AS (SELECT to_tsquery('english',"
-        " replace(plainto_tsquery('english', :q)::text, ' & ', ' | ')) AS tsq)"
+        f"WITH q AS (SELECT {TSQUERY} AS tsq)"
         f" SELECT t.id FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}"
         " ORDER BY ts_rank_cd(t.tsv, q.tsq, 1) DESC, t.id LIMIT :lim"
     )

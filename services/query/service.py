@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from services.query import claims_repository as claims_repo
 from services.query import repository as repo
 from services.query.claims_context import claims_context, search_chunks, search_claims
+from services.query.contradictions import MemberPage, attach_contradictions, member_page
 from services.query.domain import (
     MAX_TRANSCRIPT_DECISIONS,
     ChunkView,
@@ -32,8 +33,14 @@ from services.query.domain import (
     TranscriptResult,
     untruncated,
 )
-from services.query.facts_context import empty_facts_result, facts_context
-from services.query.retrieval import Budget, BudgetExhausted, read_snapshot, vector_literal
+from services.query.facts_context import empty_facts_result, facts_context, search_width
+from services.query.retrieval import (
+    Budget,
+    BudgetExhausted,
+    ef_search_for,
+    read_snapshot,
+    vector_literal,
+)
 from services.query.temporal import scope_params
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound, Unavailable
@@ -102,10 +109,15 @@ class QueryService:
         return [vector_literal(next(rows)) if t else None for t in texts]
 
     async def _read(
-        self, work: Callable[[AsyncConnection], Awaitable[T]], on_budget: Callable[[], T]
+        self,
+        work: Callable[[AsyncConnection], Awaitable[T]],
+        on_budget: Callable[[], T],
+        *,
+        ef_search: int = ef_search_for(0),
     ) -> T:
         try:
-            async with read_snapshot(self._engine, Budget(self._budget_seconds)) as conn:
+            budget = Budget(self._budget_seconds)
+            async with read_snapshot(self._engine, budget, ef_search=ef_search) as conn:
                 return await work(conn)
         except BudgetExhausted:
             return on_budget()
@@ -155,6 +167,7 @@ class QueryService:
         return await self._read(
             lambda conn: facts_context(conn, q, vector, now),
             lambda: empty_facts_result(q.scope, now, _boundary(self._budget_seconds), _TIME_REASON),
+            ef_search=search_width(q.k),
         )
 
     async def claims_and_sources_context(self, q: ClaimsContextQuery) -> ClaimsContextResult:
@@ -220,7 +233,7 @@ class QueryService:
             facts, total = await repo.lookup_facts(
                 conn, q.namespace, " AND ".join(conditions), params, q.scope, q.k
             )
-            await repo.attach_contradictions(conn, q.namespace, facts, q.scope, params)
+            await attach_contradictions(conn, q.namespace, facts, q.scope, params)
             return _fact_list(facts, total, "lookup_k_limit", "relation")
 
         return await self._read(
@@ -252,7 +265,7 @@ class QueryService:
                 q.k,
                 order=order,
             )
-            await repo.attach_contradictions(conn, q.namespace, facts, q.scope, params)
+            await attach_contradictions(conn, q.namespace, facts, q.scope, params)
             return _fact_list(facts, total, "lookup_k_limit", "observation")
 
         return await self._read(
@@ -264,7 +277,7 @@ class QueryService:
             fact = await repo.load_fact(conn, namespace, fact_id)
             if fact is None:
                 raise NotFound(f"fact {fact_id} does not exist in namespace {namespace!r}")
-            await repo.attach_contradictions(conn, namespace, [fact], TimeScope(kind="history"), {})
+            await attach_contradictions(conn, namespace, [fact], TimeScope(kind="history"), {})
             links = await repo.all_evidence(conn, namespace, fact_id)
             claims = await claims_repo.claims_by_ids(
                 conn, namespace, [link.claim_id for link in links]
@@ -318,6 +331,21 @@ class QueryService:
                     f"chunk {chunk_id} does not exist in a live document of {namespace!r}"
                 )
             return chunks
+
+        return await self._read(work, self._budget_error)
+
+    async def list_contradiction_members(
+        self, namespace: str, group_id: UUID, offset: int, page_size: int
+    ) -> MemberPage:
+        """A page of the group's members believed now, from `offset` in the group's order."""
+
+        async def work(conn: AsyncConnection) -> MemberPage:
+            page = await member_page(conn, namespace, group_id, offset, page_size)
+            if page is None:
+                raise NotFound(
+                    f"contradiction group {group_id} does not exist in namespace {namespace!r}"
+                )
+            return page
 
         return await self._read(work, self._budget_error)
 

@@ -11,6 +11,7 @@ from services.query.responses import (
     chunk_pb,
     claim_pb,
     claims_context_pb,
+    co_member_pb,
     decision_pb,
     document_pb,
     fact_list_parts,
@@ -133,3 +134,18 @@ class QueryServicer(query_service_pb2_grpc.QueryServiceServicer):
         namespace, chunk_id, window = converters.adjacent(request, self._namespace)
         chunks = await self._service.adjacent_chunks(namespace, chunk_id, window)
         return pb.AdjacentChunksResponse(chunks=[chunk_pb(c) for c in chunks])
+
+    async def ListContradictionMembers(
+        self, request: pb.ListContradictionMembersRequest, context: Context
+    ) -> pb.ListContradictionMembersResponse:
+        namespace, group_id, offset, page_size = converters.contradiction_members(
+            request, self._namespace
+        )
+        page = await self._service.list_contradiction_members(
+            namespace, group_id, offset, page_size
+        )
+        return pb.ListContradictionMembersResponse(
+            members=[co_member_pb(m) for m in page.members],
+            total=page.total,
+            continuation=page.continuation,
+        )

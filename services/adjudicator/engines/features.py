@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
+from services.adjudicator.normalization import STATE_PREDICATES
 
 __all__ = [
     "FUNCTIONAL_PREDICATES",
@@ -264,8 +265,10 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     )
 
     schedule = bool(_SCHEDULE.search(a_low))
+    # "Moved to the search team in June" is an event, but the relation it yields is a state.
+    a_state = relation and (assertion.predicate or "") in STATE_PREDICATES
     a_event = (assertion.claim.window_kind == "event_time" or bool(_EVENT.search(a_low))) and (
-        not schedule
+        not schedule and not a_state
     )
     c_event = bool(_EVENT.search(c_low)) and not _SCHEDULE.search(candidate.statement.lower())
     starts_differ = (

@@ -247,8 +247,9 @@ async def undo_merge(
         )
         await session.execute(
             text(
-                "INSERT INTO alias_trigrams (namespace, trigram, alias_id)"
-                " SELECT :ns, g, :id FROM unnest(CAST(:grams AS text[])) AS g"
+                "INSERT INTO alias_trigrams (namespace, trigram, alias_grams, alias_id)"
+                " SELECT :ns, g, cardinality(CAST(:grams AS text[])), :id"
+                " FROM unnest(CAST(:grams AS text[])) AS g"
             ),
             {
                 "ns": namespace,

@@ -9,6 +9,7 @@ import jellyfish
 
 __all__ = [
     "HONORIFICS",
+    "display_name",
     "is_bare_head_noun",
     "name_tokens",
     "normalize_name",
@@ -115,6 +116,25 @@ _HEAD_NOUNS = frozenset(
         "organization",
     }
 )
+# Modifiers that describe rather than name: "the old system" is still just "the system", while
+# "the billing system" names one. Closed list plus adjective suffixes, since the resolver has
+# no part-of-speech tagger; a noun or gerund in front of the head ("billing", "payments",
+# "search") is what makes a compound nameable.
+_ADJECTIVE_WORDS = """
+    new old big small large little main current former latest recent next last first second
+    third final previous upcoming ongoing existing remaining pending other same whole entire
+    good bad great important key major minor full high low long short early late open real
+    right wrong simple hard easy quick slow top overall initial primary secondary various
+    several many few more most less such own only certain different similar specific
+    particular general common public private local remote original actual proper free
+    available possible necessary ready live daily weekly monthly quarterly yearly annual
+    internal external global regional temporary permanent usual normal standard
+"""
+_ADJECTIVES = frozenset(_ADJECTIVE_WORDS.split())
+_ADJECTIVE_SUFFIXES = ("ous", "ful", "ive", "less", "able", "ible", "ical", "ish", "est")
+# A head with a nameable "for"/"of" complement is nameable ("the cutover for the billing
+# migration"); `normalize_name` puts a "for" complement first so both wordings meet.
+_COMPLEMENT_PREPOSITIONS = frozenset({"for", "of"})
 _PUNCTUATION = re.compile(r"[^\w\s]|_")
 _SPACES = re.compile(r"\s+")
 _POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
@@ -134,14 +154,39 @@ def name_tokens(text: str) -> list[str]:
     folded = re.sub(r"['’.]", "", folded)
     tokens = _SPACES.split(_PUNCTUATION.sub(" ", folded).strip())
     tokens = [token for token in tokens if token]
+    tokens = _strip_leading(tokens)
+    if "for" in tokens[1:-1]:
+        at = tokens.index("for")
+        tokens = _strip_leading(tokens[at + 1 :]) + tokens[:at]
+    return tokens
+
+
+def _strip_leading(tokens: list[str]) -> list[str]:
     while len(tokens) > 1 and (tokens[0] in HONORIFICS or tokens[0] in _DETERMINERS):
         tokens = tokens[1:]
     return tokens
 
 
 def normalize_name(text: str) -> str:
-    """The key aliases are matched on: `name_tokens` joined by single spaces."""
+    """The key aliases are matched on: `name_tokens` joined by single spaces; a "for"
+    complement goes first ("cutover for the billing migration" -> "billing migration
+    cutover")."""
     return " ".join(name_tokens(text))
+
+
+def display_name(text: str) -> str:
+    """The canonical name a new entity gets from a mention: whitespace collapsed and a leading
+    determiner dropped ("the billing migration" -> "billing migration", "the Head of Product"
+    -> "Head of Product"). A capitalized "The" before a capitalized word stays: it may be part
+    of the name ("The Beatles")."""
+    words = text.split()
+    if (
+        len(words) > 1
+        and _fold(words[0]) in _DETERMINERS
+        and (words[0][0].islower() or not words[1][0].isupper())
+    ):
+        words = words[1:]
+    return " ".join(words)
 
 
 def trigrams(normalized: str) -> frozenset[str]:
@@ -168,12 +213,35 @@ def phonetic_code(normalized: str) -> str:
     return " ".join(jellyfish.metaphone(token) for token in normalized.split() if token)
 
 
+def _is_adjective(word: str) -> bool:
+    return word in _ADJECTIVES or (len(word) > 5 and word.endswith(_ADJECTIVE_SUFFIXES))
+
+
+def _names_something(words: list[str]) -> bool:
+    """Whether a lower-case phrase (determiner already removed) is a nameable compound: after
+    leading descriptive adjectives, a noun modifier and a head ("billing migration cutover"),
+    or a head with a nameable "for"/"of" complement ("cutover for the billing migration")."""
+    for at, word in enumerate(words):
+        if word in _COMPLEMENT_PREPOSITIONS and 0 < at < len(words) - 1:
+            complement = words[at + 1 :]
+            if complement[0] in _DETERMINERS:
+                complement = complement[1:]
+            single = len(complement) == 1 and complement[0] not in _HEAD_NOUNS
+            return _names_something(words[:at]) or single or _names_something(complement)
+    content = list(words)
+    while content and _is_adjective(content[0]):
+        content = content[1:]
+    return len(content) >= 2
+
+
 def is_bare_head_noun(text: str) -> bool:
-    """True for pronouns and lower-case common-noun phrases ("the system", "our app", "team").
+    """True for pronouns and generic lower-case noun phrases ("the system", "our app", "team",
+    "the old system").
 
     A capitalized word after the determiner pins the phrase to a referent ("the Orion app",
-    "The Beatles"), so those are names; so is any lower-case phrase without a determiner whose
-    head is not a generic noun ("python")."""
+    "The Beatles"), and so does a noun compound ("the billing migration", "the payments team",
+    "the cutover for the billing migration"); a lower-case single word without a determiner
+    is a name unless it is a generic noun ("python" is, "team" is not)."""
     words = _SPACES.split(_PUNCTUATION.sub(" ", re.sub(r"['’]s\b", "", text)).strip())
     words = [word for word in words if word]
     if not words:
@@ -186,5 +254,8 @@ def is_bare_head_noun(text: str) -> bool:
     if not rest:
         return True
     if any(word[0].isupper() or word[0].isdigit() for word in rest):
+        return False
+    content = lowered[1:] if has_determiner else lowered
+    if _names_something(content):
         return False
     return has_determiner or _fold(rest[-1]) in _HEAD_NOUNS

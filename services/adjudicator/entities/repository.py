@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,10 +11,12 @@ from uuid import UUID
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.adjudicator.entities.normalize import phonetic_code, trigram_similarity, trigrams
+from services.adjudicator.entities.normalize import phonetic_code, trigrams
 
 __all__ = [
+    "ALIAS_COLUMNS",
     "AliasHit",
+    "alias_hits",
     "canonical",
     "canonical_ids",
     "canonical_names",
@@ -27,7 +28,6 @@ __all__ = [
     "exact_alias_hits",
     "insert_verdict",
     "phonetic_hits",
-    "trigram_hits",
     "upsert_alias",
     "upsert_proposal",
     "vector_literal",
@@ -48,14 +48,14 @@ class AliasHit:
     score: float = 1.0
 
 
-_ALIAS_COLUMNS = """
+ALIAS_COLUMNS = """
     SELECT coalesce(e.redirect_to, e.id) AS entity_id, e.canonical_name, e.normalized_name,
            a.alias, a.normalized_alias, a.mention_count
     FROM entity_aliases a JOIN entities e ON e.id = a.entity_id
 """
 
 
-def _hits(rows: Iterable[Any]) -> list[AliasHit]:
+def alias_hits(rows: Iterable[Any]) -> list[AliasHit]:
     return [
         AliasHit(
             r.entity_id,
@@ -83,10 +83,10 @@ async def exact_alias_hits(
     if not normalized:
         return []
     rows = await session.execute(
-        text(_ALIAS_COLUMNS + " WHERE a.namespace = :ns AND a.normalized_alias = ANY(:names)"),
+        text(ALIAS_COLUMNS + " WHERE a.namespace = :ns AND a.normalized_alias = ANY(:names)"),
         {"ns": namespace, "names": list(set(normalized))},
     )
-    return _hits(rows)
+    return alias_hits(rows)
 
 
 async def phonetic_hits(
@@ -95,52 +95,12 @@ async def phonetic_hits(
     """Aliases sharing the metaphone code, most mentioned first."""
     rows = await session.execute(
         text(
-            _ALIAS_COLUMNS + " WHERE a.namespace = :ns AND a.phonetic_code = :code"
+            ALIAS_COLUMNS + " WHERE a.namespace = :ns AND a.phonetic_code = :code"
             " ORDER BY a.mention_count DESC, a.id LIMIT :limit"
         ),
         {"ns": namespace, "code": code, "limit": limit},
     )
-    return _hits(rows)
-
-
-async def trigram_hits(
-    session: AsyncSession, namespace: str, normalized: str, min_similarity: float, limit: int
-) -> list[AliasHit]:
-    """Aliases whose trigram similarity to `normalized` is at least `min_similarity`, best first.
-
-    The postings only count shared trigrams; since similarity <= shared / |query|, aliases
-    sharing fewer than ceil(min_similarity * |query|) cannot qualify and are cut in SQL."""
-    query = trigrams(normalized)
-    if not query:
-        return []
-    min_shared = max(1, math.ceil(min_similarity * len(query)))
-    rows = await session.execute(
-        text(
-            "WITH shared AS (SELECT alias_id, count(*) AS n FROM alias_trigrams"
-            " WHERE namespace = :ns AND trigram = ANY(:grams) GROUP BY alias_id"
-            " HAVING count(*) >= :min_shared ORDER BY n DESC LIMIT :pre)"
-            + _ALIAS_COLUMNS
-            + " JOIN shared s ON s.alias_id = a.id"
-        ),
-        {"ns": namespace, "grams": sorted(query), "min_shared": min_shared, "pre": limit * 5},
-    )
-    scored = []
-    for hit in _hits(rows):
-        score = trigram_similarity(query, trigrams(hit.normalized_alias))
-        if score >= min_similarity:
-            scored.append(
-                AliasHit(
-                    hit.entity_id,
-                    hit.canonical_name,
-                    hit.normalized_name,
-                    hit.alias,
-                    hit.normalized_alias,
-                    hit.mention_count,
-                    score,
-                )
-            )
-    scored.sort(key=lambda h: (-h.score, -h.mention_count, h.normalized_alias))
-    return scored[:limit]
+    return alias_hits(rows)
 
 
 def vector_literal(vector: Sequence[float]) -> str:
@@ -273,8 +233,9 @@ async def upsert_alias(
     if inserted:
         await session.execute(
             text(
-                "INSERT INTO alias_trigrams (namespace, trigram, alias_id)"
-                " SELECT :ns, g, :aid FROM unnest(CAST(:grams AS text[])) AS g"
+                "INSERT INTO alias_trigrams (namespace, trigram, alias_grams, alias_id)"
+                " SELECT :ns, g, cardinality(CAST(:grams AS text[])), :aid"
+                " FROM unnest(CAST(:grams AS text[])) AS g"
                 " ON CONFLICT DO NOTHING"
             ),
             {"ns": namespace, "aid": alias_id, "grams": sorted(trigrams(normalized))},
@@ -310,8 +271,9 @@ async def write_mention(
             "  ON CONFLICT ON CONSTRAINT uq_entity_aliases DO UPDATE SET"
             "  mention_count = entity_aliases.mention_count + 1, last_seen_at = now()"
             "  RETURNING id, (xmax = 0) AS inserted),"
-            " t AS (INSERT INTO alias_trigrams (namespace, trigram, alias_id)"
-            "  SELECT :ns, g, a.id FROM a, unnest(CAST(:grams AS text[])) AS g WHERE a.inserted"
+            " t AS (INSERT INTO alias_trigrams (namespace, trigram, alias_grams, alias_id)"
+            "  SELECT :ns, g, cardinality(CAST(:grams AS text[])), a.id"
+            "  FROM a, unnest(CAST(:grams AS text[])) AS g WHERE a.inserted"
             "  ON CONFLICT DO NOTHING),"
             " v AS (INSERT INTO resolution_verdicts (namespace, claim_id, mention_text, role,"
             "  step, scores, chosen_entity_id, created_new, resolver_version)"

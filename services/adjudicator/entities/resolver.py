@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.adjudicator.entities import repository as repo
 from services.adjudicator.entities.nicknames import short_form_expansions
 from services.adjudicator.entities.normalize import (
+    display_name,
     is_bare_head_noun,
     normalize_name,
     phonetic_code,
@@ -20,6 +21,7 @@ from services.adjudicator.entities.normalize import (
     trigrams,
 )
 from services.adjudicator.entities.rules import Choice, Nominee, Support, choose, match_kind
+from services.adjudicator.entities.trigram_search import trigram_hits
 from shared.beliefs.locks import lock_name
 from shared.embedding import Embedder, embed_async
 
@@ -244,7 +246,7 @@ class EntityResolver:
             queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
             hits: list[repo.AliasHit] = []
             for query in queries:
-                hits += await repo.trigram_hits(
+                hits += await trigram_hits(
                     session, ns, query, t.trigram_nominate, t.nominees_per_step
                 )
             return hits
@@ -332,7 +334,7 @@ class EntityResolver:
     async def _create(
         self, call: _Call, mention: Mention, norm: str, choice: Choice, scores: dict[str, Any]
     ) -> ResolvedMention:
-        name = " ".join(mention.text.split())
+        name = display_name(mention.text)
         other = choice.propose
         if other is not None:
             scores["proposed_merge_with"] = str(other.entity_id)

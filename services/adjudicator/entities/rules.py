@@ -7,12 +7,16 @@ from dataclasses import dataclass
 from typing import Literal
 from uuid import UUID
 
+from jellyfish import jaro_winkler_similarity as jaro_winkler
+
 from services.adjudicator.entities.nicknames import is_short_form_of
 
 __all__ = ["Choice", "Nominee", "Support", "choose", "match_kind"]
 
 Support = Literal["document", "co_mentioned", "related"]
 _SUPPORT_RANK: dict[str, int] = {"document": 0, "co_mentioned": 1, "related": 2}
+# Heads at least this close are taken as spellings of one word ("Patel"/"Patil").
+_HEAD_SPELLING = 0.85
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,20 @@ def match_kind(mention: str, alias: str, candidate_name: str) -> str:
             return "initials"  # "John S." -> "John Smith"
     if m and a and is_short_form_of(m[0], a[0]) and (len(m) == 1 or m[1:] == a[1:]):
         return "short_form"
+    if _other_head(m, a):
+        return "other_head"
     return "fuzzy"
+
+
+def _other_head(m: list[str], a: list[str]) -> bool:
+    """Whether two names share their modifiers but end in different heads: "billing migration
+    cutover" is a part of "billing migration" and a sibling of "billing migration spec", not
+    another name for either; "Ravi Shah" is not "Ravi Patel". A near-spelling of the head
+    ("Patil") is left to the fuzzy rule."""
+    if len(m) + len(a) < 3 or m[-1] == a[-1] or jaro_winkler(m[-1], a[-1]) >= _HEAD_SPELLING:
+        return False
+    shorter, longer = (m, a) if len(m) <= len(a) else (a, m)
+    return longer[: len(shorter)] == shorter or m[:-1] == a[:-1]
 
 
 def _best_supported(nominees: Sequence[Nominee]) -> Nominee | None:
@@ -85,7 +102,12 @@ def choose(
     exact = [n for n in nominees if n.kind == "exact"]
     # A loose spelling match next to a co-mentioned namesake ("Ravi Patel" vs "Priya Patel")
     # must not ride on that support: plain fuzzy matches need a close score as well.
-    eligible = [n for n in nominees if n.kind != "fuzzy" or n.score >= fuzzy_accept]
+    # A compound with another head names a different thing, however much context it shares.
+    eligible = [
+        n
+        for n in nominees
+        if n.kind != "other_head" and (n.kind != "fuzzy" or n.score >= fuzzy_accept)
+    ]
     supported = _best_supported(exact or eligible)
     if supported is not None:
         return Choice(supported, f"{supported.kind}+{supported.support}")

@@ -6,7 +6,14 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, PrimaryKeyConstraint, UniqueConstraint
+from sqlalchemy import (
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    PrimaryKeyConstraint,
+    SmallInteger,
+    UniqueConstraint,
+)
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -78,17 +85,19 @@ class EntityAlias(Base):
 
 class AliasTrigram(Base):
     """Trigram postings of an alias, maintained by the writer in place of pg_trgm (absent from
-    the embedded Postgres)."""
+    the embedded Postgres). `alias_grams` is the alias's trigram count: keyed after the trigram,
+    it lets a search read only the postings of aliases whose length can reach the threshold."""
 
     __tablename__ = "alias_trigrams"
     __table_args__ = (
-        PrimaryKeyConstraint("namespace", "trigram", "alias_id"),
+        PrimaryKeyConstraint("namespace", "trigram", "alias_grams", "alias_id"),
         # The cascading foreign key looks rows up by alias alone.
         Index("ix_alias_trigrams_alias", "alias_id"),
     )
 
     namespace: Mapped[str] = namespace_column()
     trigram: Mapped[str]
+    alias_grams: Mapped[int] = mapped_column(SmallInteger)
     alias_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("entity_aliases.id", ondelete="CASCADE"))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -235,7 +236,7 @@ def test_attributed_claim_with_unknown_holder_yields_nothing() -> None:
     assert result.assertions == ()
 
 
-def test_value_claim_becomes_observation_labelled_with_its_statement() -> None:
+def test_value_claim_becomes_observation_with_statement_and_a_label_without_its_date() -> None:
     text = "The billing migration cutover is scheduled for 2026-06-08."
     result = Normalizer(PredicateVocabulary()).normalize_claim(
         claim(text, "Billing migration", "is scheduled for", "2026-06-08"), resolve
@@ -243,8 +244,31 @@ def test_value_claim_becomes_observation_labelled_with_its_statement() -> None:
     (observation,) = result.assertions
     assert observation.kind == "observation"
     assert observation.subject_entity_id == ENTITIES["billing migration"].id
-    assert observation.label == text
+    assert observation.statement == text
+    assert observation.label == "The billing migration cutover is scheduled."
     assert result.dropped_predicates == ()
+
+
+def test_observation_label_drops_relative_dates_and_keeps_the_statement() -> None:
+    text = "Mel joined the payments team yesterday"
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(text, "Dana", "joined", "the payments team"), resolve
+    )
+    (observation,) = result.assertions
+    assert observation.label == "Mel joined the payments team"
+    assert observation.statement == text
+
+
+def test_event_that_starts_a_state_relation_opens_the_relation_window() -> None:
+    june = Window.from_claim_fields(datetime(2026, 6, 1, tzinfo=UTC), None, "month", "event_time")
+    item = replace(
+        claim("Ravi moved to the search team in June.", "Ravi", "moved to", "Search team"),
+        window=june,
+        window_kind="event_time",
+    )
+    (relation,) = Normalizer(PredicateVocabulary()).normalize_claim(item, resolve).assertions
+    assert relation.predicate == "member_of"
+    assert relation.window == Window(datetime(2026, 6, 1, tzinfo=UTC), None, "month")
 
 
 def test_unknown_predicate_is_dropped_counted_and_statement_kept_as_observation() -> None:
@@ -266,11 +290,33 @@ def test_work_pack_predicate_without_pack_is_dropped_with_pack_is_relation() -> 
     assert with_pack.assertions[0].label == "Schema change blocks Q3 launch"
 
 
-def test_claim_without_resolvable_subject_yields_nothing() -> None:
+def test_claim_without_resolvable_subject_or_fallback_yields_nothing() -> None:
     result = Normalizer(PredicateVocabulary()).normalize_claim(
         claim("The weather was nice.", "the weather"), resolve
     )
     assert result.assertions == ()
+
+
+def test_claim_without_resolvable_subject_is_observation_on_the_fallback_anchor() -> None:
+    retro = EntityRef("ent-doc", "Payments retro")
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim("The team uses Northwind.", "the team", "uses", "Northwind"), resolve, retro
+    )
+    (observation,) = result.assertions
+    assert observation.kind == "observation"
+    assert observation.subject_entity_id == "ent-doc"
+    assert observation.statement == "The team uses Northwind."
+
+
+def test_attributed_claim_with_unknown_holder_is_observation_on_the_fallback_anchor() -> None:
+    spec = EntityRef("ent-doc", "Billing migration spec")
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim("According to the spec, the Ledger API is slow.", "Ledger API", holder="the spec"),
+        resolve,
+        spec,
+    )
+    (observation,) = result.assertions
+    assert observation.subject_entity_id == "ent-doc"
 
 
 def test_claim_window_inclusive_end_becomes_half_open() -> None:

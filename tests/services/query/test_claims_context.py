@@ -235,3 +235,28 @@ async def test_combined_context_evaluates_both_halves_at_one_instant(
     assert response.evaluated_at == response.facts.evaluated_at
     assert response.claims_and_sources.claims[0].corroboration_count == 1
     assert response.facts.claims[0].corroboration_count == 0
+
+
+async def test_search_claims_lexical_term_rare_in_namespace_outranks_a_frequent_repeated_one(
+    world: Any, stub: Stub
+) -> None:
+    lines = [
+        "Caroline told Caroline's sister about the trip.",
+        "Caroline painted a lake.",
+        "Caroline went hiking.",
+        "Caroline likes pottery.",
+        "Melanie researched adoption agencies.",
+    ]
+    doc = await world.document(lines)
+    ids = [await world.claim(doc, line, chunk=index) for index, line in enumerate(lines)]
+    response = await stub.SearchClaims(
+        query_service_pb2.SearchClaimsRequest(
+            namespace=world.namespace,
+            query="Did Caroline look into adoption?",
+            channel=query_service_pb2.SEARCH_CHANNEL_LEXICAL,
+            k=5,
+        )
+    )
+    ranked = [c.claim_id for c in response.claims]
+    assert ranked[0] == str(ids[4])
+    assert set(ranked) == {str(i) for i in ids}

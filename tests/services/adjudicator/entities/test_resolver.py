@@ -227,7 +227,7 @@ async def test_bare_head_nouns_are_not_entities_unless_capitalized(
             ["the system", "the app", "the Orion app", "our team"],
         )
         assert system.entity_id is None and app.entity_id is None and team.entity_id is None
-        assert orion.entity_id is not None and orion.canonical_name == "the Orion app"
+        assert orion.entity_id is not None and orion.canonical_name == "Orion app"
         nulls = (
             await session.execute(
                 text(

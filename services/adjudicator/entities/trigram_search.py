@@ -1,0 +1,136 @@
+"""Trigram search over the writer-maintained postings (`alias_trigrams`, in place of pg_trgm)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.adjudicator.entities.normalize import trigram_similarity, trigrams
+from services.adjudicator.entities.repository import ALIAS_COLUMNS, AliasHit, alias_hits
+
+__all__ = ["trigram_hits"]
+
+# Rarity of a query trigram is read from at most this many of its postings: the order only
+# decides which postings are read, never which aliases qualify, so a cap keeps it cheap.
+_RARITY_CAP = 256
+# Each alias length reads this many trigrams beyond its minimal prefix and must then share one
+# more of them: reading a few extra postings drops most one-trigram candidates before their
+# (far costlier) per-candidate verification.
+_PREFIX_EXTRA = 1
+# Above this many candidates their unread trigrams are counted by a scan instead of probes.
+_PROBE_MAX = 400
+
+
+@dataclass(frozen=True, slots=True)
+class _LengthPlan:
+    """For a query of q trigrams and a threshold: per alias length a = 1, 2, ... (SQL arrays
+    start at 1) `overlap` the fewest shared trigrams that reach the threshold (q + 1: never),
+    `cut` the last rarity rank the alias reads and `need` how many of those it must share; per
+    rank 1..q, `max_len` the longest alias that still reads it."""
+
+    shortest: int
+    overlap: list[int]
+    need: list[int]
+    cut: list[int]
+    max_len: list[int]
+
+
+@functools.cache
+def _length_plan(q: int, min_similarity: float) -> _LengthPlan | None:
+    def reaches(shared: int, a: int) -> bool:
+        # The exact expression of trigram_similarity, so no float edge disagrees with it.
+        return shared / (q + a - shared) >= min_similarity
+
+    lengths = range(1, math.floor(q / min_similarity) + 2)
+    overlap = [next((c for c in range(1, min(q, a) + 1) if reaches(c, a)), q + 1) for a in lengths]
+    reachable = [a for a in lengths if overlap[a - 1] <= q]
+    if not reachable:
+        return None
+    # Prefix filter: an alias sharing >= o of q trigrams misses at most q - o of them, so it
+    # holds one of any q - o + 1; reading E more of the rarest means it holds E + 1 of those.
+    cut = [min(q, q - o + 1 + _PREFIX_EXTRA) for o in overlap]
+    need = [min(o, 1 + _PREFIX_EXTRA) for o in overlap]
+    max_len = [max((a for a in reachable if cut[a - 1] >= r), default=0) for r in range(1, q + 1)]
+    return _LengthPlan(reachable[0], overlap, need, cut, max_len)
+
+
+# One statement: rank the query trigrams by (capped) rarity; read the postings of each rank only
+# for the alias lengths whose prefix includes it (the length bound too: similarity <= shorter /
+# longer); keep aliases sharing enough of what was read; count the trigrams they did not read,
+# by primary-key probes when they are few, else by one scan of those postings (a probe costs
+# about as much as reading twenty postings); score exactly and return the best `limit`.
+_TRIGRAM_SQL = text(
+    "WITH q AS MATERIALIZED (SELECT g, row_number() OVER (ORDER BY (SELECT count(*) FROM"
+    "  (SELECT 1 FROM alias_trigrams t WHERE t.namespace = :ns AND t.trigram = g"
+    "  LIMIT :cap) x), g) AS r FROM unnest(CAST(:grams AS text[])) AS g),"
+    " hits AS MATERIALIZED (SELECT t.alias_id, t.alias_grams AS a, count(*) AS c FROM q"
+    "  JOIN alias_trigrams t ON t.namespace = :ns AND t.trigram = q.g"
+    "  AND t.alias_grams BETWEEN :shortest AND (CAST(:max_len AS int[]))[q.r]"
+    "  GROUP BY t.alias_id, t.alias_grams"
+    "  HAVING count(*) >= (CAST(:need AS int[]))[t.alias_grams]),"
+    " probed AS (SELECT h.alias_id, h.a, h.c + (SELECT count(*) FROM q JOIN alias_trigrams t"
+    "  ON t.namespace = :ns AND t.trigram = q.g AND t.alias_grams = h.a"
+    "  AND t.alias_id = h.alias_id WHERE q.r > (CAST(:cut AS int[]))[h.a]) AS shared"
+    "  FROM hits h WHERE (SELECT count(*) FROM hits) <= :probe_max),"
+    " unread AS (SELECT t.alias_id, count(*) AS n FROM q JOIN alias_trigrams t"
+    "  ON t.namespace = :ns AND t.trigram = q.g"
+    "  AND t.alias_grams > (CAST(:max_len AS int[]))[q.r]"
+    "  AND t.alias_grams <= (SELECT max(a) FROM hits)"
+    "  WHERE (SELECT count(*) FROM hits) > :probe_max"
+    "  AND t.alias_id IN (SELECT alias_id FROM hits) GROUP BY t.alias_id),"
+    " scanned AS (SELECT h.alias_id, h.a, h.c + coalesce(u.n, 0) AS shared"
+    "  FROM hits h LEFT JOIN unread u ON u.alias_id = h.alias_id"
+    "  WHERE (SELECT count(*) FROM hits) > :probe_max),"
+    " counted AS MATERIALIZED (SELECT * FROM probed UNION ALL SELECT * FROM scanned),"
+    " scored AS (SELECT alias_id, CAST(shared AS float8) / (:q + a - shared) AS sim,"
+    "  rank() OVER (ORDER BY CAST(shared AS float8) / (:q + a - shared) DESC) AS k"
+    "  FROM counted WHERE shared >= (CAST(:overlap AS int[]))[a])"
+    + ALIAS_COLUMNS
+    + " JOIN scored s ON s.alias_id = a.id WHERE s.k <= :limit"
+    ' ORDER BY s.sim DESC, a.mention_count DESC, a.normalized_alias COLLATE "C" LIMIT :limit'
+)
+
+
+async def trigram_hits(
+    session: AsyncSession, namespace: str, normalized: str, min_similarity: float, limit: int
+) -> list[AliasHit]:
+    """The `limit` aliases most trigram-similar to `normalized` with similarity at least
+    `min_similarity` (> 0), best first (ties: most mentioned, then alias)."""
+    query = trigrams(normalized)
+    plan = _length_plan(len(query), min_similarity) if query else None
+    if plan is None:
+        return []
+    rows = await session.execute(
+        _TRIGRAM_SQL,
+        {
+            "ns": namespace,
+            "grams": sorted(query),
+            "cap": _RARITY_CAP,
+            "q": len(query),
+            "shortest": plan.shortest,
+            "max_len": plan.max_len,
+            "need": plan.need,
+            "cut": plan.cut,
+            "overlap": plan.overlap,
+            "probe_max": _PROBE_MAX,
+            "limit": limit,
+        },
+    )
+    scored = [
+        AliasHit(
+            hit.entity_id,
+            hit.canonical_name,
+            hit.normalized_name,
+            hit.alias,
+            hit.normalized_alias,
+            hit.mention_count,
+            trigram_similarity(query, trigrams(hit.normalized_alias)),
+        )
+        for hit in alias_hits(rows)
+    ]
+    scored.sort(key=lambda h: (-h.score, -h.mention_count, h.normalized_alias))
+    return scored

@@ -1,0 +1,1 @@
+"""Pure text utilities shared by the services (no models, no I/O)."""

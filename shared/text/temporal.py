@@ -1,0 +1,170 @@
+"""Temporal phrases in English text: the date resolver's pattern tables and the phrases' spans."""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+__all__ = [
+    "ATOM_RES",
+    "DURATION_RE",
+    "FROM_RE",
+    "JOIN_RE",
+    "MONTHS",
+    "NUMBERS",
+    "ORDER",
+    "ORDINAL_Q",
+    "SINCE_RE",
+    "UNTIL_RE",
+    "VAGUE_RE",
+    "WEEKDAYS",
+    "strip_temporal",
+    "temporal_spans",
+]
+
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+MONTHS["sept"] = 9
+WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10}
+ORDINAL_Q = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3}
+ORDINAL_Q |= {"fourth": 4, "4th": 4, "last": 4}
+
+_MON = (
+    r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d{2})"
+_WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NUM = r"(?P<num>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+# A bare month or year is only temporal after one of these words ("May" is also a modal verb).
+_LEAD = r"(?:in|during|since|until|till|by|from|to|through|of|last|next|this|early|mid|late|for)"
+
+# Ordered: the first alternative that matches at a position wins, longer forms first.
+_ATOMS: list[tuple[str, str]] = [
+    (
+        "iso",
+        r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})"
+        r"(?:[T ](?P<hh>\d{2}):(?P<mi>\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?\b",
+    ),
+    ("iso_month", r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])\b(?!-)"),
+    ("mdy", rf"\b{_MON}\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?"),
+    ("dmy", rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?:,?\s+{_YEAR}\b)?"),
+    (
+        "month_end",
+        rf"\b(?:the\s+)?end\s+of\s+(?:(?P<rel>this|the|next|last)\s+month|{_MON}(?:\s+{_YEAR})?)\b",
+    ),
+    ("my", rf"\b(?:(?P<part>early|mid|late)[- ])?{_MON}\s+{_YEAR}\b"),
+    (
+        "quarter",
+        rf"\bq(?P<q>[1-4])(?:\s*(?:of\s+)?(?:{_YEAR}|fy(?P<fy>\d{{2}})|'(?P<yy>\d{{2}})))?\b",
+    ),
+    (
+        "quarter_words",
+        rf"\b(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of)?(?:\s+{_YEAR})?\b",
+    ),
+    (
+        "rel_unit",
+        r"\b(?P<rel>last|next|this|past|coming)\s+(?P<unit>week|weekend|month|quarter|year)\b",
+    ),
+    ("ago", rf"\b{_NUM}\s+(?P<unit>day|week|month|year)s?\s+ago\b"),
+    ("in_n", rf"\bin\s+{_NUM}\s+(?P<unit>day|week|month|year)s?\b"),
+    (
+        "deictic",
+        r"\b(?P<deictic>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))\b",
+    ),
+    ("weekday", rf"\b(?:(?P<rel>last|next|this|coming|this\s+coming|on)\s+)?{_WD}\b(?!s)"),
+    (
+        "lead_month",
+        rf"\b(?:{_LEAD}\s+)(?:(?P<part>early|mid|late)[- ])?"
+        rf"(?P<rel>last\s+|next\s+|this\s+)?{_MON}\b",
+    ),
+    ("lead_year", rf"\b(?:{_LEAD}|the\s+year|early|mid|late)[- ]{_YEAR}\b"),
+]
+ATOM_RES = [(name, re.compile(pattern, re.I)) for name, pattern in _ATOMS]
+SINCE_RE = re.compile(
+    r"(?:since|starting(?:\s+(?:in|on|from))?|as\s+of|beginning(?:\s+in)?)\s*$", re.I
+)
+UNTIL_RE = re.compile(r"(?:until|till|through|thru|up\s+to)\s*$", re.I)
+FROM_RE = re.compile(r"(?:from|between)\s*$", re.I)
+JOIN_RE = re.compile(r"^\s*(?:to|until|till|through|thru|and|-|–)\s*$", re.I)
+VAGUE_RE = re.compile(
+    r"\b(recently|lately|soon|a\s+while|some\s+time|someday|eventually|a\s+few|couple)\b", re.I
+)
+DURATION_RE = re.compile(
+    r"^\W*(?:for\s+|about\s+|over\s+|the\s+(?:last|past)\s+)?(?:\d+|an?|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|several|few|many)\s+(?:second|minute|hour|day|night|week|"
+    r"month|year|decade)s?\W*$|\b(?:daily|nightly|weekly|monthly|yearly|annually|every)\b",
+    re.I,
+)
+ORDER: dict[str, int] = {"instant": 0, "day": 1, "month": 2, "quarter": 3, "year": 4}
+
+# Prepositions that introduce a temporal phrase and go with it when it is removed
+# ("scheduled for 2026-06-08", "retired in Q3 2026", "moved from June 8 to June 9").
+_LEAD_IN_RE = re.compile(
+    r"(?:\b(?:in|on|at|by|during|since|until|till|through|from|for|before|after|around|"
+    r"between|to|as\s+of|starting(?:\s+(?:in|on|from))?|beginning(?:\s+in)?)\s+)+$",
+    re.I,
+)
+_MODIFIER_AFTER_RE = re.compile(
+    r"\b(?:the|a|an|this|that|these|those|our|their|its|his|her|my|your)\s+$", re.I
+)
+_SPACE_BEFORE_MARK = re.compile(r"\s+([,.;:!?])")
+_DANGLING_MARK = re.compile(r"[,;:]+(?=[.!?]|$)")
+# A copula whose complement was the date ("the launch is on June 8") goes with it.
+_DANGLING_COPULA = re.compile(
+    r"\s+(?:(?:will|would|should|must|may|might|could|can)\s+be|is|are|was|were|be|been)"
+    r"(?=[.!?]?$)",
+    re.I,
+)
+
+
+def temporal_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the temporal phrases in `text`, in order and non-overlapping.
+
+    Each span covers the phrase the date resolver would read, a range's second end ("June 8 to
+    June 9") and the preposition that introduces it. Vague words ("recently") are not spans:
+    they state no date; nor is a phrase right after a determiner, which modifies a noun.
+    """
+    atoms: list[tuple[int, int]] = []
+    for _, regex in ATOM_RES:
+        for match in regex.finditer(text):
+            start, end = match.span()
+            if not any(s < end and start < e for s, e in atoms):
+                atoms.append((start, end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(atoms):
+        if merged and JOIN_RE.match(text[merged[-1][1] : start]):
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    spans: list[tuple[int, int]] = []
+    for start, end in merged:
+        lead = _LEAD_IN_RE.search(text[:start])
+        if lead is None and _MODIFIER_AFTER_RE.search(text[:start]):
+            continue  # "the Q3 launch", "our June date": part of a name, not a time adverbial
+        spans.append((lead.start() if lead else start, end))
+    return spans
+
+
+def strip_temporal(text: str) -> str:
+    """`text` without its temporal phrases, whitespace and punctuation tidied
+    ("Mel joined the payments team yesterday." -> "Mel joined the payments team.")."""
+    spans = temporal_spans(text)
+    if not spans:
+        return text
+    kept: list[str] = []
+    position = 0
+    for start, end in spans:
+        kept.append(text[position:start])
+        position = end
+    kept.append(text[position:])
+    stripped = " ".join("".join(kept).split())
+    stripped = _DANGLING_MARK.sub("", _SPACE_BEFORE_MARK.sub(r"\1", stripped)).strip(" ,;:")
+    stripped = _DANGLING_COPULA.sub("", stripped)
+    if not any(ch.isalnum() for ch in stripped):
+        return text.strip()
+    # A removed sentence opener ("Yesterday, we shipped.") leaves the next word to start it.
+    return stripped[0].upper() + stripped[1:] if text.lstrip()[:1].isupper() else stripped

@@ -1,0 +1,85 @@
+"""Which noun phrases name entities, and the keys and names they get."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.adjudicator.entities.normalize import display_name, is_bare_head_noun, normalize_name
+from services.adjudicator.entities.rules import match_kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the system",
+        "the app",
+        "the team",
+        "the meeting",
+        "our project",
+        "it",
+        "team",
+        "the old system",
+        "the weekly meeting",
+        "the date of the meeting",
+    ],
+)
+def test_generic_head_alone_or_with_descriptive_adjectives_is_bare(text: str) -> None:
+    assert is_bare_head_noun(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the billing migration",
+        "the payments team",
+        "The billing migration cutover",
+        "the old invoicing service",
+        "the schema change",
+        "The cutover for the billing migration",
+        "the Head of Product",
+        "payments team",
+        "python",
+    ],
+)
+def test_noun_compound_or_capitalized_phrase_names_an_entity(text: str) -> None:
+    assert not is_bare_head_noun(text)
+
+
+def test_for_complement_and_compound_wordings_share_one_key() -> None:
+    assert normalize_name("The cutover for the billing migration") == "billing migration cutover"
+    assert normalize_name("the billing migration cutover") == "billing migration cutover"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("the billing migration", "billing migration"),
+        ("The billing migration cutover", "billing migration cutover"),
+        ("the Head of Product", "Head of Product"),
+        ("The Beatles", "The Beatles"),
+        ("Ravi  Patel", "Ravi Patel"),
+    ],
+)
+def test_display_name_drops_a_leading_determiner_unless_it_may_be_part_of_a_name(
+    text: str, name: str
+) -> None:
+    assert display_name(text) == name
+
+
+@pytest.mark.parametrize(
+    ("mention", "candidate"),
+    [
+        ("billing migration cutover", "billing migration"),
+        ("billing migration", "billing migration cutover"),
+        ("billing migration spec", "billing migration cutover"),
+        ("ravi shah", "ravi patel"),
+    ],
+)
+def test_names_with_shared_modifiers_and_another_head_are_other_heads(
+    mention: str, candidate: str
+) -> None:
+    assert match_kind(mention, candidate, candidate) == "other_head"
+
+
+def test_near_spelling_of_the_head_stays_fuzzy() -> None:
+    assert match_kind("ravi patil", "ravi patel", "ravi patel") == "fuzzy"

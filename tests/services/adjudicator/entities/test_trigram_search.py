@@ -1,0 +1,109 @@
+"""The prefix- and length-filtered trigram search returns exactly what a full scan would."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.adjudicator.entities import repository as repo
+from services.adjudicator.entities.normalize import phonetic_code, trigram_similarity, trigrams
+from services.adjudicator.entities.trigram_search import trigram_hits
+
+_FIRST = ["ravi", "mel", "ethan", "ana", "li"]
+
+
+def _names(count: int) -> list[str]:
+    rng = random.Random(11)
+    names: set[str] = set()
+    while len(names) < count:
+        surname = "".join(rng.choice("bdkr") + rng.choice("ae") for _ in range(rng.randint(1, 4)))
+        # Most share one first name, so its trigrams have more postings than the rarity cap and
+        # a bare "ravi" has more qualifying aliases than the probe limit.
+        first = "ravi" if rng.random() < 0.8 else rng.choice(_FIRST)
+        names.add(f"{first} {surname}")
+    return sorted(names)
+
+
+async def _load(session: AsyncSession, namespace: str, names: list[str]) -> None:
+    await repo.ensure_namespace(session, namespace)
+    await session.execute(
+        text(
+            "WITH e AS (INSERT INTO entities (namespace, canonical_name, normalized_name)"
+            " SELECT :ns, n, n FROM unnest(CAST(:names AS text[])) AS n"
+            " RETURNING id, normalized_name)"
+            " INSERT INTO entity_aliases (namespace, entity_id, alias, normalized_alias,"
+            " phonetic_code, mention_count) SELECT :ns, e.id, e.normalized_name,"
+            " e.normalized_name, p.code, p.n FROM e JOIN unnest(CAST(:names AS text[]),"
+            " CAST(:codes AS text[]), CAST(:counts AS int[])) AS p(name, code, n)"
+            " ON p.name = e.normalized_name"
+        ),
+        {
+            "ns": namespace,
+            "names": names,
+            "codes": [phonetic_code(n) for n in names],
+            "counts": [1 + len(n) % 3 for n in names],
+        },
+    )
+    rows = (
+        await session.execute(
+            text("SELECT id, normalized_alias FROM entity_aliases WHERE namespace = :ns"),
+            {"ns": namespace},
+        )
+    ).all()
+    postings = [
+        (g, len(trigrams(r.normalized_alias)), r.id)
+        for r in rows
+        for g in trigrams(r.normalized_alias)
+    ]
+    await session.execute(
+        text(
+            "INSERT INTO alias_trigrams (namespace, trigram, alias_grams, alias_id)"
+            " SELECT :ns, g, n, a FROM unnest(CAST(:g AS text[]), CAST(:n AS int2[]),"
+            " CAST(:a AS uuid[])) AS t(g, n, a)"
+        ),
+        {
+            "ns": namespace,
+            "g": [p[0] for p in postings],
+            "n": [p[1] for p in postings],
+            "a": [p[2] for p in postings],
+        },
+    )
+
+
+def _brute_force(
+    names: list[str], query: str, threshold: float, limit: int
+) -> list[tuple[float, int, str]]:
+    grams = trigrams(query)
+    scored = [(trigram_similarity(grams, trigrams(n)), 1 + len(n) % 3, n) for n in names]
+    kept = [s for s in scored if s[0] >= threshold]
+    return sorted(kept, key=lambda s: (-s[0], -s[1], s[2]))[:limit]
+
+
+@pytest.mark.parametrize("threshold", [0.3, 0.5])
+async def test_trigram_hits_equal_a_brute_force_ranking_over_every_alias(
+    session_factory: async_sessionmaker[AsyncSession], namespace: str, threshold: float
+) -> None:
+    names = _names(600)
+    rng = random.Random(5)
+    queries = ["ravi", "mel", "li", "ravi zqxw", "ethan bakeda", "ana"]
+    for name in rng.sample(names, 6):
+        queries.append(name[:-2] + name[-1] + name[-2])  # a transposition typo
+        queries.append(name + "r")
+    async with session_factory() as session, session.begin():
+        await _load(session, namespace, names)
+        for query in queries:
+            for limit in (10, 500):
+                hits = await trigram_hits(session, namespace, query, threshold, limit)
+                found = [(h.score, h.mention_count, h.normalized_alias) for h in hits]
+                assert found == _brute_force(names, query, threshold, limit), (query, limit)
+
+
+async def test_trigram_hits_of_a_name_sharing_no_trigram_are_empty(
+    session_factory: async_sessionmaker[AsyncSession], namespace: str
+) -> None:
+    async with session_factory() as session, session.begin():
+        await _load(session, namespace, ["ravi bake", "mel dara"])
+        assert await trigram_hits(session, namespace, "zq xw", 0.3, 10) == []
