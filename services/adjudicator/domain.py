@@ -95,14 +95,21 @@ class Window:
     ) -> Window:
         """Convert a claim's world-time fields (inclusive end, as stated) into a half-open window.
 
-        The inclusive end names the last period still covered, so the exclusive end is the end of
-        that period at the stated precision. An `event_time` claim with only a start covers just
-        that period ("on 8 June" is the whole day); any other open-ended claim stays open.
+        Extractors state the inclusive end as the last day still covered, so the exclusive end is
+        the start of the following day. An `event_time` claim with only a start covers just that
+        period at its precision ("on 8 June" is the whole day, "in Q3" the quarter); any other
+        open-ended claim stays open.
         """
-        end_anchor = valid_until_inclusive
-        if end_anchor is None and kind == "event_time":
-            end_anchor = valid_from
-        until = None if end_anchor is None else _period_end(end_anchor, precision) or end_anchor
+        until: datetime | None = None
+        if valid_until_inclusive is not None:
+            until = (
+                valid_until_inclusive
+                if precision == "instant"
+                else valid_until_inclusive.replace(hour=0, minute=0, second=0, microsecond=0)
+                + timedelta(days=1)
+            )
+        elif kind == "event_time" and valid_from is not None:
+            until = _period_end(valid_from, precision) or valid_from
         return cls(valid_from, until, precision)
 
     @property

@@ -404,7 +404,9 @@ class Normalizer:
         label = relation_label(subject.name, directed.predicate, obj.name, claim.polarity)
         window = claim.window
         if claim.window_kind == "event_time" and directed.predicate in STATE_PREDICATES:
-            window = Window(window.valid_from, None, window.precision)
+            # "Moved to the search team in June" starts a state that is still ongoing: a known
+            # start with an open end, which is what precision `open` means.
+            window = Window(window.valid_from, None, "open" if window.valid_from else "unknown")
         return Assertion(
             kind="relation",
             subject_entity_id=subject.id,

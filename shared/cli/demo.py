@@ -35,7 +35,9 @@ def _corpus() -> tuple[list[Path], dict[str, datetime]]:
         for name, value in manifest.items()
         if not name.startswith("_")
     }
-    return sorted(CORPUS / name for name in said_on), said_on
+    # Said-on order: adjudication outcomes depend on what the memory already held, and a
+    # demo should tell the same story every time.
+    return sorted((CORPUS / name for name in said_on), key=lambda p: said_on[p.name]), said_on
 
 
 async def run_demo(console: Console) -> None:
@@ -52,14 +54,13 @@ async def run_demo(console: Console) -> None:
         async with connect(addresses) as stubs:
             files, said_on = _corpus()
             console.print(Rule(f"ingesting {len(files)} sample documents"))
-            outcomes = await ingest_files(stubs, files, namespace="demo", said_on=said_on)
-            states = await watch_until_settled(
-                stubs,
-                [o.version_id for o in outcomes if not o.parked],
-                namespace="demo",
-                on_update=lambda _states: None,
-            )
-            _print_readiness(console, states)
+            states = []
+            for path in files:
+                [outcome] = await ingest_files(stubs, [path], namespace="demo", said_on=said_on)
+                states += await watch_until_settled(
+                    stubs, [outcome.version_id], namespace="demo", on_update=lambda _s: None
+                )
+            _print_readiness(console, files, states)
             for query in FACT_QUERIES:
                 console.print(Rule(f"facts: {query!r}"))
                 response = await stubs.query.FactsContext(
@@ -83,12 +84,15 @@ async def run_demo(console: Console) -> None:
         await launcher.stop()
 
 
-def _print_readiness(console: Console, states: Sequence[document_pb2.VersionReadiness]) -> None:
+def _print_readiness(
+    console: Console, files: Sequence[Path], states: Sequence[document_pb2.VersionReadiness]
+) -> None:
     table = Table(title="readiness")
-    for column in ("version", "ready", "claims"):
+    for column in ("document", "version", "ready", "claims"):
         table.add_column(column)
-    for state in states:
-        table.add_row(state.version_id[:8], "yes" if state.ready else "no", str(state.claim_count))
+    for path, state in zip(files, states, strict=True):
+        ready = "yes" if state.ready else "no"
+        table.add_row(path.name, state.version_id[:8], ready, str(state.claim_count))
     console.print(table)
 
 

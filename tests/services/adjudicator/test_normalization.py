@@ -268,7 +268,7 @@ def test_event_that_starts_a_state_relation_opens_the_relation_window() -> None:
     )
     (relation,) = Normalizer(PredicateVocabulary()).normalize_claim(item, resolve).assertions
     assert relation.predicate == "member_of"
-    assert relation.window == Window(datetime(2026, 6, 1, tzinfo=UTC), None, "month")
+    assert relation.window == Window(datetime(2026, 6, 1, tzinfo=UTC), None, "open")
 
 
 def test_unknown_predicate_is_dropped_counted_and_statement_kept_as_observation() -> None:
@@ -320,12 +320,26 @@ def test_attributed_claim_with_unknown_holder_is_observation_on_the_fallback_anc
 
 
 def test_claim_window_inclusive_end_becomes_half_open() -> None:
+    # Extractors state the inclusive end as the last covered day ("January to March": Mar 31).
     window = Window.from_claim_fields(
-        datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC), "month"
+        datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 3, 31, tzinfo=UTC), "month"
     )
     assert window.valid_until == datetime(2026, 4, 1, tzinfo=UTC)
     assert window.contains(datetime(2026, 3, 31, 23, tzinfo=UTC))
     assert not window.contains(datetime(2026, 4, 1, tzinfo=UTC))
+
+
+def test_quarter_claim_window_ends_when_the_quarter_ends() -> None:
+    q3 = Window.from_claim_fields(
+        datetime(2026, 7, 1, tzinfo=UTC), datetime(2026, 9, 30, tzinfo=UTC), "quarter", "event_time"
+    )
+    assert q3 == Window(
+        datetime(2026, 7, 1, tzinfo=UTC), datetime(2026, 10, 1, tzinfo=UTC), "quarter"
+    )
+    only_start = Window.from_claim_fields(
+        datetime(2026, 7, 1, tzinfo=UTC), None, "quarter", "event_time"
+    )
+    assert only_start.valid_until == datetime(2026, 10, 1, tzinfo=UTC)
 
 
 def test_event_day_window_covers_that_day_only_and_open_period_stays_open() -> None:
