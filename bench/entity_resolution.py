@@ -23,16 +23,17 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.normalize import (
+from services.adjudicator.entities.resolver import EntityResolver, Mention
+from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
+from shared.db.engine import session_factory
+from shared.entities import lookup
+from shared.entities.normalize import (
     normalize_name,
     phonetic_code,
     trigram_similarity,
     trigrams,
 )
-from services.adjudicator.entities.resolver import EntityResolver, Mention
-from services.adjudicator.entities.trigram_search import trigram_hits
-from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
-from shared.db.engine import session_factory
+from shared.entities.trigram_search import trigram_hits
 
 __all__ = ["cluster_scores", "main", "quality", "speed"]
 
@@ -357,10 +358,10 @@ async def speed(
         mention = Mention(name, "subject", claims[n % mentions], doc, None, ("Ravi Patel",))
         async with factory() as session, session.begin():
             for step, query in (
-                ("step_exact_alias_query", repo.exact_alias_hits(session, namespace, [norm])),
+                ("step_exact_alias_query", lookup.exact_alias_hits(session, namespace, [norm])),
                 (
                     "step_phonetic_query",
-                    repo.phonetic_hits(session, namespace, phonetic_code(norm), 10),
+                    lookup.phonetic_hits(session, namespace, phonetic_code(norm), 10),
                 ),
             ):
                 await _timed(samples, step, query)

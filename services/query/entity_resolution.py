@@ -10,16 +10,16 @@ from uuid import UUID
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.nicknames import short_form_expansions
-from services.adjudicator.entities.normalize import (
+from shared.embedding import Embedder, embed_async
+from shared.entities import lookup
+from shared.entities.nicknames import short_form_expansions
+from shared.entities.normalize import (
     normalize_name,
     phonetic_code,
     trigram_similarity,
     trigrams,
 )
-from services.adjudicator.entities.trigram_search import trigram_hits
-from shared.embedding import Embedder, embed_async
+from shared.entities.trigram_search import trigram_hits
 from shared.proto_convert import NegativeAnswer
 
 __all__ = ["FUZZY_SCAN", "Candidate", "ResolveResult", "Tier", "resolve_entity"]
@@ -60,20 +60,20 @@ async def _tier_hits(
     norm: str,
     name: str,
     embedder: Embedder | None,
-) -> list[repo.AliasHit]:
+) -> list[lookup.AliasHit]:
     if tier == "exact_alias":
-        return await repo.exact_alias_hits(session, namespace, [norm])
+        return await lookup.exact_alias_hits(session, namespace, [norm])
     if tier == "trigram":
         first, *rest = norm.split()
         queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
-        hits: list[repo.AliasHit] = []
+        hits: list[lookup.AliasHit] = []
         for query in queries:
             hits += await trigram_hits(session, namespace, query, _TRIGRAM_FLOOR, FUZZY_SCAN)
         return hits
     if tier == "phonetic":
         grams = trigrams(norm)
         return [
-            repo.AliasHit(
+            lookup.AliasHit(
                 h.entity_id,
                 h.canonical_name,
                 h.normalized_name,
@@ -82,12 +82,12 @@ async def _tier_hits(
                 h.mention_count,
                 max(0.5, trigram_similarity(grams, trigrams(h.normalized_alias))),
             )
-            for h in await repo.phonetic_hits(session, namespace, phonetic_code(norm), FUZZY_SCAN)
+            for h in await lookup.phonetic_hits(session, namespace, phonetic_code(norm), FUZZY_SCAN)
         ]
     if embedder is None:
         return []
     vector = (await embed_async(embedder, [name]))[0]
-    return await repo.embedding_hits(
+    return await lookup.embedding_hits(
         session, namespace, vector.tolist(), _EMBEDDING_FLOOR, FUZZY_SCAN
     )
 
@@ -108,7 +108,7 @@ async def resolve_entity(
     tiers: tuple[Tier, ...] = ("exact_alias", "trigram", "phonetic", "embedding")
     for tier in tiers if norm else ():
         hits = await _tier_hits(session, namespace, tier, norm, name, embedder)
-        best: dict[UUID, repo.AliasHit] = {}
+        best: dict[UUID, lookup.AliasHit] = {}
         for hit in hits:
             if hit.entity_id not in best or hit.score > best[hit.entity_id].score:
                 best[hit.entity_id] = hit
@@ -158,8 +158,8 @@ async def _boosted(
 ) -> set[UUID]:
     if not context:
         return set()
-    live = set((await repo.canonical_ids(session, namespace, context)).values())
-    neighbours = await repo.entity_neighbours(session, namespace, candidates)
+    live = set((await lookup.canonical_ids(session, namespace, context)).values())
+    neighbours = await lookup.entity_neighbours(session, namespace, candidates)
     return {c for c in candidates if c in live or neighbours.get(c, set()) & live}
 
 

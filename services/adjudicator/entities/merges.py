@@ -22,8 +22,8 @@ from uuid import UUID
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.adjudicator.entities.normalize import trigrams
 from shared.beliefs.locks import lock_entities
+from shared.entities.normalize import trigrams
 from shared.errors import FailedPrecondition, FieldViolation, InvalidArgument, NotFound
 
 __all__ = [

@@ -9,8 +9,8 @@ from uuid import UUID
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.adjudicator.entities.repository import canonical_ids, vector_literal
 from shared.embedding import Embedder, embed_async
+from shared.entities.lookup import canonical_ids, vector_literal
 
 __all__ = ["PROFILE_FACTS", "PROFILE_MAX_CHARS", "profile_text", "refresh_profiles"]
 

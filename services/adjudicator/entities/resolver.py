@@ -11,8 +11,12 @@ from uuid import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.nicknames import short_form_expansions
-from services.adjudicator.entities.normalize import (
+from services.adjudicator.entities.rules import Choice, Nominee, Support, choose, match_kind
+from shared.beliefs.locks import lock_name
+from shared.embedding import Embedder, embed_async
+from shared.entities import lookup
+from shared.entities.nicknames import short_form_expansions
+from shared.entities.normalize import (
     display_name,
     is_bare_head_noun,
     normalize_name,
@@ -20,10 +24,7 @@ from services.adjudicator.entities.normalize import (
     trigram_similarity,
     trigrams,
 )
-from services.adjudicator.entities.rules import Choice, Nominee, Support, choose, match_kind
-from services.adjudicator.entities.trigram_search import trigram_hits
-from shared.beliefs.locks import lock_name
-from shared.embedding import Embedder, embed_async
+from shared.entities.trigram_search import trigram_hits
 
 __all__ = [
     "RESOLVER_VERSION",
@@ -77,7 +78,7 @@ class _Call:
 
     session: AsyncSession
     namespace: str
-    exact: dict[str, list[repo.AliasHit]] = field(default_factory=dict)
+    exact: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
     doc_names: dict[UUID, dict[str, tuple[UUID, str]]] = field(default_factory=dict)
     neighbours: dict[UUID, set[UUID]] = field(default_factory=dict)
 
@@ -85,7 +86,7 @@ class _Call:
         missing = [name for name in set(names) if name and name not in self.exact]
         for name in missing:
             self.exact[name] = []
-        for hit in await repo.exact_alias_hits(self.session, self.namespace, missing):
+        for hit in await lookup.exact_alias_hits(self.session, self.namespace, missing):
             self.exact[hit.normalized_alias].append(hit)
 
     async def load_documents(self, document_ids: Sequence[UUID]) -> None:
@@ -101,13 +102,13 @@ class _Call:
         missing = [i for i in set(entity_ids) if i not in self.neighbours]
         if missing:
             self.neighbours.update(
-                await repo.entity_neighbours(self.session, self.namespace, missing)
+                await lookup.entity_neighbours(self.session, self.namespace, missing)
             )
 
     def remember(self, mention: Mention, normalized: str, entity_id: UUID, name: str) -> None:
         hits = self.exact.setdefault(normalized, [])
         if all(h.entity_id != entity_id for h in hits):
-            hits.append(repo.AliasHit(entity_id, name, normalized, mention.text, normalized, 1))
+            hits.append(lookup.AliasHit(entity_id, name, normalized, mention.text, normalized, 1))
         # An unloaded document map is read later from the verdicts, this one included.
         if mention.document_id in self.doc_names:
             self.doc_names[mention.document_id][normalized] = (entity_id, name)
@@ -236,7 +237,9 @@ class EntityResolver:
                 return choice, ranked
         return choice, sorted(pool.values(), key=lambda n: -n.score)
 
-    async def _nominate(self, call: _Call, step: str, norm: str, text: str) -> list[repo.AliasHit]:
+    async def _nominate(
+        self, call: _Call, step: str, norm: str, text: str
+    ) -> list[lookup.AliasHit]:
         t, session, ns = self._t, call.session, call.namespace
         if step == "exact_alias":
             return call.exact.get(norm, [])
@@ -244,14 +247,16 @@ class EntityResolver:
             # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
             first, *rest = norm.split()
             queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
-            hits: list[repo.AliasHit] = []
+            hits: list[lookup.AliasHit] = []
             for query in queries:
                 hits += await trigram_hits(
                     session, ns, query, t.trigram_nominate, t.nominees_per_step
                 )
             return hits
         if step == "phonetic":
-            found = await repo.phonetic_hits(session, ns, phonetic_code(norm), t.nominees_per_step)
+            found = await lookup.phonetic_hits(
+                session, ns, phonetic_code(norm), t.nominees_per_step
+            )
             grams = trigrams(norm)
             return [
                 _rescored(h, trigram_similarity(grams, trigrams(h.normalized_alias))) for h in found
@@ -259,12 +264,12 @@ class EntityResolver:
         if self._embedder is None:
             return []
         vector = (await embed_async(self._embedder, [text]))[0]
-        return await repo.embedding_hits(
+        return await lookup.embedding_hits(
             session, ns, vector.tolist(), t.embedding_nominate, t.nominees_per_step
         )
 
     def _nominee(
-        self, call: _Call, mention: Mention, norm: str, step: str, hit: repo.AliasHit
+        self, call: _Call, mention: Mention, norm: str, step: str, hit: lookup.AliasHit
     ) -> Nominee:
         doc_entities = (
             {e for e, _ in call.doc_names.get(mention.document_id, {}).values()}
@@ -399,8 +404,8 @@ def _context_names(mention: Mention) -> list[str]:
     return names
 
 
-def _rescored(hit: repo.AliasHit, score: float) -> repo.AliasHit:
-    return repo.AliasHit(
+def _rescored(hit: lookup.AliasHit, score: float) -> lookup.AliasHit:
+    return lookup.AliasHit(
         hit.entity_id,
         hit.canonical_name,
         hit.normalized_name,

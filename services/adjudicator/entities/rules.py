@@ -9,7 +9,7 @@ from uuid import UUID
 
 from jellyfish import jaro_winkler_similarity as jaro_winkler
 
-from services.adjudicator.entities.nicknames import is_short_form_of
+from shared.entities.nicknames import is_short_form_of
 
 __all__ = ["Choice", "Nominee", "Support", "choose", "match_kind"]
 

@@ -9,10 +9,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.normalize import normalize_name, phonetic_code
 from services.adjudicator.entities.profiles import refresh_profiles
 from services.query.entity_resolution import resolve_entity
 from shared.embedding import OnnxMiniLmEmbedder
+from shared.entities.normalize import normalize_name, phonetic_code
 
 
 @pytest.fixture(scope="module")

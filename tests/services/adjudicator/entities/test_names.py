@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.adjudicator.entities.normalize import display_name, is_bare_head_noun, normalize_name
 from services.adjudicator.entities.rules import match_kind
+from shared.entities.normalize import display_name, is_bare_head_noun, normalize_name
 
 
 @pytest.mark.parametrize(

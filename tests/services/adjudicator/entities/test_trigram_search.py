@@ -9,8 +9,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.normalize import phonetic_code, trigram_similarity, trigrams
-from services.adjudicator.entities.trigram_search import trigram_hits
+from shared.entities.normalize import phonetic_code, trigram_similarity, trigrams
+from shared.entities.trigram_search import trigram_hits
 
 _FIRST = ["ravi", "mel", "ethan", "ana", "li"]
 

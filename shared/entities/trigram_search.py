@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.adjudicator.entities.normalize import trigram_similarity, trigrams
-from services.adjudicator.entities.repository import ALIAS_COLUMNS, AliasHit, alias_hits
+from shared.entities.lookup import ALIAS_COLUMNS, AliasHit, alias_hits
+from shared.entities.normalize import trigram_similarity, trigrams
 
 __all__ = ["trigram_hits"]
 

@@ -1,0 +1,1 @@
+"""Entity names and read-side lookups shared by the resolver and read-time ResolveEntity."""
