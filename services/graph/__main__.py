@@ -1,36 +1,10 @@
-"""Run the graph service: ``python -m services.graph``."""
+"""Run the graph service: `python -m services.graph`."""
 
 from __future__ import annotations
 
-import asyncio
-import sys
-
 from services.graph.app import build_server
-from services.graph.config import Settings, load_settings
-from shared.db import SchemaMismatchError
-from shared.logging import configure_logging
-from shared.telemetry import configure_telemetry
-
-
-async def _serve(settings: Settings) -> None:
-    telemetry = configure_telemetry(settings.service_name, settings.otlp_endpoint)
-    telemetry.install_global()
-    try:
-        server = await build_server(settings, telemetry=telemetry)
-        await server.serve_until_signal()
-    finally:
-        telemetry.shutdown()
-
-
-def main() -> None:
-    settings = load_settings()
-    configure_logging(settings.log_level, settings.log_json, settings.service_name)
-    try:
-        asyncio.run(_serve(settings))
-    except SchemaMismatchError as exc:
-        print(exc, file=sys.stderr)
-        sys.exit(2)
-
+from services.graph.config import load_settings
+from shared.grpc.main import run_service
 
 if __name__ == "__main__":
-    main()
+    run_service("graph", load_settings, build_server)

@@ -1,0 +1,58 @@
+"""The one `__main__` every service runs: settings, logging, telemetry, serve until SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from shared.config import Settings
+from shared.db.migrate import SchemaMismatchError
+from shared.grpc.server import GrpcServer
+from shared.logging import configure_logging
+from shared.telemetry import Telemetry, configure_telemetry
+
+__all__ = ["run_service"]
+
+S = TypeVar("S", bound=Settings)
+
+
+def run_service(
+    name: str,
+    load_settings: Callable[[], S],
+    build_server: Callable[..., Awaitable[GrpcServer]],
+    *,
+    refuse_to_start: tuple[type[Exception], ...] = (),
+) -> None:
+    """Serve one service until SIGTERM/SIGINT.
+
+    A schema this build does not know (and any of `refuse_to_start`, e.g. an engine without its
+    model endpoint) ends the process with exit code 2 and the message, before serving anything.
+    """
+    try:
+        settings = load_settings()
+    except ValidationError as error:
+        print(f"{name}: invalid settings (REMEMBERSTACK_* variables): {error}", file=sys.stderr)
+        sys.exit(2)
+    if settings.service_name == Settings.model_fields["service_name"].default:
+        settings = settings.model_copy(update={"service_name": f"rememberstack-{name}"})
+    configure_logging(settings.log_level, settings.log_json, settings.service_name)
+    fatal: tuple[type[Exception], ...] = (SchemaMismatchError, *refuse_to_start)
+    try:
+        asyncio.run(_serve(settings, build_server))
+    except fatal as error:
+        print(f"{name}: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+async def _serve(settings: Any, build_server: Callable[..., Awaitable[GrpcServer]]) -> None:
+    telemetry: Telemetry = configure_telemetry(settings.service_name, settings.otlp_endpoint)
+    telemetry.install_global()
+    try:
+        server = await build_server(settings, telemetry=telemetry)
+        await server.serve_until_signal()
+    finally:
+        telemetry.shutdown()
