@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.report_sections import SECTIONS
+
 __all__ = ["write_report"]
 
 Section = Callable[[dict[str, Any], Path], list[str]]
@@ -42,9 +44,6 @@ def _generic(data: dict[str, Any], _plots: Path) -> list[str]:
     lines = ["| figure | value |", "|---|---|"]
     lines += [f"| {key} | {_fmt(value)} |" for key, value in rows]
     return lines
-
-
-SECTIONS: dict[str, tuple[str, Section]] = {}
 
 
 def write_report(results: Path, report: Path) -> None:
