@@ -229,7 +229,10 @@ async def run(
     try:
         for size in sizes:
             url, data, load_seconds = await _prepare(server_url, size, reuse)
-            per_size: dict[str, Any] = {"load_seconds": round(load_seconds, 1)}
+            # A reused store was loaded by an earlier run: no load time to report.
+            per_size: dict[str, Any] = (
+                {"load_seconds": round(load_seconds, 1)} if load_seconds else {}
+            )
             if operations == []:
                 results[0][str(size)] = per_size
                 continue
@@ -294,13 +297,14 @@ def main(argv: list[str] | None = None) -> None:
     operations = [] if args.load_only else args.operations
     measured = asyncio.run(run(sizes, requests, args.pg_dir, args.reuse, operations, args.against))
     if args.load_only:
-        print({size: m["load_seconds"] for size, m in measured[0].items()})
+        print({size: m.get("load_seconds") for size, m in measured[0].items()})
         return
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     runs: dict[str, Any] = previous.get("runs", {})
-    runs.setdefault(args.label, {}).update(measured[0])
-    if args.against:
-        runs.setdefault(args.against_label, {}).update(measured[1])
+    # Merge per size and operation: a partial re-run replaces only what it measured.
+    for label, sizes in ((args.label, measured[0]), (args.against_label, measured[1])):
+        for size, operations_measured in sizes.items():
+            runs.setdefault(label, {}).setdefault(size, {}).update(operations_measured)
     results = {"machine": f"{os.cpu_count()} cores, shared with other work", "runs": runs}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2))

@@ -32,6 +32,9 @@ FACT_FROM = (
     " LEFT JOIN contradiction_groups g ON g.id = f.contradiction_group_id"
 )
 _MAX_REDIRECTS = 8
+# Relations read per frontier entity and direction: a hub's strongest links are looked for
+# among this many (index order), so expanding from a hub costs the same as from anyone.
+_EXPANSION_SCAN = 1000
 
 
 def fact_from_row(row: Row[Any]) -> FactView:
@@ -133,12 +136,14 @@ async def expand_anchors(
             break
         sql = (
             "SELECT nb, max(strength) AS strength FROM ("
-            " SELECT f.object_entity_id AS nb, f.evidence_count AS strength FROM facts f"
+            " SELECT x.nb, x.strength FROM unnest(CAST(:frontier AS uuid[])) AS fr(id), LATERAL"
+            " (SELECT f.object_entity_id AS nb, f.evidence_count AS strength FROM facts f"
             " WHERE f.namespace = :ns AND f.kind = 'relation'"
-            f" AND f.subject_entity_id = ANY(CAST(:frontier AS uuid[])) AND {clause}"
-            " UNION ALL SELECT f.subject_entity_id, f.evidence_count FROM facts f"
+            f" AND f.subject_entity_id = fr.id AND {clause} LIMIT :scan) x"
+            " UNION ALL SELECT x.nb, x.strength FROM unnest(CAST(:frontier AS uuid[])) AS fr(id),"
+            " LATERAL (SELECT f.subject_entity_id AS nb, f.evidence_count AS strength FROM facts f"
             " WHERE f.namespace = :ns AND f.kind = 'relation'"
-            f" AND f.object_entity_id = ANY(CAST(:frontier AS uuid[])) AND {clause}) x"
+            f" AND f.object_entity_id = fr.id AND {clause} LIMIT :scan) x) x"
             " WHERE nb <> ALL(CAST(:seen AS uuid[]))"
             " GROUP BY nb ORDER BY strength DESC, nb LIMIT :lim"
         )
@@ -151,6 +156,7 @@ async def expand_anchors(
             "frontier": frontier,
             "seen": list(distance),
             "lim": room + 1,
+            "scan": _EXPANSION_SCAN,
             **params,
         }
         rows = [tuple(row) for row in await conn.execute(text(sql), bind)]
