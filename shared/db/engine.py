@@ -57,8 +57,13 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
 
     pgvector needs no connection-level registration here: the `Vector` column type sends and
     reads vectors in their text form, which asyncpg handles for types it has no codec for.
+
+    No pre-ping: it costs a round trip on every checkout of the read path. A connection that died
+    with its server fails its statement once (answered as UNAVAILABLE) and SQLAlchemy discards
+    it and the rest of the stale pool; recycling bounds how old a pooled connection can get.
     """
-    engine_kwargs.setdefault("pool_pre_ping", True)
+    engine_kwargs.setdefault("pool_pre_ping", False)
+    engine_kwargs.setdefault("pool_recycle", 600)
     return create_async_engine(to_sqlalchemy_url(url), **engine_kwargs)
 
 
