@@ -4,9 +4,15 @@
 
 Each session is one conversation document (said-on = session time, one namespace per
 conversation) sent through IngestDocuments; after WatchReadiness settles, every category 1-4
-question runs through ClaimsAndSourcesContext and CombinedContext. Claims map to the turn whose
-line holds their char_start; a chunk spans several turns, which enter the ranking in line order
-after the claims ranked above it. BM25 over raw turns is computed in the same run.
+question runs through ClaimsAndSourcesContext and CombinedContext. BM25 over raw turns is
+computed in the same run.
+
+Turn ranking (fixed rule): the response's claims and chunks are two ranked lists whose scores
+share one scale (reciprocal-rank fusion of the same vector and BM25 channels), merged by
+descending score, claims first on ties. A claim names the turn whose line holds its char_start;
+a chunk names every turn it overlaps, in line order (a conversation chunk is about one turn).
+A turn keeps its first rank. CombinedContext puts the facts' evidence claims ahead of the
+sources.
 """
 
 from __future__ import annotations
@@ -59,7 +65,8 @@ def _turns_in(offsets: dict[str, tuple[int, int]], start: int, end: int) -> list
 def rank_from_response(
     claims: Sequence[Any], chunks: Sequence[Any], offsets: dict[str, dict[str, tuple[int, int]]]
 ) -> list[str]:
-    """Interleave by score: claims name one turn, chunks contribute their turns in order."""
+    """Merge by score (stable, claims first on ties): a claim names one turn, a chunk its turns
+    in line order."""
     items: list[tuple[float, list[str]]] = []
     for claim in claims:
         doc_offsets = offsets.get(claim.version_id, {})
