@@ -10,10 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from shared.cli.launcher import load_endpoints
-
 
 RUN = [sys.executable, "-m", "shared.cli.main"]
 
