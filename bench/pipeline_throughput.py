@@ -46,7 +46,10 @@ _COUNTS = text(
            (SELECT min(decided_at) FROM decision_transcripts WHERE namespace = :ns) AS first,
            (SELECT max(decided_at) FROM decision_transcripts WHERE namespace = :ns) AS last,
            (SELECT json_object_agg(m, n) FROM (SELECT method AS m, count(*) AS n
-              FROM decision_transcripts WHERE namespace = :ns GROUP BY method) x) AS methods
+              FROM decision_transcripts WHERE namespace = :ns GROUP BY method) x) AS methods,
+           (SELECT sum((result->>'seconds')::float) FROM work_items
+              WHERE namespace = :ns AND kind = 'adjudicate.version'
+                AND status = 'succeeded') AS adjudicate_busy
     """
 )
 
@@ -107,6 +110,7 @@ async def run(sessions_limit: int | None, workers: int, namespace: str) -> dict[
         finally:
             await engine.dispose()
             await launcher.stop()
+    busy = float(counts.adjudicate_busy or 0.0)
     adjudication_span = (
         (counts.last - counts.first).total_seconds() if counts.first and counts.last else 0.0
     )
@@ -130,6 +134,12 @@ async def run(sessions_limit: int | None, workers: int, namespace: str) -> dict[
         "claims_per_second_end_to_end": round(counts.claims / wall, 1) if wall else 0.0,
         "claims_per_second_adjudication": (
             round(counts.claims / adjudication_span, 1) if adjudication_span else 0.0
+        ),
+        # The span above is paced by the embed stage feeding it; the workers' own time is not.
+        "adjudicate_busy_seconds": round(busy, 1),
+        "claims_per_busy_second_per_worker": round(counts.claims / busy, 1) if busy else 0.0,
+        "adjudicate_done_after_embed_seconds": round(
+            stage_done.get("adjudicate", 0.0) - stage_done.get("embed", 0.0), 1
         ),
     }
 
