@@ -14,12 +14,24 @@ __all__ = ["lock_entities", "lock_name"]
 # across workers; Postgres advisory locks give that without a lock table, and the xact variant
 # releases them with the transaction, so a crashed worker cannot leave one behind.
 _LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
+# Volatile functions in a target list run after ORDER BY (PostgreSQL >= 9.6), so the locks are
+# taken in the sorted order of the keys.
+_LOCK_MANY = text(
+    "SELECT pg_advisory_xact_lock(hashtextextended(u.key, 0))"
+    " FROM unnest(CAST(:keys AS text[])) WITH ORDINALITY AS u(key, n) ORDER BY u.n"
+)
 
 
 async def lock_entities(session: AsyncSession, namespace: str, entity_ids: Iterable[UUID]) -> None:
-    """Lock entities in a global order (sorted ids), so two writers can never deadlock."""
-    for entity_id in sorted(set(entity_ids)):
-        await session.execute(_LOCK, {"key": f"entity:{namespace}:{entity_id}"})
+    """Lock entities in a global order (sorted ids), so two writers can never deadlock.
+
+    One statement for the whole set, acquiring in the sorted order.
+    """
+    keys = [f"entity:{namespace}:{entity_id}" for entity_id in sorted(set(entity_ids))]
+    if len(keys) == 1:
+        await session.execute(_LOCK, {"key": keys[0]})
+    elif keys:
+        await session.execute(_LOCK_MANY, {"keys": keys})
 
 
 async def lock_name(session: AsyncSession, namespace: str, normalized_name: str) -> None:
