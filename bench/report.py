@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.report_sections import SECTIONS
+from bench.report_sections import SECTIONS, headline
 
 __all__ = ["write_report"]
 
@@ -63,8 +63,11 @@ def write_report(results: Path, report: Path) -> None:
         "ratios against the baselines measured in the same run.",
         "",
     ]
+    lines += ["## Headline", ""]
+    lines += headline(lambda name: _load(results, name))
+    lines.append("")
     if runs:
-        lines += ["| benchmark | mode | status | seconds |", "|---|---|---|---|"]
+        lines += ["## Runs", "", "| benchmark | mode | status | seconds |", "|---|---|---|---|"]
         lines += [f"| {r['name']} | {r['mode']} | {r['status']} | {r['seconds']} |" for r in runs]
         lines.append("")
     names = sorted(p.stem for p in results.glob("*.json") if not p.stem.startswith("_"))

@@ -16,7 +16,7 @@ def _f(value: Any, digits: int = 3) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.{digits}f}"
     return str(value)
 
 
@@ -193,9 +193,204 @@ def ingest_throughput(data: dict[str, Any], _plots: Path) -> list[str]:
     return lines
 
 
+def pipeline_throughput(data: dict[str, Any], _plots: Path) -> list[str]:
+    wall = data.get("wall_seconds_ingest_to_facts")
+    rate = data.get("claims_per_second_adjudication")
+    lines = [
+        "| figure | value | target (issue 5) |",
+        "|---|---|---|",
+        f"| sessions / claims / facts | {data.get('sessions')} / {data.get('claims')} / "
+        f"{data.get('facts')} | |",
+        f"| ingest start → adjudicated facts (s) | {_f(wall, 1)} | < 240 s: "
+        f"{_met(None if wall is None else wall < 240)} |",
+        f"| claims/s adjudicated | {_f(rate, 1)} | ≥ 150: "
+        f"{_met(None if rate is None else rate >= 150)} |",
+        f"| adjudicator workers | {data.get('adjudicator_workers')} | |",
+    ]
+    for stage, value in data.get("stage_done_seconds", {}).items():
+        lines.append(f"| stage {stage} done at (s) | {_f(value, 1)} | |")
+    return lines
+
+
+def adjudication_quality(data: dict[str, Any], _plots: Path) -> list[str]:
+    lines = ["| engine | decision | correct / n | accuracy |", "|---|---|---|---|"]
+    for engine, report in data.items():
+        if not isinstance(report, dict):
+            continue
+        lines.append(
+            f"| {engine} | all ({report.get('cases_passed')}/{report.get('cases')} cases) | | "
+            f"{_f(report.get('decision_accuracy'))} |"
+        )
+        for action, figures in report.get("per_action", {}).items():
+            lines.append(
+                f"| {engine} | {action} | {figures.get('correct')} / {figures.get('n')} | "
+                f"{_f(figures.get('accuracy'))} |"
+            )
+    return lines
+
+
+def entity_resolution(data: dict[str, Any], _plots: Path) -> list[str]:
+    quality, speed = data.get("quality", {}), data.get("speed", {})
+    lines = [
+        "| figure | value | target (issue 4) |",
+        "|---|---|---|",
+        f"| pairwise precision / recall / F1 | {_f(quality.get('precision'))} / "
+        f"{_f(quality.get('recall'))} / {_f(quality.get('f1'))} | F1 ≥ 0.9: "
+        f"{_met(None if quality.get('f1') is None else quality['f1'] >= 0.9)} |",
+        f"| wrong merges | {quality.get('wrong_merges')} | 0: "
+        f"{_met(None if quality.get('wrong_merges') is None else quality['wrong_merges'] == 0)} |",
+        f"| entities in the speed table | {speed.get('entities')} | |",
+    ]
+    for step, figures in speed.get("latency", {}).items():
+        lines.append(
+            f"| {step} p50 / p95 (ms) | {_f(figures.get('p50_ms'), 2)} / "
+            f"{_f(figures.get('p95_ms'), 2)} | ≤ 2 ms per mention |"
+        )
+    return lines
+
+
+def storage_size(data: dict[str, Any], _plots: Path) -> list[str]:
+    lines = [
+        f"Synthetic store of {data.get('facts', 0):,} facts and {data.get('claims', 0):,} claims "
+        "(with entities, documents, chunks and evidence).",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        f"| bytes per fact (net of the empty schema) | {_f(data.get('bytes_per_fact_net'), 0)} |",
+        f"| GiB per million facts | {_f(data.get('gib_per_million_facts_net'), 2)} |",
+    ]
+    for table, figures in data.get("tables", {}).items():
+        lines.append(
+            f"| {table}: total / indexes (MiB) | {figures['total_bytes'] / 2**20:,.1f} / "
+            f"{figures['index_bytes'] / 2**20:,.1f} |"
+        )
+    return lines
+
+
 SECTIONS: dict[str, tuple[str, Section]] = {
+    "pipeline_throughput": ("Ingest → facts on LoCoMo (issue 5)", pipeline_throughput),
+    "adjudication_quality": ("Adjudication quality (issue 5)", adjudication_quality),
+    "entity_resolution": ("Entity resolution (issue 4)", entity_resolution),
+    "storage_size": ("Database size per million facts (issue 8)", storage_size),
     "locomo_retrieval": ("LoCoMo retrieval (issue 6)", locomo_retrieval),
     "query_latency": ("Query latency (issue 6)", query_latency),
     "graph_latency": ("Graph latency (issue 7)", graph_latency),
     "ingest_throughput": ("Ingest throughput on LoCoMo (issue 3)", ingest_throughput),
 }
+
+
+def _get(data: dict[str, Any] | None, *path: Any) -> Any:
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key, data.get(str(key)))  # JSON keys of sizes are strings
+    return data
+
+
+def headline(load: Callable[[str], dict[str, Any] | None]) -> list[str]:
+    """One table of every figure an issue names, with its target and whether it was met."""
+    rows: list[tuple[str, str, Any, Callable[[float], bool] | None]] = []
+    ingest = load("ingest_throughput")
+    rows.append(
+        (
+            "3",
+            "LoCoMo extracted + embedded (s)",
+            _get(ingest, "extracted_and_embedded_seconds"),
+            lambda v: v < 180,
+        )
+    )
+    pipeline = load("pipeline_throughput")
+    rows.append(
+        (
+            "5",
+            "LoCoMo ingest → facts (s)",
+            _get(pipeline, "wall_seconds_ingest_to_facts"),
+            lambda v: v < 240,
+        )
+    )
+    rows.append(
+        (
+            "5",
+            "claims/s adjudicated",
+            _get(pipeline, "claims_per_second_adjudication"),
+            lambda v: v >= 150,
+        )
+    )
+    quality = load("adjudication_quality")
+    rows.append(
+        ("5", "jev decision accuracy (suite)", _get(quality, "jev", "decision_accuracy"), None)
+    )
+    rows.append(
+        (
+            "5",
+            "prompt decision accuracy (SmolLM2-135M)",
+            _get(quality, "prompt", "decision_accuracy"),
+            None,
+        )
+    )
+    entities = load("entity_resolution")
+    rows.append(("4", "resolution F1", _get(entities, "quality", "f1"), lambda v: v >= 0.9))
+    rows.append(("4", "wrong merges", _get(entities, "quality", "wrong_merges"), lambda v: v == 0))
+    rows.append(
+        (
+            "4",
+            "resolve a mention p50 (ms, 100k entities)",
+            _get(entities, "speed", "latency", "resolve_mention", "p50_ms"),
+            lambda v: v <= 2,
+        )
+    )
+    query = load("query_latency")
+    runs = _get(query, "runs", "after") or {}
+    for size, target in ((100_000, 50.0), (1_000_000, 150.0)):
+        value = _get(runs, size, "FactsContext(query)", "1_client", "p95_ms")
+        rows.append(
+            ("6", f"FactsContext p95 at {size:,} facts (ms)", value, lambda v, t=target: v <= t)
+        )
+    retrieval = load("locomo_retrieval")
+    ours = _get(retrieval, "claims_and_sources") or {}
+    rows.append(
+        ("6", "LoCoMo R@10 (cats 1–4)", _get(ours, "overall", "recall", 10), lambda v: v >= 0.75)
+    )
+    rows.append(("6", "LoCoMo MRR", _get(ours, "overall", "mrr"), lambda v: v >= 0.55))
+    rows.append(
+        ("6", "LoCoMo multi-hop R@10", _get(ours, "multi-hop", "recall", 10), lambda v: v >= 0.45)
+    )
+    rows.append(
+        (
+            "6",
+            "BM25 R@10 / MRR (same run)",
+            f"{_f(_get(retrieval, 'bm25', 'overall', 'recall', 10))} / "
+            f"{_f(_get(retrieval, 'bm25', 'overall', 'mrr'))}",
+            None,
+        )
+    )
+    graph = load("graph_latency")
+    rows.append(
+        (
+            "7",
+            "2-hop neighbourhood p95 at 1M relations (ms)",
+            _get(graph, "sizes", 1_000_000, "results", "neighborhood_2_hop", "p95_ms"),
+            lambda v: v <= 30,
+        )
+    )
+    rows.append(
+        (
+            "7",
+            "GraphPath ≤ 4 hops p95 at 1M relations (ms)",
+            _get(graph, "sizes", 1_000_000, "results", "path_all_lengths_le_4", "p95_ms"),
+            lambda v: v <= 100,
+        )
+    )
+    storage = load("storage_size")
+    rows.append(("8", "GiB per million facts", _get(storage, "gib_per_million_facts_net"), None))
+    lines = ["| issue | figure | measured | target |", "|---|---|---|---|"]
+    for issue, name, value, check in rows:
+        verdict = "–"
+        if check is not None and isinstance(value, int | float):
+            verdict = _met(check(float(value)))
+        elif check is not None:
+            verdict = "not measured"
+        lines.append(
+            f"| {issue} | {name} | {_f(value, 3) if value is not None else '–'} | {verdict} |"
+        )
+    return lines

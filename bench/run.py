@@ -40,12 +40,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("extraction_quality", "bench.extraction_quality", (), ("--locomo",)),
     Benchmark("embedding_speed", "bench.embedding_speed", ("--texts", "256", "--repeats", "1"), ()),
     Benchmark("entity_resolution", "bench.entity_resolution", ("--quick",), ()),
-    Benchmark("adjudication_quality", "bench.adjudication_quality", ("--quick",), ()),
+    Benchmark("adjudication_quality", "bench.adjudication_quality", (), ()),
     Benchmark("ingest_throughput", "bench.ingest_throughput", ("--quick",), ()),
     Benchmark("pipeline_throughput", "bench.pipeline_throughput", ("--quick",), ()),
     Benchmark("locomo_retrieval", "bench.locomo.run_retrieval", ("--quick",), ()),
     Benchmark("query_latency", "bench.query_latency", ("--quick",), ()),
     Benchmark("graph_latency", "bench.graph_latency", ("--quick",), ()),
+    Benchmark("storage_size", "bench.storage_size", ("--quick",), ()),
 )
 
 

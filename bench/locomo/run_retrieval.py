@@ -11,15 +11,26 @@ Turn ranking (fixed rule): the response's claims and chunks are two ranked lists
 share one scale (reciprocal-rank fusion of the same vector and BM25 channels), merged by
 descending score, claims first on ties. A claim names the turn whose line holds its char_start;
 a chunk names every turn it overlaps, in line order (a conversation chunk is about one turn).
-A turn keeps its first rank. CombinedContext puts the facts' evidence claims ahead of the
-sources.
+A turn keeps its first rank. CombinedContext adds the facts' evidence claims to that merge,
+each scored with the best retrieval score of a fact it supports (facts are fused from the same
+kinds of channels with the same reciprocal-rank scale), so a fact outranks a source only when
+the system scored it higher.
+
+`--reuse-dir DIR` keeps the embedded database in DIR between runs (for iterating on the query
+side): the first run ingests and records the conversations, the turn offsets and a fingerprint
+of the ingest settings and the ingest/schema code; a later run with the same conversations and
+an unchanged fingerprint skips ingestion, otherwise it empties DIR and ingests afresh. Reported
+results always come from a fresh temporary database unless --reuse-dir is given.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import hashlib
 import json
+import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,11 +52,15 @@ from bench.locomo.corpus import (
     turn_offsets,
 )
 from bench.locomo.metrics import evaluate, render_table
+from services.ingest.config import load_settings as load_ingest_settings
 from shared.cli.launcher import SystemLauncher
 from shared.config import load_settings
 from shared.proto_convert import timestamp
 
-RESULTS = Path(__file__).resolve().parents[1] / "results" / "locomo_retrieval.json"
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results" / "locomo_retrieval.json"
+STATE_FILE = "locomo_state.json"
+_INGEST_KNOBS = ("chunk_max_chars", "conversation_chunk_max_chars", "extract_context_chars")
 MEDIA_TYPE = "text/x-rememberstack-conversation"
 
 
@@ -84,6 +99,22 @@ def rank_from_response(
     return [turn for _, turns in items for turn in turns]
 
 
+def _fact_claims(facts: Any) -> list[Any]:
+    """The facts' evidence claims, each scored with the best score of a fact it supports."""
+    fact_score = {fact.fact_id: fact.score for fact in facts.facts}
+    claim_score: dict[str, float] = {}
+    for link in facts.fact_evidence:
+        score = fact_score.get(link.fact_id, 0.0)
+        claim_score[link.claim_id] = max(claim_score.get(link.claim_id, 0.0), score)
+    claims = []
+    for claim in facts.claims:
+        scored = type(claim)()
+        scored.CopyFrom(claim)
+        scored.score = claim_score.get(claim.claim_id, 0.0)
+        claims.append(scored)
+    return claims
+
+
 async def _ingest(stub: Any, sessions: Sequence[Session]) -> dict[str, dict[str, tuple[int, int]]]:
     """Ingest every session; returns version id -> turn offsets; waits for readiness."""
     texts = [to_document(session) for session in sessions]
@@ -119,23 +150,66 @@ async def _ingest(stub: Any, sessions: Sequence[Session]) -> dict[str, dict[str,
     return offsets
 
 
-async def run(limit: int | None, k: int) -> dict[str, Any]:
+def _ingest_fingerprint() -> str:
+    """What decides the ingested rows: the chunking/extraction settings and the ingest and
+    schema code."""
+    settings = load_ingest_settings()
+    digest = hashlib.sha256(
+        json.dumps({knob: getattr(settings, knob) for knob in _INGEST_KNOBS}).encode()
+    )
+    for folder in ("services/ingest", "shared/db"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _reusable_offsets(
+    data_dir: Path, conversations: list[int], fingerprint: str
+) -> dict[str, dict[str, tuple[int, int]]] | None:
+    """The recorded offsets when DIR holds these conversations ingested the same way; else
+    DIR is emptied for a fresh ingest."""
+    state_path = data_dir / STATE_FILE
+    state = json.loads(state_path.read_text(encoding="utf-8")) if state_path.exists() else {}
+    if state.get("conversations") != conversations or state.get("fingerprint") != fingerprint:
+        shutil.rmtree(data_dir, ignore_errors=True)
+        return None
+    return {
+        version: {turn: (span[0], span[1]) for turn, span in turns.items()}
+        for version, turns in state["offsets"].items()
+    }
+
+
+async def run(limit: int | None, k: int, reuse_dir: Path | None = None) -> dict[str, Any]:
     sessions = load_sessions(DEFAULT_DATA_PATH)
     questions: list[Question] = load_questions(DEFAULT_DATA_PATH)
     conversations = sorted({s.conv_index for s in sessions})[: limit or None]
     sessions = [s for s in sessions if s.conv_index in conversations]
     questions = [q for q in questions if q.conv_index in conversations and 1 <= q.category <= 4]
-    with tempfile.TemporaryDirectory(prefix="rs-locomo-") as data_dir:
-        launcher = SystemLauncher(load_settings(data_dir=Path(data_dir)), base_port=0)
+    fingerprint = _ingest_fingerprint()
+    reused: dict[str, dict[str, tuple[int, int]]] | None = None
+    if reuse_dir is not None:
+        reused = _reusable_offsets(reuse_dir, conversations, fingerprint)
+    with contextlib.ExitStack() as stack:
+        data_dir = reuse_dir or Path(
+            stack.enter_context(tempfile.TemporaryDirectory(prefix="rs-locomo-"))
+        )
+        launcher = SystemLauncher(load_settings(data_dir=data_dir), base_port=0)
         endpoints = await launcher.start()
         try:
             async with (
                 grpc.aio.insecure_channel(endpoints.ingest) as ingest_channel,
                 grpc.aio.insecure_channel(endpoints.query) as query_channel,
             ):
-                offsets = await _ingest(
+                offsets = reused or await _ingest(
                     ingest_service_pb2_grpc.IngestServiceStub(ingest_channel), sessions
                 )
+                if reuse_dir is not None and reused is None:
+                    state = {
+                        "conversations": conversations,
+                        "fingerprint": fingerprint,
+                        "offsets": offsets,
+                    }
+                    (reuse_dir / STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
                 query = query_service_pb2_grpc.QueryServiceStub(query_channel)
                 claims_rank: dict[str, list[str]] = {}
                 combined_rank: dict[str, list[str]] = {}
@@ -154,12 +228,8 @@ async def run(limit: int | None, k: int) -> dict[str, Any]:
                             claims_and_sources=request,
                         )
                     )
-                    # Facts are ranked ahead through their evidence claims; sources follow.
-                    fact_claims = list(combined.facts.claims)
-                    for claim in fact_claims:
-                        claim.score = 1.0
                     combined_rank[question.question_id] = rank_from_response(
-                        [*fact_claims, *combined.claims_and_sources.claims],
+                        [*_fact_claims(combined.facts), *combined.claims_and_sources.claims],
                         combined.claims_and_sources.chunks,
                         offsets,
                     )
@@ -184,13 +254,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--k", type=int, default=50, help="claims and chunks per question")
+    parser.add_argument(
+        "--reuse-dir",
+        type=Path,
+        default=None,
+        help="keep the ingested database here and reuse it while ingestion is unchanged",
+    )
+    parser.add_argument("--output", type=Path, default=RESULTS, help="where the JSON goes")
     args = parser.parse_args(argv)
-    report = asyncio.run(run(args.limit_conversations, args.k))
+    report = asyncio.run(run(args.limit_conversations, args.k, args.reuse_dir))
     for name, table in report.pop("_tables").items():
         print(f"\n{name}\n{table}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {RESULTS}")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.output}")
 
 
 if __name__ == "__main__":
