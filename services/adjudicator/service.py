@@ -30,7 +30,7 @@ from services.adjudicator.entities.merges import (
     merge_entities,
     undo_merge,
 )
-from services.adjudicator.entities.resolver import EntityResolver, Mention
+from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolutionContext
 from services.adjudicator.normalization import Normalizer
 from services.adjudicator.writer import DecisionEntry, FactWriter
 from shared.beliefs.locks import lock_entities
@@ -297,9 +297,10 @@ class AdjudicationService:
         if not rows:
             return [], [], 0
         mentions = [_mentions(row) for row in rows]
+        context = ResolutionContext(session, namespace)
         resolved = iter(
             await self._resolver.resolve_mentions(
-                session, namespace, [m for claim in mentions for m in claim]
+                session, namespace, [m for claim in mentions for m in claim], context=context
             )
         )
         dropped: list[str] = []
@@ -313,7 +314,9 @@ class AdjudicationService:
                     )
             fallback = _fallback_mention(row, names)
             if fallback is not None:
-                (anchor,) = await self._resolver.resolve_mentions(session, namespace, [fallback])
+                (anchor,) = await self._resolver.resolve_mentions(
+                    session, namespace, [fallback], context=context
+                )
                 if anchor.entity_id is not None:
                     names[fallback.text] = EntityRef(
                         str(anchor.entity_id), anchor.canonical_name or fallback.text

@@ -133,7 +133,10 @@ async def entity_neighbours(
     session: AsyncSession, namespace: str, entity_ids: Sequence[UUID], limit: int = 2000
 ) -> dict[UUID, set[UUID]]:
     """Entities each of `entity_ids` shared a document with, or is linked to by a current
-    relation: the context two same-named mentions are compared on."""
+    relation: the context two same-named mentions are compared on. The facts are read per id
+    behind OFFSET 0 fences (the object side filters on currency outside, where the partial
+    index of current facts by subject cannot be picked), so a table grown since its last
+    analyze is still read through the index of that id."""
     result: dict[UUID, set[UUID]] = {entity_id: set() for entity_id in entity_ids}
     if not entity_ids:
         return result
@@ -147,12 +150,14 @@ async def entity_neighbours(
             "  JOIN resolution_verdicts v2 ON v2.namespace = :ns AND v2.claim_id = c2.id"
             "  WHERE v2.chosen_entity_id IS NOT NULL AND v2.chosen_entity_id <> d.eid LIMIT :limit)"
             " UNION"
-            " (SELECT subject_entity_id, object_entity_id FROM facts WHERE namespace = :ns"
-            "  AND subject_entity_id = ANY(:ids) AND object_entity_id IS NOT NULL"
-            "  AND invalidated_at IS NULL LIMIT :limit)"
+            " (SELECT i, f.other FROM unnest(CAST(:ids AS uuid[])) AS i CROSS JOIN LATERAL"
+            "  (SELECT object_entity_id AS other FROM facts WHERE namespace = :ns"
+            "  AND subject_entity_id = i AND object_entity_id IS NOT NULL"
+            "  AND invalidated_at IS NULL OFFSET 0) f LIMIT :limit)"
             " UNION"
-            " (SELECT object_entity_id, subject_entity_id FROM facts WHERE namespace = :ns"
-            "  AND object_entity_id = ANY(:ids) AND invalidated_at IS NULL LIMIT :limit)"
+            " (SELECT i, f.other FROM unnest(CAST(:ids AS uuid[])) AS i CROSS JOIN LATERAL"
+            "  (SELECT subject_entity_id AS other, invalidated_at FROM facts WHERE namespace = :ns"
+            "  AND object_entity_id = i OFFSET 0) f WHERE f.invalidated_at IS NULL LIMIT :limit)"
         ),
         {"ns": namespace, "ids": list(entity_ids), "limit": limit},
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -167,6 +168,8 @@ def _strip_leading(tokens: list[str]) -> list[str]:
     return tokens
 
 
+# The resolver normalizes each name of a claim's context once per candidate it weighs.
+@functools.lru_cache(maxsize=8192)
 def normalize_name(text: str) -> str:
     """The key aliases are matched on: `name_tokens` joined by single spaces; a "for"
     complement goes first ("cutover for the billing migration" -> "billing migration

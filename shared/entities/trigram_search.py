@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import functools
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -12,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.entities.lookup import ALIAS_COLUMNS, AliasHit, alias_hits
 from shared.entities.normalize import trigram_similarity, trigrams
 
-__all__ = ["trigram_hits"]
+__all__ = ["trigram_hits", "trigram_phonetic_hits"]
 
 # Rarity of a query trigram is read from at most this many of its postings: the order only
 # decides which postings are read, never which aliases qualify, so a cap keeps it cheap.
@@ -63,18 +66,23 @@ def _length_plan(q: int, min_similarity: float) -> _LengthPlan | None:
 # longer); keep aliases sharing enough of what was read; count the trigrams they did not read,
 # by primary-key probes when they are few, else by one scan of those postings (a probe costs
 # about as much as reading twenty postings); score exactly and return the best `limit`.
-_TRIGRAM_SQL = text(
+# The OFFSET 0 fences keep both reads as primary-key lookups per query trigram: on a table that
+# grew since it was last analyzed the planner otherwise scans the namespace's postings (or the
+# alias's trigrams) instead, twenty times slower at only 16k postings.
+_TRIGRAM_QUERY = (
     "WITH q AS MATERIALIZED (SELECT g, row_number() OVER (ORDER BY (SELECT count(*) FROM"
     "  (SELECT 1 FROM alias_trigrams t WHERE t.namespace = :ns AND t.trigram = g"
     "  LIMIT :cap) x), g) AS r FROM unnest(CAST(:grams AS text[])) AS g),"
     " hits AS MATERIALIZED (SELECT t.alias_id, t.alias_grams AS a, count(*) AS c FROM q"
-    "  JOIN alias_trigrams t ON t.namespace = :ns AND t.trigram = q.g"
-    "  AND t.alias_grams BETWEEN :shortest AND (CAST(:max_len AS int[]))[q.r]"
+    "  CROSS JOIN LATERAL (SELECT t.alias_id, t.alias_grams FROM alias_trigrams t"
+    "  WHERE t.namespace = :ns AND t.trigram = q.g"
+    "  AND t.alias_grams BETWEEN :shortest AND (CAST(:max_len AS int[]))[q.r] OFFSET 0) t"
     "  GROUP BY t.alias_id, t.alias_grams"
     "  HAVING count(*) >= (CAST(:need AS int[]))[t.alias_grams]),"
-    " probed AS (SELECT h.alias_id, h.a, h.c + (SELECT count(*) FROM q JOIN alias_trigrams t"
-    "  ON t.namespace = :ns AND t.trigram = q.g AND t.alias_grams = h.a"
-    "  AND t.alias_id = h.alias_id WHERE q.r > (CAST(:cut AS int[]))[h.a]) AS shared"
+    " probed AS (SELECT h.alias_id, h.a, h.c + (SELECT count(*) FROM q CROSS JOIN LATERAL"
+    "  (SELECT 1 FROM alias_trigrams t WHERE t.namespace = :ns AND t.trigram = q.g"
+    "  AND t.alias_grams = h.a AND t.alias_id = h.alias_id OFFSET 0) p"
+    "  WHERE q.r > (CAST(:cut AS int[]))[h.a]) AS shared"
     "  FROM hits h WHERE (SELECT count(*) FROM hits) <= :probe_max),"
     " unread AS (SELECT t.alias_id, count(*) AS n FROM q JOIN alias_trigrams t"
     "  ON t.namespace = :ns AND t.trigram = q.g"
@@ -93,6 +101,45 @@ _TRIGRAM_SQL = text(
     + " JOIN scored s ON s.alias_id = a.id WHERE s.k <= :limit"
     ' ORDER BY s.sim DESC, a.mention_count DESC, a.normalized_alias COLLATE "C" LIMIT :limit'
 )
+_TRIGRAM_SQL = text(_TRIGRAM_QUERY)
+# The parameters one trigram search binds besides the namespace.
+_OWN_PARAMS = re.compile(r":(grams|cap|q|shortest|max_len|need|cut|overlap|probe_max|limit)\b")
+_PHONETIC_QUERY = (
+    ALIAS_COLUMNS + " WHERE a.namespace = :ns AND a.phonetic_code = :code"
+    " ORDER BY a.mention_count DESC, a.id LIMIT :phonetic_limit"
+)
+
+
+def _params(query: frozenset[str], plan: _LengthPlan, limit: int) -> dict[str, Any]:
+    return {
+        "grams": sorted(query),
+        "cap": _RARITY_CAP,
+        "q": len(query),
+        "shortest": plan.shortest,
+        "max_len": plan.max_len,
+        "need": plan.need,
+        "cut": plan.cut,
+        "overlap": plan.overlap,
+        "probe_max": _PROBE_MAX,
+        "limit": limit,
+    }
+
+
+def _scored(query: frozenset[str], hits: list[AliasHit]) -> list[AliasHit]:
+    scored = [
+        AliasHit(
+            hit.entity_id,
+            hit.canonical_name,
+            hit.normalized_name,
+            hit.alias,
+            hit.normalized_alias,
+            hit.mention_count,
+            trigram_similarity(query, trigrams(hit.normalized_alias)),
+        )
+        for hit in hits
+    ]
+    scored.sort(key=lambda h: (-h.score, -h.mention_count, h.normalized_alias))
+    return scored
 
 
 async def trigram_hits(
@@ -104,33 +151,37 @@ async def trigram_hits(
     plan = _length_plan(len(query), min_similarity) if query else None
     if plan is None:
         return []
-    rows = await session.execute(
-        _TRIGRAM_SQL,
-        {
-            "ns": namespace,
-            "grams": sorted(query),
-            "cap": _RARITY_CAP,
-            "q": len(query),
-            "shortest": plan.shortest,
-            "max_len": plan.max_len,
-            "need": plan.need,
-            "cut": plan.cut,
-            "overlap": plan.overlap,
-            "probe_max": _PROBE_MAX,
-            "limit": limit,
-        },
-    )
-    scored = [
-        AliasHit(
-            hit.entity_id,
-            hit.canonical_name,
-            hit.normalized_name,
-            hit.alias,
-            hit.normalized_alias,
-            hit.mention_count,
-            trigram_similarity(query, trigrams(hit.normalized_alias)),
-        )
-        for hit in alias_hits(rows)
-    ]
-    scored.sort(key=lambda h: (-h.score, -h.mention_count, h.normalized_alias))
-    return scored
+    rows = await session.execute(_TRIGRAM_SQL, {"ns": namespace, **_params(query, plan, limit)})
+    return _scored(query, alias_hits(rows))
+
+
+async def trigram_phonetic_hits(
+    session: AsyncSession,
+    namespace: str,
+    normalized: Sequence[str],
+    phonetic_code: str,
+    min_similarity: float,
+    limit: int,
+) -> tuple[list[list[AliasHit]], list[AliasHit]]:
+    """In one statement, `trigram_hits` of each of `normalized` and the `limit` aliases sharing
+    `phonetic_code`, most mentioned first (as `lookup.phonetic_hits`): a name that finds no
+    trigram match is looked up phonetically next, so one round trip serves both."""
+    params: dict[str, Any] = {"ns": namespace, "code": phonetic_code, "phonetic_limit": limit}
+    parts: list[str] = []
+    queries: dict[int, frozenset[str]] = {}
+    for index, name in enumerate(normalized):
+        query = trigrams(name)
+        plan = _length_plan(len(query), min_similarity) if query else None
+        if plan is None:
+            continue
+        queries[index] = query
+        params |= {f"{k}_{index}": v for k, v in _params(query, plan, limit).items()}
+        own = _OWN_PARAMS.sub(rf":\1_{index}", _TRIGRAM_QUERY)
+        parts.append(f"SELECT {index} AS part, row_number() OVER () AS n, x.* FROM ({own}) x")
+    parts.append(f"SELECT -1 AS part, row_number() OVER () AS n, y.* FROM ({_PHONETIC_QUERY}) y")
+    result = await session.execute(text(" UNION ALL ".join(parts)), params)
+    rows = sorted(result, key=lambda r: (r.part, r.n))
+    trigram: list[list[AliasHit]] = [[] for _ in normalized]
+    for index, query in queries.items():
+        trigram[index] = _scored(query, alias_hits(r for r in rows if r.part == index))
+    return trigram, alias_hits(r for r in rows if r.part == -1)

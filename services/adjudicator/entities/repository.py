@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -13,10 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.entities.normalize import phonetic_code, trigrams
 
 __all__ = [
+    "Verdict",
     "create_entity",
     "document_entities",
     "ensure_namespace",
-    "insert_verdict",
+    "insert_verdicts",
     "upsert_alias",
     "upsert_proposal",
     "write_mention",
@@ -157,35 +159,41 @@ async def write_mention(
     return written
 
 
-async def insert_verdict(
-    session: AsyncSession,
-    namespace: str,
-    *,
-    claim_id: UUID | None,
-    mention_text: str,
-    role: str,
-    step: str,
-    scores: dict[str, Any],
-    chosen_entity_id: UUID | None,
-    created_new: bool,
-    resolver_version: str,
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A verdict that chose no entity (the mention names none)."""
+
+    claim_id: UUID | None
+    mention_text: str
+    role: str
+    step: str
+    scores: dict[str, Any]
+    resolver_version: str
+
+
+async def insert_verdicts(
+    session: AsyncSession, namespace: str, verdicts: Sequence[Verdict]
 ) -> None:
+    """Record verdicts that chose no entity, in one statement."""
+    if not verdicts:
+        return
     await session.execute(
         text(
             "INSERT INTO resolution_verdicts (namespace, claim_id, mention_text, role, step,"
-            " scores, chosen_entity_id, created_new, resolver_version) VALUES (:ns, :claim,"
-            " :text, :role, :step, CAST(:scores AS jsonb), :chosen, :created, :version)"
+            " scores, chosen_entity_id, created_new, resolver_version)"
+            " SELECT :ns, claim, mention, role, step, CAST(scores AS jsonb), NULL, false, version"
+            " FROM unnest(CAST(:claims AS uuid[]), CAST(:mentions AS text[]),"
+            " CAST(:roles AS text[]), CAST(:steps AS text[]), CAST(:scores AS text[]),"
+            " CAST(:versions AS text[])) AS v(claim, mention, role, step, scores, version)"
         ),
         {
             "ns": namespace,
-            "claim": claim_id,
-            "text": mention_text,
-            "role": role,
-            "step": step,
-            "scores": json.dumps(scores),
-            "chosen": chosen_entity_id,
-            "created": created_new,
-            "version": resolver_version,
+            "claims": [v.claim_id for v in verdicts],
+            "mentions": [v.mention_text for v in verdicts],
+            "roles": [v.role for v in verdicts],
+            "steps": [v.step for v in verdicts],
+            "scores": [json.dumps(v.scores) for v in verdicts],
+            "versions": [v.resolver_version for v in verdicts],
         },
     )
 

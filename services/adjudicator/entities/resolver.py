@@ -24,12 +24,13 @@ from shared.entities.normalize import (
     trigram_similarity,
     trigrams,
 )
-from shared.entities.trigram_search import trigram_hits
+from shared.entities.trigram_search import trigram_phonetic_hits
 
 __all__ = [
     "RESOLVER_VERSION",
     "EntityResolver",
     "Mention",
+    "ResolutionContext",
     "ResolvedMention",
     "ResolverThresholds",
 ]
@@ -73,14 +74,21 @@ class ResolverThresholds:
 
 
 @dataclass
-class _Call:
-    """Per-call caches, so mentions of one claim or document cost one lookup each."""
+class ResolutionContext:
+    """Caches of one transaction, so mentions of one claim or document cost one lookup each.
+
+    Pass one to several `resolve_mentions` calls of the same session (a batch's claims, then
+    their fallback anchors) to share what the first call read and wrote; it must not outlive
+    the transaction, whose rollback would leave it pointing at entities that never were.
+    """
 
     session: AsyncSession
     namespace: str
     exact: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
     doc_names: dict[UUID, dict[str, tuple[UUID, str]]] = field(default_factory=dict)
     neighbours: dict[UUID, set[UUID]] = field(default_factory=dict)
+    # Verdicts naming no entity: nothing in the call reads them, so they go in one statement.
+    unlinked: list[repo.Verdict] = field(default_factory=list)
 
     async def load_exact(self, names: Sequence[str]) -> None:
         missing = [name for name in set(names) if name and name not in self.exact]
@@ -131,28 +139,45 @@ class EntityResolver:
         self._namespaces: set[str] = set()
 
     async def resolve_mentions(
-        self, session: AsyncSession, namespace: str, mentions: Sequence[Mention]
+        self,
+        session: AsyncSession,
+        namespace: str,
+        mentions: Sequence[Mention],
+        *,
+        context: ResolutionContext | None = None,
     ) -> list[ResolvedMention]:
-        """One verdict per mention, in input order; creates entities and aliases as needed."""
+        """One verdict per mention, in input order; creates entities and aliases as needed.
+        `context` shares caches with earlier calls of the same session and namespace."""
+        if context is not None and (
+            context.session is not session or context.namespace != namespace
+        ):
+            raise ValueError("a resolution context serves only its own session and namespace")
         if not mentions:
             return []
         if namespace not in self._namespaces:
             await repo.ensure_namespace(session, namespace)
             self._namespaces.add(namespace)
-        call = _Call(session, namespace)
+        call = context if context is not None else ResolutionContext(session, namespace)
         names = [normalize_name(m.text) for m in mentions]
-        context = [normalize_name(n) for m in mentions for n in _context_names(m)]
-        await call.load_exact(names + context)
-        return [await self._resolve_one(call, m, n) for m, n in zip(mentions, names, strict=True)]
+        co_names = [normalize_name(n) for m in mentions for n in _context_names(m)]
+        await call.load_exact(names + co_names)
+        resolved = [
+            await self._resolve_one(call, m, n) for m, n in zip(mentions, names, strict=True)
+        ]
+        await repo.insert_verdicts(session, namespace, call.unlinked)
+        call.unlinked.clear()
+        return resolved
 
-    async def _resolve_one(self, call: _Call, mention: Mention, norm: str) -> ResolvedMention:
+    async def _resolve_one(
+        self, call: ResolutionContext, mention: Mention, norm: str
+    ) -> ResolvedMention:
         scores: dict[str, Any] = {
             "normalized": norm,
             "document_id": str(mention.document_id) if mention.document_id else None,
             "speaker": mention.speaker,
         }
         if not norm or is_bare_head_noun(mention.text):
-            await self._record(call, mention, "model", None, False, scores | {"rule": "bare_noun"})
+            self._record(call, mention, "model", scores | {"rule": "bare_noun"})
             return ResolvedMention(mention, None, None, False, "model")
         owners = {h.entity_id: h for h in call.exact.get(norm, [])}
         if len(owners) == 1 and len(norm.split()) > 1:
@@ -201,20 +226,24 @@ class EntityResolver:
             )
         return await self._create(call, mention, norm, choice, scores)
 
-    def _same_document(self, call: _Call, mention: Mention, norm: str) -> tuple[UUID, str] | None:
+    def _same_document(
+        self, call: ResolutionContext, mention: Mention, norm: str
+    ) -> tuple[UUID, str] | None:
         if mention.document_id is None:
             return None
         return call.doc_names.get(mention.document_id, {}).get(norm)
 
     async def _cascade(
-        self, call: _Call, mention: Mention, norm: str
+        self, call: ResolutionContext, mention: Mention, norm: str
     ) -> tuple[Choice, list[Nominee]]:
         """Run the nominating steps in order until the rule model accepts a candidate."""
         t = self._t
         pool: dict[UUID, Nominee] = {}
         choice = Choice(None, "no_candidate")
+        # Hits a step fetched ahead for a later one (the trigram search brings phonetic hits).
+        prefetched: dict[str, list[lookup.AliasHit]] = {}
         for step in ("exact_alias", "trigram", "phonetic", "embedding"):
-            hits = await self._nominate(call, step, norm, mention.text)
+            hits = await self._nominate(call, step, norm, mention.text, prefetched)
             fresh = [h for h in hits if h.entity_id not in pool]
             if not fresh:
                 continue
@@ -238,7 +267,12 @@ class EntityResolver:
         return choice, sorted(pool.values(), key=lambda n: -n.score)
 
     async def _nominate(
-        self, call: _Call, step: str, norm: str, text: str
+        self,
+        call: ResolutionContext,
+        step: str,
+        norm: str,
+        text: str,
+        prefetched: dict[str, list[lookup.AliasHit]],
     ) -> list[lookup.AliasHit]:
         t, session, ns = self._t, call.session, call.namespace
         if step == "exact_alias":
@@ -247,16 +281,12 @@ class EntityResolver:
             # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
             first, *rest = norm.split()
             queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
-            hits: list[lookup.AliasHit] = []
-            for query in queries:
-                hits += await trigram_hits(
-                    session, ns, query, t.trigram_nominate, t.nominees_per_step
-                )
-            return hits
-        if step == "phonetic":
-            found = await lookup.phonetic_hits(
-                session, ns, phonetic_code(norm), t.nominees_per_step
+            per_query, prefetched["phonetic"] = await trigram_phonetic_hits(
+                session, ns, queries, phonetic_code(norm), t.trigram_nominate, t.nominees_per_step
             )
+            return [hit for hits in per_query for hit in hits]
+        if step == "phonetic":
+            found = prefetched.pop("phonetic")  # the trigram step always runs first
             grams = trigrams(norm)
             return [
                 _rescored(h, trigram_similarity(grams, trigrams(h.normalized_alias))) for h in found
@@ -269,7 +299,7 @@ class EntityResolver:
         )
 
     def _nominee(
-        self, call: _Call, mention: Mention, norm: str, step: str, hit: lookup.AliasHit
+        self, call: ResolutionContext, mention: Mention, norm: str, step: str, hit: lookup.AliasHit
     ) -> Nominee:
         doc_entities = (
             {e for e, _ in call.doc_names.get(mention.document_id, {}).values()}
@@ -311,7 +341,7 @@ class EntityResolver:
 
     async def _accept(
         self,
-        call: _Call,
+        call: ResolutionContext,
         mention: Mention,
         norm: str,
         target: tuple[UUID, str],
@@ -337,7 +367,12 @@ class EntityResolver:
         return ResolvedMention(mention, entity_id, name, False, step)
 
     async def _create(
-        self, call: _Call, mention: Mention, norm: str, choice: Choice, scores: dict[str, Any]
+        self,
+        call: ResolutionContext,
+        mention: Mention,
+        norm: str,
+        choice: Choice,
+        scores: dict[str, Any],
     ) -> ResolvedMention:
         name = display_name(mention.text)
         other = choice.propose
@@ -374,26 +409,11 @@ class EntityResolver:
             )
         return ResolvedMention(mention, entity_id, name, True, "new")
 
-    async def _record(
-        self,
-        call: _Call,
-        mention: Mention,
-        step: str,
-        entity_id: UUID | None,
-        created: bool,
-        scores: dict[str, Any],
+    def _record(
+        self, call: ResolutionContext, mention: Mention, step: str, scores: dict[str, Any]
     ) -> None:
-        await repo.insert_verdict(
-            call.session,
-            call.namespace,
-            claim_id=mention.claim_id,
-            mention_text=mention.text,
-            role=mention.role,
-            step=step,
-            scores=scores,
-            chosen_entity_id=entity_id,
-            created_new=created,
-            resolver_version=self._version,
+        call.unlinked.append(
+            repo.Verdict(mention.claim_id, mention.text, mention.role, step, scores, self._version)
         )
 
 

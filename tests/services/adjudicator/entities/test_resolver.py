@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 
+import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -13,6 +14,7 @@ from services.adjudicator.entities.resolver import (
     RESOLVER_VERSION,
     EntityResolver,
     Mention,
+    ResolutionContext,
     ResolvedMention,
 )
 
@@ -277,6 +279,57 @@ async def test_every_mention_records_a_verdict_with_step_scores_version_and_clai
         assert all(r.chosen_entity_id == created.entity_id for r in rows)
         assert rows[0].scores["normalized"] == "ines duarte"
         assert reused.entity_id == created.entity_id
+
+
+async def test_calls_sharing_a_context_reuse_its_entities_and_record_every_verdict(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    resolver = EntityResolver(None)
+    async with session_factory() as session, session.begin():
+        doc, claims = await document_claims(session, namespace, 3)
+        context = ResolutionContext(session, namespace)
+        first, team = await resolver.resolve_mentions(
+            session,
+            namespace,
+            [
+                Mention("Dana", "subject", claims[0], doc, co_mentions=("the team",)),
+                Mention("the team", "object", claims[1], doc, co_mentions=("Dana",)),
+            ],
+            context=context,
+        )
+        (again,) = await resolver.resolve_mentions(
+            session, namespace, [Mention("Dana", "subject", claims[2], doc)], context=context
+        )
+        assert first.created and team.entity_id is None
+        assert again.entity_id == first.entity_id and not again.created
+        rows = (
+            await session.execute(
+                text(
+                    "SELECT mention_text, chosen_entity_id FROM resolution_verdicts"
+                    " WHERE namespace = :ns ORDER BY mention_text"
+                ),
+                {"ns": namespace},
+            )
+        ).all()
+        assert [(r.mention_text, r.chosen_entity_id) for r in rows] == [
+            ("Dana", first.entity_id),
+            ("Dana", first.entity_id),
+            ("the team", None),
+        ]
+
+
+async def test_a_context_of_another_session_is_refused(
+    session_factory: async_sessionmaker[AsyncSession], namespace: str
+) -> None:
+    async with session_factory() as one, session_factory() as other:
+        context = ResolutionContext(one, namespace)
+        mention = Mention("Dana", "subject", None, None)
+        with pytest.raises(ValueError, match="own session"):
+            await EntityResolver(None).resolve_mentions(
+                other, namespace, [mention], context=context
+            )
 
 
 async def test_parallel_workers_resolving_the_same_new_name_create_one_entity(

@@ -9,8 +9,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
+from shared.entities import lookup
 from shared.entities.normalize import phonetic_code, trigram_similarity, trigrams
-from shared.entities.trigram_search import trigram_hits
+from shared.entities.trigram_search import trigram_hits, trigram_phonetic_hits
 
 _FIRST = ["ravi", "mel", "ethan", "ana", "li"]
 
@@ -107,3 +108,20 @@ async def test_trigram_hits_of_a_name_sharing_no_trigram_are_empty(
     async with session_factory() as session, session.begin():
         await _load(session, namespace, ["ravi bake", "mel dara"])
         assert await trigram_hits(session, namespace, "zq xw", 0.3, 10) == []
+
+
+async def test_trigram_phonetic_hits_equal_separate_trigram_and_phonetic_searches(
+    session_factory: async_sessionmaker[AsyncSession], namespace: str
+) -> None:
+    names = _names(300)
+    queries = [names[0], "zq xw", "mel", "ravi"]
+    async with session_factory() as session, session.begin():
+        await _load(session, namespace, names)
+        code = phonetic_code(names[0])
+        per_query, phonetic = await trigram_phonetic_hits(
+            session, namespace, queries, code, 0.3, 10
+        )
+        expected = [await trigram_hits(session, namespace, q, 0.3, 10) for q in queries]
+        assert per_query == expected
+        assert phonetic == await lookup.phonetic_hits(session, namespace, code, 10)
+        assert phonetic and per_query[0] and per_query[1] == []
