@@ -8,8 +8,9 @@ question runs through ClaimsAndSourcesContext and CombinedContext. BM25 over raw
 computed in the same run.
 
 Turn ranking (fixed rule): the response's claims and chunks are two ranked lists whose scores
-share one scale (reciprocal-rank fusion of the same vector and BM25 channels), merged by
-descending score, claims first on ties. A claim names the turn whose line holds its char_start;
+share one scale (the service's weighted reciprocal-rank fusion of vector and BM25 channels,
+with the support each layer lends the other), merged by the returned scores alone,
+descending, claims first on ties. A claim names the turn whose line holds its char_start;
 a chunk names every turn it overlaps, in line order (a conversation chunk is about one turn).
 A turn keeps its first rank. CombinedContext adds the facts' evidence claims to that merge,
 each scored with the best retrieval score of a fact it supports (facts are fused from the same
@@ -18,9 +19,10 @@ the system scored it higher.
 
 `--reuse-dir DIR` keeps the embedded database in DIR between runs (for iterating on the query
 side): the first run ingests and records the conversations, the turn offsets and a fingerprint
-of the ingest settings and the ingest/schema code; a later run with the same conversations and
-an unchanged fingerprint skips ingestion, otherwise it empties DIR and ingests afresh. Reported
-results always come from a fresh temporary database unless --reuse-dir is given.
+of the ingest settings and the ingest, adjudicator and schema code; a later run with the same
+conversations and an unchanged fingerprint skips ingestion, otherwise it empties DIR and
+ingests afresh. Without --reuse-dir every run ingests into a fresh temporary database, which is
+how the reported results are produced.
 """
 
 from __future__ import annotations
@@ -151,13 +153,13 @@ async def _ingest(stub: Any, sessions: Sequence[Session]) -> dict[str, dict[str,
 
 
 def _ingest_fingerprint() -> str:
-    """What decides the ingested rows: the chunking/extraction settings and the ingest and
-    schema code."""
+    """What decides the ingested rows: the chunking/extraction settings and the ingest,
+    adjudicator and schema code."""
     settings = load_ingest_settings()
     digest = hashlib.sha256(
         json.dumps({knob: getattr(settings, knob) for knob in _INGEST_KNOBS}).encode()
     )
-    for folder in ("services/ingest", "shared/db"):
+    for folder in ("services/ingest", "services/adjudicator", "shared/db"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             digest.update(path.read_bytes())
     return digest.hexdigest()

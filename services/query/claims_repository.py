@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 BM25_K1 = 1.2
-BM25_B = 0.75
+BM25_B = 0.5
 _LEXICAL_TABLES = frozenset({"claims", "chunks"})
 
 _CLAIM_COLUMNS = (
