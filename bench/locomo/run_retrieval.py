@@ -181,12 +181,19 @@ def _reusable_offsets(
     }
 
 
-async def run(limit: int | None, k: int, reuse_dir: Path | None = None) -> dict[str, Any]:
+async def run(
+    limit: int | None, k: int, reuse_dir: Path | None = None, max_sessions: int | None = None
+) -> dict[str, Any]:
     sessions = load_sessions(DEFAULT_DATA_PATH)
     questions: list[Question] = load_questions(DEFAULT_DATA_PATH)
     conversations = sorted({s.conv_index for s in sessions})[: limit or None]
     sessions = [s for s in sessions if s.conv_index in conversations]
     questions = [q for q in questions if q.conv_index in conversations and 1 <= q.category <= 4]
+    if max_sessions is not None:
+        # Quick mode: the first sessions only, and the questions answerable from them alone.
+        sessions = [s for s in sessions if s.session_no <= max_sessions]
+        kept = {turn.turn_id for s in sessions for turn in s.turns}
+        questions = [q for q in questions if q.evidence and set(q.evidence) <= kept]
     fingerprint = _ingest_fingerprint()
     reused: dict[str, dict[str, tuple[int, int]]] | None = None
     if reuse_dir is not None:
@@ -263,8 +270,15 @@ def main(argv: list[str] | None = None) -> None:
         help="keep the ingested database here and reuse it while ingestion is unchanged",
     )
     parser.add_argument("--output", type=Path, default=RESULTS, help="where the JSON goes")
+    parser.add_argument(
+        "--quick", action="store_true", help="first conversation, first 3 sessions (CI smoke run)"
+    )
     args = parser.parse_args(argv)
-    report = asyncio.run(run(args.limit_conversations, args.k, args.reuse_dir))
+    if args.quick:
+        args.limit_conversations, max_sessions = 1, 3
+    else:
+        max_sessions = None
+    report = asyncio.run(run(args.limit_conversations, args.k, args.reuse_dir, max_sessions))
     for name, table in report.pop("_tables").items():
         print(f"\n{name}\n{table}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
