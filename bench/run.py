@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         write_report(RESULTS, backup / "QUICK_REPORT.md")
         shutil.rmtree(RESULTS)
-        shutil.copytree(backup, RESULTS, ignore=shutil.ignore_patterns("QUICK_REPORT.md"))
+        shutil.copytree(backup, RESULTS, ignore=shutil.ignore_patterns("QUICK_REPORT.md", "plots"))
         print(f"quick report (not committed): {backup / 'QUICK_REPORT.md'}")
     else:
         write_report(RESULTS, report)
