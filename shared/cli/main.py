@@ -276,6 +276,34 @@ def status(as_json: JsonFlag = False) -> None:
 
 
 @app.command()
+def reextract(
+    document_ids: Annotated[
+        list[str] | None, typer.Argument(help="Documents to re-read; none means all.")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Re-extract documents with this deployment's extractor version; old claims stop being
+    current testimony (`reextracted`) once the new ones were adjudicated."""
+    settings = _settings()
+    request = ingest_service_pb2.ReextractDocumentsRequest(
+        namespace=settings.namespace, document_ids=document_ids or []
+    )
+
+    async def body() -> None:
+        async with connect(resolve_addresses(settings)) as stubs:
+            response = await stubs.ingest.ReextractDocuments(request)
+        if as_json:
+            print_json(console, response)
+        else:
+            console.print(
+                f"{len(response.version_ids)} version(s) queued for re-extraction with "
+                f"{response.extractor_version}"
+            )
+
+    _run(body())
+
+
+@app.command()
 def migrate() -> None:
     """Bring the database schema to this build's head (embedded database unless a URL is set)."""
     settings = _settings()

@@ -47,12 +47,38 @@ def test_up_starts_four_services_and_stops_cleanly_on_sigterm(tmp_path: Path) ->
             "query": "SERVING",
             "graph": "SERVING",
         }
+        _ingest_query_and_reextract_through_the_cli(env)
     finally:
         process.send_signal(signal.SIGTERM)
         output, _ = process.communicate(timeout=60)
     assert process.returncode == 0, output
     assert "stopped" in output
     assert load_endpoints(tmp_path) is None
+
+
+def _ingest_query_and_reextract_through_the_cli(env: dict[str, str]) -> None:
+    spec = Path(__file__).resolve().parents[2] / "samples" / "corpus" / "billing-migration-spec.md"
+    ingest = subprocess.run(
+        [*RUN, "ingest", str(spec), "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert ingest.returncode == 0, ingest.stdout + ingest.stderr
+    [version] = json.loads(ingest.stdout)["versions"]
+    assert version["ready"] and version["claim_count"] >= 3
+    facts = subprocess.run(
+        [*RUN, "facts", "billing migration", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert facts.returncode == 0, facts.stderr
+    assert json.loads(facts.stdout)["facts"]
+    # Same extractor version: re-extraction has nothing to do and says so.
+    again = subprocess.run(
+        [*RUN, "reextract", "--json"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["version_ids"] == []
 
 
 def test_service_refuses_to_start_on_an_unknown_schema_revision(
