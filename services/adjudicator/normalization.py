@@ -8,6 +8,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity, Window
+from services.adjudicator.predicates import (
+    CORE_PREDICATES,
+    FILLER,
+    IRREGULAR,
+    LABELS,
+    OTHER_PREDICATE_RE,
+    PACKS,
+    STATE_PREDICATES,
+    SYNONYMS,
+)
 from shared.text.temporal import strip_temporal
 
 __all__ = [
@@ -24,225 +34,20 @@ __all__ = [
     "synonym_phrases",
 ]
 
-CORE_PREDICATES: tuple[str, ...] = (
-    "related_to",
-    "works_for",
-    "member_of",
-    "affiliated_with",
-    "founded",
-    "located_in",
-    "part_of",
-    "authored",
-    "created",
-    "about",
-    "knows_about",
-    "knows",
-    "participated_in",
-    "works_on",
-    "uses",
-    "reports_to",
-)
-PACKS: dict[str, tuple[str, ...]] = {
-    "work": ("blocks", "depends_on", "concerns", "decided_by", "assigned_to", "pursues"),
-}
-OTHER_PREDICATE_RE = re.compile(r"^other:[a-z][a-z0-9_]{1,40}$")
-# Predicates that hold over a period rather than happen once: an event that establishes one
-# ("joined the team yesterday", "moved to the search team in June") starts it, open-ended.
-_STATE_PREDICATE_NAMES = (
-    "related_to works_for member_of affiliated_with located_in part_of knows_about knows "
-    "works_on uses reports_to blocks depends_on assigned_to pursues"
-)
-STATE_PREDICATES = frozenset(_STATE_PREDICATE_NAMES.split())
-
-# Verb phrase (lemma form) -> (predicate, subject/object swapped). Passives ("founded by",
-# "blocked by") need no entry: a trailing "by" inverts whatever the active form maps to.
-_SYNONYMS: dict[str, tuple[str, bool]] = {
-    # works_for
-    "work for": ("works_for", False),
-    "work at": ("works_for", False),
-    "employed by": ("works_for", False),
-    "employ": ("works_for", True),
-    "hire": ("works_for", True),
-    "employee of": ("works_for", False),
-    "be on the payroll of": ("works_for", False),
-    "be staff at": ("works_for", False),
-    # member_of
-    "member of": ("member_of", False),
-    "be on the team of": ("member_of", False),
-    "lead": ("member_of", False),
-    "join": ("member_of", False),
-    "belong to": ("member_of", False),
-    "serve on": ("member_of", False),
-    "sit on": ("member_of", False),
-    "move to": ("member_of", False),
-    "transfer to": ("member_of", False),
-    # affiliated_with
-    "affiliated with": ("affiliated_with", False),
-    "associated with": ("affiliated_with", False),
-    "partner with": ("affiliated_with", False),
-    "collaborate with": ("affiliated_with", False),
-    # founded
-    "found": ("founded", False),
-    "co-found": ("founded", False),
-    "cofound": ("founded", False),
-    "establish": ("founded", False),
-    "set up": ("founded", False),
-    # located_in
-    "located in": ("located_in", False),
-    "live in": ("located_in", False),
-    "be based in": ("located_in", False),
-    "reside in": ("located_in", False),
-    "headquartered in": ("located_in", False),
-    "situated in": ("located_in", False),
-    "relocate to": ("located_in", False),
-    # part_of
-    "part of": ("part_of", False),
-    "component of": ("part_of", False),
-    "subsidiary of": ("part_of", False),
-    "division of": ("part_of", False),
-    "include": ("part_of", True),
-    "contain": ("part_of", True),
-    # authored
-    "write": ("authored", False),
-    "author": ("authored", False),
-    "draft": ("authored", False),
-    "pen": ("authored", False),
-    # created
-    "create": ("created", False),
-    "build": ("created", False),
-    "make": ("created", False),
-    "develop": ("created", False),
-    "design": ("created", False),
-    "invent": ("created", False),
-    # about
-    "about": ("about", False),
-    "cover": ("about", False),
-    "describe": ("about", False),
-    "discuss": ("about", False),
-    # knows_about
-    "know about": ("knows_about", False),
-    "expert in": ("knows_about", False),
-    "familiar with": ("knows_about", False),
-    "specialize in": ("knows_about", False),
-    "skilled in": ("knows_about", False),
-    "have experience with": ("knows_about", False),
-    # knows
-    "know": ("knows", False),
-    "friend of": ("knows", False),
-    "friends with": ("knows", False),
-    "acquainted with": ("knows", False),
-    "colleague of": ("knows", False),
-    # participated_in
-    "participate in": ("participated_in", False),
-    "attend": ("participated_in", False),
-    "take part in": ("participated_in", False),
-    "speak at": ("participated_in", False),
-    "present at": ("participated_in", False),
-    "compete in": ("participated_in", False),
-    "involved in": ("participated_in", False),
-    # works_on
-    "work on": ("works_on", False),
-    "contribute to": ("works_on", False),
-    "responsible for": ("works_on", False),
-    "maintain": ("works_on", False),
-    # uses
-    "use": ("uses", False),
-    "rely on": ("uses", False),
-    "adopt": ("uses", False),
-    "run on": ("uses", False),
-    "utilize": ("uses", False),
-    # reports_to
-    "report to": ("reports_to", False),
-    "work under": ("reports_to", False),
-    "answer to": ("reports_to", False),
-    "manage": ("reports_to", True),
-    "supervise": ("reports_to", True),
-    # related_to
-    "related to": ("related_to", False),
-    "connected to": ("related_to", False),
-    "linked to": ("related_to", False),
-    # work pack
-    "block": ("blocks", False),
-    "hold up": ("blocks", False),
-    "depend on": ("depends_on", False),
-    "require": ("depends_on", False),
-    "concern": ("concerns", False),
-    "regard": ("concerns", False),
-    "decided by": ("decided_by", False),
-    "decide": ("decided_by", True),
-    "approve": ("decided_by", True),
-    "assigned to": ("assigned_to", False),
-    "owned by": ("assigned_to", False),
-    "handled by": ("assigned_to", False),
-    "pursue": ("pursues", False),
-    "aim for": ("pursues", False),
-}
-_IRREGULAR: dict[str, str] = {
-    "wrote": "write",
-    "written": "write",
-    "built": "build",
-    "made": "make",
-    "led": "lead",
-    "knew": "know",
-    "known": "know",
-    "took": "take",
-    "taken": "take",
-    "ran": "run",
-    "sat": "sit",
-    "set": "set",
-    "spoke": "speak",
-    "spoken": "speak",
-    "held": "hold",
-    "co-founded": "co-found",
-    "penned": "pen",
-}
-# Dropped wherever they occur: auxiliaries, articles, time adverbs and negation. Negation is
-# carried by the claim's polarity, not by the predicate.
-_FILLER_WORDS = (
-    "is are was were be been being am has have had will would shall should can could may might "
-    "must do does did a an the also now currently still recently formerly previously just "
-    "already actually officially reportedly then later originally not never no longer doesn't "
-    "don't didn't isn't wasn't aren't weren't hasn't haven't won't"
-)
-_FILLER = frozenset(_FILLER_WORDS.split())
-_LABELS: dict[str, tuple[str, str]] = {
-    "related_to": ("is related to", "is not related to"),
-    "works_for": ("works for", "does not work for"),
-    "member_of": ("is a member of", "is not a member of"),
-    "affiliated_with": ("is affiliated with", "is not affiliated with"),
-    "founded": ("founded", "did not found"),
-    "located_in": ("is located in", "is not located in"),
-    "part_of": ("is part of", "is not part of"),
-    "authored": ("authored", "did not author"),
-    "created": ("created", "did not create"),
-    "about": ("is about", "is not about"),
-    "knows_about": ("knows about", "does not know about"),
-    "knows": ("knows", "does not know"),
-    "participated_in": ("participated in", "did not participate in"),
-    "works_on": ("works on", "does not work on"),
-    "uses": ("uses", "does not use"),
-    "reports_to": ("reports to", "does not report to"),
-    "blocks": ("blocks", "does not block"),
-    "depends_on": ("depends on", "does not depend on"),
-    "concerns": ("concerns", "does not concern"),
-    "decided_by": ("was decided by", "was not decided by"),
-    "assigned_to": ("is assigned to", "is not assigned to"),
-    "pursues": ("pursues", "does not pursue"),
-}
 _MAX_PHRASE_TOKENS = 8
 
 
 def _tokens(text: str) -> list[str]:
     words = re.findall(r"[a-z][a-z'-]*", text.lower().replace("_", " "))
-    kept = [w for w in words if w not in _FILLER]
+    kept = [w for w in words if w not in FILLER]
     # A bare auxiliary ("is") is all there is; keep it so it can fail to map on its own.
     return kept or words
 
 
 def _lemma_candidates(token: str, known: frozenset[str]) -> list[str]:
     forms = [token]
-    if token in _IRREGULAR:
-        forms.append(_IRREGULAR[token])
+    if token in IRREGULAR:
+        forms.append(IRREGULAR[token])
     for suffix, replacements in (
         ("ies", ("y",)),
         ("ied", ("y",)),
@@ -279,7 +84,7 @@ class PredicateVocabulary:
             CORE_PREDICATES + tuple(p for pack in packs for p in PACKS[pack])
         )
         table: dict[str, tuple[str, bool]] = {}
-        for phrase, target in _SYNONYMS.items():
+        for phrase, target in SYNONYMS.items():
             table.setdefault(" ".join(_tokens(phrase)), target)
         for name in CORE_PREDICATES + tuple(p for names in PACKS.values() for p in names):
             table.setdefault(" ".join(_tokens(name)), (name, False))
@@ -334,7 +139,7 @@ def relation_label(subject: str, predicate: str, obj: str, polarity: Polarity) -
         words = predicate.removeprefix("other:").replace("_", " ")
         phrase = words if polarity == "positive" else f"not {words}"
     else:
-        positive, negative = _LABELS[predicate]
+        positive, negative = LABELS[predicate]
         phrase = positive if polarity == "positive" else negative
     return f"{subject} {phrase} {obj}"
 
@@ -444,4 +249,4 @@ class Normalizer:
 
 def synonym_phrases() -> Iterable[str]:
     """Every verb phrase the synonym table knows (for documentation and tests)."""
-    return iter(_SYNONYMS)
+    return iter(SYNONYMS)
