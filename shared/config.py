@@ -92,6 +92,13 @@ class Settings(BaseSettings):
     claim_extractor: Literal["rules", "llm"] = Field(
         default="rules", description="Claim extractor: deterministic rules or an LLM."
     )
+    entity_resolver: Literal["rules", "llm"] = Field(
+        default="rules",
+        description=(
+            "Final entity choice (existing candidate or new): the offline rule model, or a chat"
+            " model (needs REMEMBERSTACK_LLM_BASE_URL and REMEMBERSTACK_LLM_MODEL)."
+        ),
+    )
 
     # LLM (OpenAI-compatible)
     llm_base_url: str | None = Field(
@@ -197,6 +204,10 @@ class Settings(BaseSettings):
             problems.append("claim_extractor=llm needs REMEMBERSTACK_LLM_MODEL")
         if self.fact_adjudication_engine == "prompt" and not self.llm_model:
             problems.append("fact_adjudication_engine=prompt needs REMEMBERSTACK_LLM_MODEL")
+        if self.entity_resolver == "llm" and not (self.llm_base_url and self.llm_model):
+            problems.append(
+                "entity_resolver=llm needs REMEMBERSTACK_LLM_BASE_URL and REMEMBERSTACK_LLM_MODEL"
+            )
         if self.embedder == "openai" and not self.embedding_model:
             problems.append("embedder=openai needs REMEMBERSTACK_EMBEDDING_MODEL")
         if self.worker_lease_seconds <= self.worker_poll_seconds:

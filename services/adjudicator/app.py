@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 
+from openai import AsyncOpenAI
 from rememberstack.v1 import adjudicator_service_pb2_grpc as pb_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -12,6 +13,7 @@ from services.adjudicator.config import Settings
 from services.adjudicator.engines.base import AdjudicationEngine
 from services.adjudicator.engines.jev import MODEL_VERSION as JEV_VERSION
 from services.adjudicator.engines.prompt import create_engine as create_adjudication_engine
+from services.adjudicator.entities.model_choice import ChatModelChooser
 from services.adjudicator.entities.resolver import EntityResolver
 from services.adjudicator.normalization import Normalizer, PredicateVocabulary
 from services.adjudicator.service import AdjudicationService
@@ -41,6 +43,27 @@ def build_engine(settings: Settings) -> tuple[AdjudicationEngine, str]:
     )
     version = JEV_VERSION if engine.name == "jev" else PROMPT_ENGINE_VERSION
     return engine, version
+
+
+def _entity_chooser(settings: Settings) -> ChatModelChooser | None:
+    """The chat-model final choice of entity resolution, when configured (else the rules)."""
+    if settings.entity_resolver != "llm" or not settings.llm_base_url or not settings.llm_model:
+        return None
+    base_url = settings.llm_base_url
+    api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+
+    def client() -> AsyncOpenAI:
+        # Local OpenAI-compatible servers accept any key; the client insists on one.
+        return AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or "unused",
+            timeout=settings.llm_timeout_seconds,
+            max_retries=0,
+        )
+
+    return ChatModelChooser(
+        client, settings.llm_model, settings.llm_timeout_seconds, settings.llm_max_retries
+    )
 
 
 def _embedder(settings: Settings) -> Embedder:
@@ -80,7 +103,7 @@ async def build_server(
         factory,
         engine=adjudication_engine,
         engine_version=engine_version,
-        resolver=EntityResolver(embedder),
+        resolver=EntityResolver(embedder, chooser=_entity_chooser(settings)),
         embedder=embedder,
         normalizer=normalizer,
         confidence_floor=settings.fact_confidence_floor,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,6 +25,10 @@ from shared.entities.normalize import (
     trigrams,
 )
 from shared.entities.trigram_search import trigram_phonetic_hits
+
+if TYPE_CHECKING:
+    # Only the type: the chooser (and the openai client) load where one is configured.
+    from services.adjudicator.entities.model_choice import ChatModelChooser
 
 __all__ = [
     "RESOLVER_VERSION",
@@ -131,8 +135,11 @@ class EntityResolver:
         *,
         resolver_version: str = RESOLVER_VERSION,
         thresholds: ResolverThresholds | None = None,
+        chooser: ChatModelChooser | None = None,
     ) -> None:
+        """`chooser`, when given, makes the final choice the rule model makes otherwise."""
         self._embedder = embedder
+        self._chooser = chooser
         self._version = resolver_version
         self._t = thresholds or ResolverThresholds()
         # Namespaces whose row this resolver already upserted; rows are never deleted.
@@ -213,6 +220,15 @@ class EntityResolver:
                     )
                 choice, nominees = await self._cascade(call, mention, norm)
         scores["candidates"] = [_describe(n) for n in nominees[:8]]
+        step: str | None = None
+        version = self._version
+        # A full name with one owner leaves nothing to choose (see rules.choose).
+        if self._chooser is not None and nominees and choice.rule != "exact_unique":
+            choice, scores["model"] = await self._chooser.choose(
+                mention.text, _context_names(mention), nominees, choice
+            )
+            version = self._chooser.version
+            step = None if "fallback" in scores["model"] else "model"
         if choice.chosen is not None:
             chosen = choice.chosen
             return await self._accept(
@@ -220,11 +236,12 @@ class EntityResolver:
                 mention,
                 norm,
                 (chosen.entity_id, chosen.canonical_name),
-                chosen.step,
+                step or chosen.step,
                 choice.rule,
                 scores,
+                version,
             )
-        return await self._create(call, mention, norm, choice, scores)
+        return await self._create(call, mention, norm, choice, scores, step or "new", version)
 
     def _same_document(
         self, call: ResolutionContext, mention: Mention, norm: str
@@ -348,6 +365,7 @@ class EntityResolver:
         step: str,
         rule: str,
         scores: dict[str, Any],
+        version: str | None = None,
     ) -> ResolvedMention:
         entity_id, name = target
         await repo.write_mention(
@@ -361,7 +379,7 @@ class EntityResolver:
             role=mention.role,
             step=step,
             scores=scores | {"rule": rule},
-            resolver_version=self._version,
+            resolver_version=version or self._version,
         )
         call.remember(mention, norm, entity_id, name)
         return ResolvedMention(mention, entity_id, name, False, step)
@@ -373,6 +391,8 @@ class EntityResolver:
         norm: str,
         choice: Choice,
         scores: dict[str, Any],
+        step: str = "new",
+        version: str | None = None,
     ) -> ResolvedMention:
         name = display_name(mention.text)
         other = choice.propose
@@ -387,9 +407,9 @@ class EntityResolver:
             normalized=norm,
             claim_id=mention.claim_id,
             role=mention.role,
-            step="new",
+            step=step,
             scores=scores | {"rule": choice.rule},
-            resolver_version=self._version,
+            resolver_version=version or self._version,
         )
         call.remember(mention, norm, entity_id, name)
         if other is not None:
@@ -407,7 +427,7 @@ class EntityResolver:
                     "document_id": scores["document_id"],
                 },
             )
-        return ResolvedMention(mention, entity_id, name, True, "new")
+        return ResolvedMention(mention, entity_id, name, True, step)
 
     def _record(
         self, call: ResolutionContext, mention: Mention, step: str, scores: dict[str, Any]
