@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import openai
 from openai import AsyncOpenAI
 
 from services.adjudicator.domain import (
@@ -25,6 +24,7 @@ from services.adjudicator.engines.base import (
     EngineUnavailable,
 )
 from services.adjudicator.engines.jev import JevEngine, PlattCalibration
+from shared.chat import ChatAnswerCut, ChatError, complete_json
 
 __all__ = [
     "PromptEngine",
@@ -51,13 +51,6 @@ time. stance contradicts, window_action keep.
 Distinct events stay distinct (the same tournament won in two different years is two facts). \
 A correction of a date moves the fact's window; it does not create a new fact. When unsure, \
 choose add with a low confidence. Dates are ISO 8601 UTC; windows are half-open [from, until)."""
-
-_RETRYABLE = (
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
 
 
 def decision_schema(candidates: Sequence[CandidateFact]) -> dict[str, Any]:
@@ -240,37 +233,22 @@ class PromptEngine:
 
     async def decide(self, assertion: Assertion, candidates: Sequence[CandidateFact]) -> Decision:
         messages: Any = build_messages(assertion, candidates)
-        response_format: Any = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": "adjudication_decision",
-                "strict": True,
-                "schema": decision_schema(candidates),
-            },
-        }
-        last_error: Exception | None = None
-        for _ in range(self._max_retries + 1):
-            try:
-                response = await self._client.chat.completions.create(
-                    model=self._model,
-                    messages=messages,
-                    response_format=response_format,
-                    max_tokens=self._max_tokens,
-                    temperature=0,
-                    timeout=self._timeout,
-                )
-            except _RETRYABLE as exc:
-                last_error = exc
-                continue
-            except openai.APIError as exc:
-                raise EngineUnavailable(f"chat model refused the request: {exc}") from exc
-            choice = response.choices[0] if response.choices else None
-            if choice is None or choice.finish_reason == "length":
-                raise EngineAnswerInvalid("answer missing or cut off at max_tokens")
-            return parse_answer(
-                choice.message.content, assertion, candidates, engine=self.name, model=self._model
+        try:
+            answer = await complete_json(
+                self._client,
+                model=self._model,
+                messages=messages,
+                schema_name="adjudication_decision",
+                schema=decision_schema(candidates),
+                max_tokens=self._max_tokens,
+                request_timeout=self._timeout,
+                max_retries=self._max_retries,
             )
-        raise EngineUnavailable(f"chat model unreachable: {last_error}")
+        except ChatAnswerCut as exc:
+            raise EngineAnswerInvalid(str(exc)) from exc
+        except ChatError as exc:
+            raise EngineUnavailable(str(exc)) from exc
+        return parse_answer(answer, assertion, candidates, engine=self.name, model=self._model)
 
 
 def create_engine(

@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import openai
 from openai import AsyncOpenAI
 
 from services.adjudicator.entities.rules import Choice, Nominee
+from shared.chat import ChatError, complete_json
 
 __all__ = ["MODEL_CHOOSER_VERSION", "ChatModelChooser", "choice_schema", "parse_choice"]
 
@@ -23,13 +23,6 @@ whether the context supports them (same document, co-mentioned, related to a co-
 or shares nothing with them (disjoint). Choose the candidate's entity_id the mention refers to, \
 or "new" when it names someone or something else. Different people can share a first name: \
 prefer "new" when the context does not support a candidate. Give a confidence in 0..1."""
-
-_RETRYABLE = (
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
 
 
 class ChoiceInvalid(Exception):
@@ -163,32 +156,16 @@ class ChatModelChooser:
         if self._client is None:
             self._client = self._client_factory()
         messages: Any = build_messages(mention, context_names, nominees)
-        response_format: Any = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": "entity_choice",
-                "strict": True,
-                "schema": choice_schema(nominees),
-            },
-        }
-        last_error: Exception | None = None
-        for _ in range(self._max_retries + 1):
-            try:
-                response = await self._client.chat.completions.create(
-                    model=self._model,
-                    messages=messages,
-                    response_format=response_format,
-                    max_tokens=self._max_tokens,
-                    temperature=0,
-                    timeout=self._timeout,
-                )
-            except _RETRYABLE as exc:
-                last_error = exc
-                continue
-            except openai.APIError as exc:
-                raise ChoiceInvalid(f"chat model refused the request: {exc}") from exc
-            first = response.choices[0] if response.choices else None
-            if first is None or first.finish_reason == "length":
-                raise ChoiceInvalid("answer missing or cut off at max_tokens")
-            return first.message.content
-        raise ChoiceInvalid(f"chat model unreachable: {last_error}")
+        try:
+            return await complete_json(
+                self._client,
+                model=self._model,
+                messages=messages,
+                schema_name="entity_choice",
+                schema=choice_schema(nominees),
+                max_tokens=self._max_tokens,
+                request_timeout=self._timeout,
+                max_retries=self._max_retries,
+            )
+        except ChatError as exc:
+            raise ChoiceInvalid(str(exc)) from exc
