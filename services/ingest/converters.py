@@ -47,15 +47,15 @@ from shared.proto_convert import (
 __all__ = [
     "MAX_VERSION_IDS",
     "decode_page_token",
-    "document_id_of",
     "document_input",
     "document_to_pb",
     "encode_page_token",
     "ingest_result_to_pb",
     "namespace_of",
+    "namespaced_id",
+    "namespaced_ids",
     "page_size_of",
     "readiness_to_pb",
-    "version_ids_of",
 ]
 
 MAX_VERSION_IDS = 1000
@@ -174,12 +174,27 @@ def _check_text(content: bytes, media_type: str, prefix: str, violations: Violat
     return kind
 
 
-def version_ids_of(values: Sequence[str], violations: Violations) -> list[uuid.UUID]:
-    return parse_uuids(values, "version_ids", violations, min_items=1, max_items=MAX_VERSION_IDS)
+def namespaced_id(
+    namespace: str, value: str, field: str, settings: IngestSettings
+) -> tuple[str, uuid.UUID]:
+    """A request's namespace and one required id; every bad field is named at once."""
+    violations = Violations()
+    resolved = namespace_of(namespace, settings, violations, "namespace")
+    parsed = parse_uuid(value, field, violations)
+    violations.raise_if_any()
+    assert parsed is not None
+    return resolved, parsed
 
 
-def document_id_of(value: str, violations: Violations) -> uuid.UUID | None:
-    return parse_uuid(value, "document_id", violations)
+def namespaced_ids(
+    namespace: str, values: Sequence[str], field: str, settings: IngestSettings, *, min_items: int
+) -> tuple[str, list[uuid.UUID]]:
+    """A request's namespace and a list of distinct ids (at most MAX_VERSION_IDS)."""
+    violations = Violations()
+    resolved = namespace_of(namespace, settings, violations, "namespace")
+    ids = parse_uuids(values, field, violations, min_items=min_items, max_items=MAX_VERSION_IDS)
+    violations.raise_if_any()
+    return resolved, ids
 
 
 def page_size_of(value: int, violations: Violations) -> int:

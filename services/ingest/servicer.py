@@ -12,7 +12,6 @@ from services.ingest.config import IngestSettings
 from services.ingest.domain import DocumentInput
 from services.ingest.service import IngestService
 from shared.errors import Violations
-from shared.proto_convert import parse_uuid, parse_uuids
 
 __all__ = ["IngestServicer"]
 
@@ -62,24 +61,18 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
     async def GetReadiness(
         self, request: pb.GetReadinessRequest, context: Any
     ) -> pb.GetReadinessResponse:
-        violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
+        namespace, ids = converters.namespaced_ids(
+            request.namespace, request.version_ids, "version_ids", self._settings, min_items=1
         )
-        ids = converters.version_ids_of(request.version_ids, violations)
-        violations.raise_if_any()
         versions = await self._service.readiness(namespace, ids)
         return pb.GetReadinessResponse(versions=[converters.readiness_to_pb(v) for v in versions])
 
     async def WatchReadiness(
         self, request: pb.WatchReadinessRequest, context: Any
     ) -> AsyncIterator[pb.WatchReadinessResponse]:
-        violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
+        namespace, ids = converters.namespaced_ids(
+            request.namespace, request.version_ids, "version_ids", self._settings, min_items=1
         )
-        ids = converters.version_ids_of(request.version_ids, violations)
-        violations.raise_if_any()
         async for update in self._service.watch_readiness(namespace, ids):
             yield pb.WatchReadinessResponse(
                 versions=[converters.readiness_to_pb(v) for v in update.versions],
@@ -89,13 +82,9 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
     async def GetDocument(
         self, request: pb.GetDocumentRequest, context: Any
     ) -> pb.GetDocumentResponse:
-        violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
+        namespace, document_id = converters.namespaced_id(
+            request.namespace, request.document_id, "document_id", self._settings
         )
-        document_id = converters.document_id_of(request.document_id, violations)
-        violations.raise_if_any()
-        assert document_id is not None
         view = await self._service.get_document(namespace, document_id)
         return pb.GetDocumentResponse(document=converters.document_to_pb(view))
 
@@ -122,13 +111,9 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
     async def DeleteDocument(
         self, request: pb.DeleteDocumentRequest, context: Any
     ) -> pb.DeleteDocumentResponse:
-        violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
+        namespace, document_id = converters.namespaced_id(
+            request.namespace, request.document_id, "document_id", self._settings
         )
-        document_id = converters.document_id_of(request.document_id, violations)
-        violations.raise_if_any()
-        assert document_id is not None
         result = await self._service.delete_document(namespace, document_id)
         return pb.DeleteDocumentResponse(
             claims_retired=result.claims_retired,
@@ -139,13 +124,9 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
     async def ReleaseParkedVersion(
         self, request: pb.ReleaseParkedVersionRequest, context: Any
     ) -> pb.ReleaseParkedVersionResponse:
-        violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
+        namespace, version_id = converters.namespaced_id(
+            request.namespace, request.version_id, "version_id", self._settings
         )
-        version_id = parse_uuid(request.version_id, "version_id", violations)
-        violations.raise_if_any()
-        assert version_id is not None
         result = await self._service.release_parked(
             namespace, version_id, request.media_type.strip() or None
         )
@@ -156,14 +137,9 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
     async def ReextractDocuments(
         self, request: pb.ReextractDocumentsRequest, context: Any
     ) -> pb.ReextractDocumentsResponse:
-        violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
+        namespace, ids = converters.namespaced_ids(
+            request.namespace, request.document_ids, "document_ids", self._settings, min_items=0
         )
-        ids = parse_uuids(
-            request.document_ids, "document_ids", violations, max_items=converters.MAX_VERSION_IDS
-        )
-        violations.raise_if_any()
         result = await self._service.reextract(namespace, ids)
         return pb.ReextractDocumentsResponse(
             version_ids=[str(v) for v in result.version_ids],
@@ -173,13 +149,8 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
     async def ReplayIngestDeadLetters(
         self, request: pb.ReplayIngestDeadLettersRequest, context: Any
     ) -> pb.ReplayIngestDeadLettersResponse:
-        violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
+        namespace, ids = converters.namespaced_ids(
+            request.namespace, request.version_ids, "version_ids", self._settings, min_items=0
         )
-        ids = parse_uuids(
-            request.version_ids, "version_ids", violations, max_items=converters.MAX_VERSION_IDS
-        )
-        violations.raise_if_any()
         replayed = await self._service.replay_dead_letters(namespace, ids)
         return pb.ReplayIngestDeadLettersResponse(replayed=replayed)
