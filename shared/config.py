@@ -87,7 +87,11 @@ class Settings(BaseSettings):
         description="Extension packs to enable, comma-separated in the environment (e.g. work).",
     )
     entity_auto_merge: bool = Field(
-        default=False, description="Merge entities the resolver is confident are the same."
+        default=False,
+        description=(
+            "Automatic merging of existing entities. Off, and only off is implemented: "
+            "candidate merges are recorded as proposals (ListMergeProposals) for review."
+        ),
     )
     claim_extractor: Literal["rules", "llm"] = Field(
         default="rules", description="Claim extractor: deterministic rules or an LLM."
@@ -210,6 +214,11 @@ class Settings(BaseSettings):
             )
         if self.embedder == "openai" and not self.embedding_model:
             problems.append("embedder=openai needs REMEMBERSTACK_EMBEDDING_MODEL")
+        if self.entity_auto_merge:
+            problems.append(
+                "entity_auto_merge=true is not supported: merges are proposed for review "
+                "(ListMergeProposals) and applied with MergeEntities"
+            )
         if self.worker_lease_seconds <= self.worker_poll_seconds:
             problems.append("worker_lease_seconds must exceed worker_poll_seconds")
         if problems:

@@ -67,24 +67,6 @@ def fact_from_row(row: Row[Any]) -> FactView:
     return fact
 
 
-async def hydrate_facts(
-    conn: AsyncConnection,
-    namespace: str,
-    ids: Sequence[UUID],
-    scope: TimeScope,
-    params: dict[str, Any],
-) -> dict[UUID, FactView]:
-    """Re-read candidates from the authority table; only those qualifying for `scope` return."""
-    if not ids:
-        return {}
-    sql = (
-        f"SELECT {FACT_COLUMNS}{FACT_FROM} WHERE f.namespace = :ns"
-        f" AND f.id = ANY(CAST(:ids AS uuid[])) AND {fact_scope_clause(scope)}"
-    )
-    rows = await conn.execute(text(sql), {"ns": namespace, "ids": list(ids), **params})
-    return {fact.fact_id: fact for fact in map(fact_from_row, rows)}
-
-
 async def load_fact(conn: AsyncConnection, namespace: str, fact_id: UUID) -> FactView | None:
     """One fact whatever its belief state."""
     sql = f"SELECT {FACT_COLUMNS}{FACT_FROM} WHERE f.namespace = :ns AND f.id = :id"

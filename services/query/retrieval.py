@@ -168,30 +168,6 @@ async def vector_channel(
     return [row[0] for row in rows]
 
 
-async def lexical_channel(
-    conn: AsyncConnection,
-    table: str,
-    namespace: str,
-    query: str,
-    limit: int,
-    *,
-    where: str = "",
-    params: dict[str, Any] | None = None,
-) -> list[UUID]:
-    """Rows matching any query term, ranked by cover density (more and closer terms first)."""
-    if table not in SEARCHABLE:
-        raise ValueError(f"{table} has no search channels")
-    bind = {"ns": namespace, "q": query, "lim": limit, **(params or {})}
-    extra = f" AND ({where})" if where else ""
-    sql = (
-        f"WITH q AS (SELECT {TSQUERY} AS tsq)"
-        f" SELECT t.id FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}"
-        " ORDER BY ts_rank_cd(t.tsv, q.tsq, 1) DESC, t.id LIMIT :lim"
-    )
-    rows = await conn.execute(text(sql), bind)
-    return [row[0] for row in rows]
-
-
 def rrf(
     rankings: Sequence[Sequence[UUID]], constant: int = RRF_CONSTANT
 ) -> list[tuple[UUID, float]]:

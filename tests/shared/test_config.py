@@ -112,3 +112,8 @@ def test_subclass_inherits_prefix_and_adds_service_fields(
 def test_every_field_documents_itself() -> None:
     undocumented = [name for name, f in Settings.model_fields.items() if not f.description]
     assert undocumented == []
+
+
+def test_automatic_entity_merging_cannot_be_switched_on() -> None:
+    with pytest.raises(ValidationError, match="entity_auto_merge"):
+        load_settings(entity_auto_merge=True)
