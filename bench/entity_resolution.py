@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.resolver import EntityResolver, Mention
+from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolutionContext
 from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
 from shared.db.engine import session_factory
+from shared.embedding import OnnxMiniLmEmbedder, embed_async
 from shared.entities import lookup
 from shared.entities.normalize import (
     normalize_name,
@@ -39,56 +40,13 @@ __all__ = ["cluster_scores", "main", "quality", "speed"]
 
 DEFAULT_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "resolution_set.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "entity_resolution.json"
-_FIRST = [
-    "ravi",
-    "priya",
-    "tom",
-    "lena",
-    "dana",
-    "marcus",
-    "kenji",
-    "olu",
-    "sofia",
-    "alex",
-    "maria",
-    "john",
-    "james",
-    "anna",
-    "li",
-    "wei",
-    "omar",
-    "fatima",
-    "noah",
-    "emma",
-    "liam",
-    "olivia",
-    "lucas",
-    "mia",
-    "ethan",
-    "ava",
-    "mateo",
-    "chloe",
-    "ivan",
-    "nadia",
-    "yusuf",
-    "sara",
-    "hugo",
-    "ines",
-    "kofi",
-    "amara",
-    "diego",
-    "elena",
-    "felix",
-    "greta",
-    "hana",
-    "isaac",
-    "jonas",
-    "kira",
-    "leo",
-    "maya",
-    "nico",
-    "petra",
-]
+# One string keeps the 48 names on four lines (a list literal formats to one per line).
+_FIRST = (  # noqa: SIM905
+    "ravi priya tom lena dana marcus kenji olu sofia alex maria john james anna li "
+    "wei omar fatima noah emma liam olivia lucas mia ethan ava mateo chloe ivan nadia "
+    "yusuf sara hugo ines kofi amara diego elena felix greta hana isaac jonas kira "
+    "leo maya nico petra"
+).split()
 _CONSONANTS = "bcdfghjklmnprstvwz"
 _VOWELS = "aeiou"
 
@@ -335,13 +293,17 @@ async def _timed(samples: dict[str, list[float]], key: str, call: Coroutine[Any,
 
 
 async def speed(
-    factory: async_sessionmaker[AsyncSession], dsn: str, size: int, mentions: int
+    engine: AsyncEngine, dsn: str, size: int, mentions: int, calls: int
 ) -> dict[str, Any]:
+    factory = session_factory(engine)
     rng = random.Random(7)
     names = _synthetic_names(size, rng)
     namespace = f"bench-speed-{uuid.uuid4().hex[:8]}"
     load_seconds = await _load(dsn, namespace, names)
-    resolver = EntityResolver(None)
+    # As the adjudicator builds it: with the embedder its embedding step uses.
+    embedder = OnnxMiniLmEmbedder.load()
+    resolver = EntityResolver(embedder)
+    clock = _StatementClock(engine)
     samples: dict[str, list[float]] = defaultdict(list)
     kinds = ["existing"] * 6 + ["typo"] * 2 + ["new"] * 2
     mismatches = 0
@@ -378,20 +340,171 @@ async def speed(
             reference = await _scan_trigram_hits(session, namespace, norm, 0.3, 10, None)
             found = [(h.score, h.mention_count, h.normalized_alias) for h in hits]
             mismatches += n >= 20 and found != reference
-            (result,) = await _timed(
-                samples, "resolve_mention", resolver.resolve_mentions(session, namespace, [mention])
-            )
+            if kind != "existing":
+                # What the embedding step's model call costs a mention that reaches it, when
+                # entities have profile embeddings (the synthetic ones have none).
+                await _timed(
+                    samples, "step_embedding_model_one_name", embed_async(embedder, [name])
+                )
+            with clock.running("single"):
+                (result,) = await _timed(
+                    samples,
+                    "resolve_mention",
+                    resolver.resolve_mentions(session, namespace, [mention]),
+                )
             samples[f"resolve_{kind}_as_{result.step}"].append(samples["resolve_mention"][-1])
         if n < 20:
             for values in samples.values():
                 values.clear()
+            clock.clear()
+    steps = clock.summary({"single": mentions})
+    batched, batch_steps = await _batched(factory, resolver, namespace, names, rng, calls, clock)
+    samples.update(batched)
+    embed_batch = [f"{rng.choice(_FIRST)} Zq{uuid.uuid4().hex[:6]}" for _ in range(_BATCH_MENTIONS)]
+    for _ in range(10):
+        await _timed(samples, "step_embedding_model_batch", embed_async(embedder, embed_batch))
+    samples["step_embedding_model_per_name_in_batch"] = [
+        v / len(embed_batch) for v in samples.pop("step_embedding_model_batch")
+    ]
     return {
         "entities": size,
         "mentions": mentions,
         "load_seconds": load_seconds,
         "trigram_mismatches_vs_exhaustive": mismatches,
+        "batch_mentions": _BATCH_MENTIONS,
+        "batch_calls_per_kind": calls,
         "latency": {key: _summary(values) for key, values in sorted(samples.items())},
+        "in_resolver_steps": steps | batch_steps,
     }
+
+
+# The adjudicator resolves a batch of 16 claims in one call: a subject and an object each.
+_BATCH_CLAIMS = 16
+_BATCH_MENTIONS = 2 * _BATCH_CLAIMS
+
+
+def _mention_name(kind: str, names: list[str], rng: random.Random) -> str:
+    name = rng.choice(names)
+    if kind == "typo":
+        return name[:-2] + name[-1] + name[-2]
+    if kind == "new":
+        return f"{rng.choice(_FIRST).capitalize()} Zq{uuid.uuid4().hex[:6]}"
+    return name
+
+
+async def _batched(
+    factory: async_sessionmaker[AsyncSession],
+    resolver: EntityResolver,
+    namespace: str,
+    names: list[str],
+    rng: random.Random,
+    calls: int,
+    clock: _StatementClock,
+) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """Calls of `_BATCH_MENTIONS` mentions (one new document of `_BATCH_CLAIMS` claims each,
+    as an adjudicator batch): per kind of name, and mixed in the proportions of the single
+    mentions; each sample is the call's time divided by its mentions."""
+    samples: dict[str, list[float]] = defaultdict(list)
+    mix = ["existing"] * 6 + ["typo"] * 2 + ["new"] * 2
+    for kind in ("existing", "typo", "new", "mixed"):
+        for n in range(calls + 2):  # the first two warm plans and caches
+            kinds = [mix[i % len(mix)] if kind == "mixed" else kind for i in range(_BATCH_MENTIONS)]
+            rng.shuffle(kinds)
+            texts = [_mention_name(k, names, rng) for k in kinds]
+            async with factory() as session, session.begin():
+                doc, claims = await _document(session, namespace, _BATCH_CLAIMS)
+                mentions = [
+                    Mention(
+                        texts[i],
+                        "subject" if i % 2 == 0 else "object",
+                        claims[i // 2],
+                        doc,
+                        None,
+                        (texts[i + 1 - 2 * (i % 2)],),
+                    )
+                    for i in range(_BATCH_MENTIONS)
+                ]
+                context = ResolutionContext(session, namespace)
+                with clock.running(f"batch_{kind}"):
+                    started = time.perf_counter()
+                    await resolver.resolve_mentions(session, namespace, mentions, context=context)
+                    elapsed = (time.perf_counter() - started) * 1000
+            if n >= 2:
+                samples[f"resolve_batch_{kind}_per_mention"].append(elapsed / _BATCH_MENTIONS)
+            else:
+                clock.clear(f"batch_{kind}")
+    counts = {f"batch_{k}": calls * _BATCH_MENTIONS for k in ("existing", "typo", "new", "mixed")}
+    return samples, clock.summary(counts)
+
+
+# The statements the resolver sends, by the step they serve (matched on how they begin).
+_STATEMENT_STEPS = (
+    ("SELECT coalesce(e.redirect_to, e.id)", "exact_alias"),
+    ("SELECT pg_advisory_xact_lock", "name_locks"),
+    ("SELECT c.document_id", "document_map"),
+    ("SELECT 0 AS part", "trigram_phonetic"),
+    ("SELECT -1 AS part", "trigram_phonetic"),
+    ("WITH docs AS", "neighbours"),
+    ("SELECT profile_embedding IS NOT NULL", "profile_probe"),
+    ("SELECT q.n, h.*", "embedding"),
+    ("WITH e AS (INSERT", "writes"),
+    ("INSERT INTO merge_proposals", "proposals"),
+    ("INSERT INTO namespaces", "namespace"),
+)
+
+
+class _StatementClock:
+    """Times every statement the resolver sends (from the driver call to its answer) and
+    files it under the step it serves, per labelled phase of the benchmark."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._label: str | None = None
+        self._times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        sync = engine.sync_engine
+        event.listen(sync, "before_cursor_execute", self._before)
+        event.listen(sync, "after_cursor_execute", self._after)
+
+    def running(self, label: str) -> _Label:
+        return _Label(self, label)
+
+    def clear(self, label: str | None = None) -> None:
+        if label is None:
+            self._times.clear()
+        else:
+            self._times.pop(label, None)
+
+    def _before(self, conn: Any, *_: Any) -> None:
+        conn.info["bench_started"] = time.perf_counter()
+
+    def _after(self, conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if self._label is None:
+            return
+        flat = " ".join(statement.split())
+        step = next((s for prefix, s in _STATEMENT_STEPS if flat.startswith(prefix)), "other")
+        elapsed = (time.perf_counter() - conn.info["bench_started"]) * 1000
+        self._times[self._label][step].append(elapsed)
+
+    def summary(self, mentions: dict[str, int]) -> dict[str, Any]:
+        """Per label and step: statements, p50/p95 per statement and ms per mention."""
+        return {
+            label: {
+                step: _summary(values)
+                | {"ms_per_mention": round(sum(values) / max(1, mentions[label]), 3)}
+                for step, values in sorted(self._times[label].items())
+            }
+            for label in mentions
+        }
+
+
+class _Label:
+    def __init__(self, clock: _StatementClock, label: str) -> None:
+        self._clock, self._label = clock, label
+
+    def __enter__(self) -> None:
+        self._clock._label = self._label
+
+    def __exit__(self, *_: object) -> None:
+        self._clock._label = None
 
 
 async def run(args: argparse.Namespace, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -410,7 +523,11 @@ async def run(args: argparse.Namespace, rows: list[dict[str, Any]]) -> dict[str,
             print(json.dumps(report, indent=1))
             size = 10_000 if args.quick else args.entities
             report["speed"] = await speed(
-                factory, to_asyncpg_dsn(url), size, 100 if args.quick else args.mentions
+                engine,
+                to_asyncpg_dsn(url),
+                size,
+                100 if args.quick else args.mentions,
+                3 if args.quick else args.calls,
             )
             print(json.dumps(report["speed"], indent=1))
         finally:
@@ -427,6 +544,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--set", type=Path, default=DEFAULT_SET)
     parser.add_argument("--entities", type=int, default=100_000)
     parser.add_argument("--mentions", type=int, default=400)
+    parser.add_argument("--calls", type=int, default=10, help="batched calls per kind of name")
     parser.add_argument("--quick", action="store_true", help="10k entities, 100 mentions")
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--out", type=Path, default=None)

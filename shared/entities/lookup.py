@@ -18,10 +18,12 @@ __all__ = [
     "ALIAS_COLUMNS",
     "AliasHit",
     "alias_hits",
+    "any_profile_embedding",
     "canonical",
     "canonical_ids",
     "canonical_names",
     "embedding_hits",
+    "embedding_hits_many",
     "entity_neighbours",
     "exact_alias_hits",
     "phonetic_hits",
@@ -129,11 +131,73 @@ async def embedding_hits(
     ]
 
 
+async def embedding_hits_many(
+    session: AsyncSession,
+    namespace: str,
+    vectors: Sequence[Sequence[float]],
+    min_similarity: float,
+    limit: int,
+) -> list[list[AliasHit]]:
+    """`embedding_hits` of each vector, in one statement."""
+    if not vectors:
+        return []
+    rows = await session.execute(
+        text(
+            "SELECT q.n, h.* FROM unnest(CAST(:vs AS text[])) WITH ORDINALITY AS q(v, n)"
+            " CROSS JOIN LATERAL (SELECT id AS entity_id, canonical_name, normalized_name,"
+            " canonical_name AS alias, normalized_name AS normalized_alias, 0 AS mention_count,"
+            " 1 - (profile_embedding <=> CAST(q.v AS vector)) AS sim"
+            " FROM entities WHERE namespace = :ns AND redirect_to IS NULL"
+            " AND profile_embedding IS NOT NULL"
+            " ORDER BY profile_embedding <=> CAST(q.v AS vector) LIMIT :limit) h"
+            " ORDER BY q.n, h.sim DESC"
+        ),
+        {"ns": namespace, "vs": [vector_literal(v) for v in vectors], "limit": limit},
+    )
+    found: list[list[AliasHit]] = [[] for _ in vectors]
+    for r in rows:
+        if float(r.sim) >= min_similarity:
+            found[r.n - 1].append(
+                AliasHit(
+                    r.entity_id,
+                    r.canonical_name,
+                    r.normalized_name,
+                    r.alias,
+                    r.normalized_alias,
+                    r.mention_count,
+                    float(r.sim),
+                )
+            )
+    return found
+
+
+async def any_profile_embedding(session: AsyncSession) -> bool:
+    """Whether any entity (of any namespace: a cheap, conservative answer) has a profile
+    embedding. Read through the HNSW index, which holds only entities that have one (the
+    probe vector is any of the column's dimension); an ordered scan of it stops at the first."""
+    # No WHERE: "IS NOT NULL" makes the planner expect one row and scan the table instead.
+    # Without the index (a small table) the sort puts entities without one last, so the
+    # first row answers either way.
+    row = await session.execute(
+        text(
+            "SELECT profile_embedding IS NOT NULL AS has FROM entities"
+            " ORDER BY profile_embedding <=> CAST(array_fill(CAST(1 AS real),"
+            " ARRAY[(SELECT atttypmod FROM pg_attribute WHERE attrelid ="
+            " CAST('entities' AS regclass) AND attname = 'profile_embedding')]) AS vector)"
+            " LIMIT 1"
+        )
+    )
+    found = row.first()
+    return found is not None and bool(found.has)
+
+
 async def entity_neighbours(
     session: AsyncSession, namespace: str, entity_ids: Sequence[UUID], limit: int = 2000
 ) -> dict[UUID, set[UUID]]:
     """Entities each of `entity_ids` shared a document with, or is linked to by a current
-    relation: the context two same-named mentions are compared on. The facts are read per id
+    relation: the context two same-named mentions are compared on. Claims and verdicts
+    are read per id, document and claim (LATERAL behind OFFSET 0: with statistics of a smaller
+    table the planner hashed every claim and verdict of the namespace), the facts per id
     behind OFFSET 0 fences (the object side filters on currency outside, where the partial
     index of current facts by subject cannot be picked), so a table grown since its last
     analyze is still read through the index of that id."""
@@ -142,13 +206,17 @@ async def entity_neighbours(
         return result
     rows = await session.execute(
         text(
-            "WITH docs AS (SELECT DISTINCT v.chosen_entity_id AS eid, c.document_id"
-            "  FROM resolution_verdicts v JOIN claims c ON c.id = v.claim_id"
+            "WITH docs AS MATERIALIZED (SELECT DISTINCT v.chosen_entity_id AS eid,"
+            "  c.document_id FROM resolution_verdicts v CROSS JOIN LATERAL"
+            "  (SELECT document_id FROM claims WHERE id = v.claim_id OFFSET 0) c"
             "  WHERE v.namespace = :ns AND v.chosen_entity_id = ANY(:ids))"
-            " (SELECT DISTINCT d.eid, v2.chosen_entity_id AS other FROM docs d"
-            "  JOIN claims c2 ON c2.namespace = :ns AND c2.document_id = d.document_id"
-            "  JOIN resolution_verdicts v2 ON v2.namespace = :ns AND v2.claim_id = c2.id"
-            "  WHERE v2.chosen_entity_id IS NOT NULL AND v2.chosen_entity_id <> d.eid LIMIT :limit)"
+            " (SELECT DISTINCT d.eid, o.other FROM docs d CROSS JOIN LATERAL"
+            "  (SELECT v2.chosen_entity_id AS other FROM claims c2 CROSS JOIN LATERAL"
+            "  (SELECT chosen_entity_id FROM resolution_verdicts WHERE namespace = :ns"
+            "  AND claim_id = c2.id OFFSET 0) v2"
+            "  WHERE c2.namespace = :ns AND c2.document_id = d.document_id"
+            "  AND v2.chosen_entity_id IS NOT NULL AND v2.chosen_entity_id <> d.eid OFFSET 0) o"
+            "  LIMIT :limit)"
             " UNION"
             " (SELECT i, f.other FROM unnest(CAST(:ids AS uuid[])) AS i CROSS JOIN LATERAL"
             "  (SELECT object_entity_id AS other FROM facts WHERE namespace = :ns"

@@ -12,7 +12,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.entities import repository as repo
 from shared.entities import lookup
-from shared.entities.normalize import normalize_name
+from shared.entities.normalize import (
+    is_bare_head_noun,
+    normalize_name,
+    phonetic_code,
+    trigram_similarity,
+    trigrams,
+)
 
 __all__ = ["Mention", "MentionRole", "ResolutionContext", "ResolvedMention", "ResolverThresholds"]
 
@@ -29,6 +35,13 @@ class Mention:
     document_id: UUID | None
     speaker: str | None = None
     co_mentions: tuple[str, ...] = ()
+
+    def context_names(self) -> list[str]:
+        """The names around the mention that can tell which entity it means."""
+        names = [n for n in self.co_mentions if not is_bare_head_noun(n)]
+        if self.speaker:
+            names.append(self.speaker)
+        return names
 
 
 @dataclass(frozen=True)
@@ -66,9 +79,54 @@ class ResolutionContext:
     namespace: str
     exact: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
     doc_names: dict[UUID, dict[str, tuple[UUID, str]]] = field(default_factory=dict)
+    # Every entity chosen in a loaded document (two may share a name there).
+    doc_entities: dict[UUID, set[UUID]] = field(default_factory=dict)
     neighbours: dict[UUID, set[UUID]] = field(default_factory=dict)
     # Verdicts naming no entity: nothing in the call reads them, so they go in one statement.
     unlinked: list[repo.Verdict] = field(default_factory=list)
+    # Verdicts, aliases and entities decided but not yet written, and proposals: written in
+    # one statement each at the end of the call, or earlier by `flush` when a read could see
+    # them (see `flush_if_near`, `load_documents`, `load_neighbours`).
+    written: list[repo.Written] = field(default_factory=list)
+    proposals: list[repo.Proposal] = field(default_factory=list)
+    # Names this transaction holds the creation lock of (see EntityResolver.resolve_mentions).
+    locked: set[str] = field(default_factory=set)
+    # Texts of the mentions of the current call still to resolve: one embedding call serves
+    # the first of them that reaches the embedding step and all the others.
+    upcoming: list[str] = field(default_factory=list)
+    embedded: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
+    profiles_exist: bool | None = None
+
+    async def flush(self, *, proposals: bool = False) -> None:
+        """Write the verdicts decided so far, and with `proposals` the merge proposals too
+        (nothing the resolver reads; their expected impact counts the written mentions)."""
+        written, unlinked = self.written, self.unlinked
+        self.written, self.unlinked = [], []
+        await repo.write_mentions(self.session, self.namespace, written, unlinked)
+        if proposals:
+            pending, self.proposals = self.proposals, []
+            await repo.upsert_proposals(self.session, self.namespace, pending)
+
+    async def flush_if_near(self, queries: Sequence[str], floor: float) -> None:
+        """Flush before a trigram/phonetic search whose answer an unwritten alias could change:
+        one at least `floor` trigram-similar to a query or sharing the first one's code."""
+        if not self.written:
+            return
+        grams = [trigrams(q) for q in queries]
+        code = phonetic_code(queries[0])
+        for w in self.written:
+            mine = trigrams(w.normalized)
+            if phonetic_code(w.normalized) == code or any(
+                trigram_similarity(g, mine) >= floor for g in grams
+            ):
+                await self.flush()
+                return
+
+    def settles(self, normalized: str) -> bool:
+        """Whether the exact step alone decides the name: a full name with exactly one owner
+        is taken whatever the context (see rules.choose)."""
+        owners = {h.entity_id for h in self.exact.get(normalized, [])}
+        return len(owners) == 1 and len(normalized.split()) > 1
 
     async def load_exact(self, names: Sequence[str]) -> None:
         missing = [name for name in set(names) if name and name not in self.exact]
@@ -77,21 +135,47 @@ class ResolutionContext:
         for hit in await lookup.exact_alias_hits(self.session, self.namespace, missing):
             self.exact[hit.normalized_alias].append(hit)
 
+    async def load_exact_again(self, names: Sequence[str]) -> None:
+        """Read these names' aliases anew (after their lock: a writer may have added some)."""
+        for name in names:
+            self.exact.pop(name, None)
+        await self.load_exact(names)
+
     async def load_documents(self, document_ids: Sequence[UUID]) -> None:
         missing = [doc for doc in set(document_ids) if doc not in self.doc_names]
+        if missing and self.written:
+            await self.flush()  # the maps are read from the verdicts
         for doc in missing:
             self.doc_names[doc] = {}
+            self.doc_entities[doc] = set()
         for doc, text, entity_id, name in await repo.document_entities(
             self.session, self.namespace, missing
         ):
             self.doc_names[doc][normalize_name(text)] = (entity_id, name)
+            self.doc_entities[doc].add(entity_id)
 
     async def load_neighbours(self, entity_ids: Sequence[UUID]) -> None:
         missing = [i for i in set(entity_ids) if i not in self.neighbours]
+        if missing and self._changes_neighbours(set(missing)):
+            await self.flush()
         if missing:
             self.neighbours.update(
                 await lookup.entity_neighbours(self.session, self.namespace, missing)
             )
+
+    def _changes_neighbours(self, entity_ids: set[UUID]) -> bool:
+        """Whether an unwritten verdict would change what `entity_neighbours` reads for these
+        entities: one choosing them, or one in a document they were chosen in (known from the
+        document map; a document without one counts as shared)."""
+        for w in self.written:
+            if w.entity_id in entity_ids:
+                return True
+            if w.claim_id is None:
+                continue  # a verdict without a claim belongs to no document
+            chosen = self.doc_entities.get(w.document_id) if w.document_id else None
+            if chosen is None or not chosen.isdisjoint(entity_ids):
+                return True
+        return False
 
     def remember(self, mention: Mention, normalized: str, entity_id: UUID, name: str) -> None:
         hits = self.exact.setdefault(normalized, [])
@@ -100,3 +184,4 @@ class ResolutionContext:
         # An unloaded document map is read later from the verdicts, this one included.
         if mention.document_id in self.doc_names:
             self.doc_names[mention.document_id][normalized] = (entity_id, name)
+            self.doc_entities[mention.document_id].add(entity_id)

@@ -14,15 +14,32 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.entities.normalize import phonetic_code, trigrams
 
 __all__ = [
+    "Proposal",
     "Verdict",
+    "Written",
     "create_entity",
     "document_entities",
     "ensure_namespace",
-    "insert_verdicts",
+    "lock_names",
     "upsert_alias",
     "upsert_proposal",
-    "write_mention",
+    "upsert_proposals",
+    "write_mentions",
 ]
+
+# The key format of `shared.beliefs.locks.lock_name`, so both serialize the same names.
+_LOCK_NAMES = text(
+    "SELECT pg_advisory_xact_lock(hashtextextended(u.key, 0))"
+    " FROM unnest(CAST(:keys AS text[])) WITH ORDINALITY AS u(key, n) ORDER BY u.n"
+)
+
+
+async def lock_names(session: AsyncSession, namespace: str, normalized: Sequence[str]) -> None:
+    """Lock these normalized names (as `lock_name` does one) in one statement, in sorted order
+    so two writers locking overlapping sets cannot deadlock on them."""
+    keys = [f"name:{namespace}:{name}" for name in sorted(set(normalized))]
+    if keys:
+        await session.execute(_LOCK_NAMES, {"keys": keys})
 
 
 async def ensure_namespace(session: AsyncSession, namespace: str) -> None:
@@ -36,14 +53,17 @@ async def document_entities(
     session: AsyncSession, namespace: str, document_ids: Sequence[UUID]
 ) -> list[tuple[UUID, str, UUID, str]]:
     """(document id, mention text, live entity id, its name) of every earlier verdict in these
-    documents; merges move verdicts, so one redirect hop is all that can remain."""
+    documents; merges move verdicts, so one redirect hop is all that can remain. Verdicts are
+    read per claim (behind OFFSET 0), so the cost follows the documents, not the namespace."""
     if not document_ids:
         return []
     rows = await session.execute(
         text(
             "SELECT c.document_id, v.mention_text, coalesce(r.id, e.id) AS entity_id,"
             " coalesce(r.canonical_name, e.canonical_name) AS name FROM claims c"
-            " JOIN resolution_verdicts v ON v.namespace = c.namespace AND v.claim_id = c.id"
+            " CROSS JOIN LATERAL (SELECT mention_text, chosen_entity_id"
+            "  FROM resolution_verdicts WHERE namespace = c.namespace AND claim_id = c.id"
+            "  OFFSET 0) v"
             " JOIN entities e ON e.id = v.chosen_entity_id"
             " LEFT JOIN entities r ON r.id = e.redirect_to"
             " WHERE c.namespace = :ns AND c.document_id = ANY(:docs)"
@@ -101,64 +121,6 @@ async def upsert_alias(
     return bool(inserted)
 
 
-async def write_mention(
-    session: AsyncSession,
-    namespace: str,
-    *,
-    entity_id: UUID | None,
-    new_name: str | None,
-    alias: str,
-    normalized: str,
-    claim_id: UUID | None,
-    role: str,
-    step: str,
-    scores: dict[str, Any],
-    resolver_version: str,
-) -> UUID:
-    """In one statement: create the entity (when `new_name` is given, else use `entity_id`),
-    count the alias (adding its trigram postings when new) and record the verdict."""
-    create = new_name is not None
-    row = await session.execute(
-        text(
-            "WITH e AS (INSERT INTO entities (namespace, canonical_name, normalized_name)"
-            "  SELECT :ns, CAST(:name AS text), :norm WHERE :create RETURNING id),"
-            " target AS (SELECT id FROM e UNION ALL"
-            "  SELECT CAST(:eid AS uuid) WHERE NOT :create),"
-            " a AS (INSERT INTO entity_aliases (namespace, entity_id, alias, normalized_alias,"
-            "  phonetic_code) SELECT :ns, id, :alias, :norm, :phon FROM target"
-            "  ON CONFLICT ON CONSTRAINT uq_entity_aliases DO UPDATE SET"
-            "  mention_count = entity_aliases.mention_count + 1, last_seen_at = now()"
-            "  RETURNING id, (xmax = 0) AS inserted),"
-            " t AS (INSERT INTO alias_trigrams (namespace, trigram, alias_grams, alias_id)"
-            "  SELECT :ns, g, cardinality(CAST(:grams AS text[])), a.id"
-            "  FROM a, unnest(CAST(:grams AS text[])) AS g WHERE a.inserted"
-            "  ON CONFLICT DO NOTHING),"
-            " v AS (INSERT INTO resolution_verdicts (namespace, claim_id, mention_text, role,"
-            "  step, scores, chosen_entity_id, created_new, resolver_version)"
-            "  SELECT :ns, :claim, :alias, :role, :step, CAST(:scores AS jsonb), id, :create,"
-            "  :version FROM target)"
-            " SELECT id FROM target"
-        ),
-        {
-            "ns": namespace,
-            "name": new_name,
-            "norm": normalized,
-            "create": create,
-            "eid": entity_id,
-            "alias": alias,
-            "phon": phonetic_code(normalized),
-            "grams": sorted(trigrams(normalized)),
-            "claim": claim_id,
-            "role": role,
-            "step": step,
-            "scores": json.dumps(scores),
-            "version": resolver_version,
-        },
-    )
-    written: UUID = row.scalar_one()
-    return written
-
-
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """A verdict that chose no entity (the mention names none)."""
@@ -169,33 +131,6 @@ class Verdict:
     step: str
     scores: dict[str, Any]
     resolver_version: str
-
-
-async def insert_verdicts(
-    session: AsyncSession, namespace: str, verdicts: Sequence[Verdict]
-) -> None:
-    """Record verdicts that chose no entity, in one statement."""
-    if not verdicts:
-        return
-    await session.execute(
-        text(
-            "INSERT INTO resolution_verdicts (namespace, claim_id, mention_text, role, step,"
-            " scores, chosen_entity_id, created_new, resolver_version)"
-            " SELECT :ns, claim, mention, role, step, CAST(scores AS jsonb), NULL, false, version"
-            " FROM unnest(CAST(:claims AS uuid[]), CAST(:mentions AS text[]),"
-            " CAST(:roles AS text[]), CAST(:steps AS text[]), CAST(:scores AS text[]),"
-            " CAST(:versions AS text[])) AS v(claim, mention, role, step, scores, version)"
-        ),
-        {
-            "ns": namespace,
-            "claims": [v.claim_id for v in verdicts],
-            "mentions": [v.mention_text for v in verdicts],
-            "roles": [v.role for v in verdicts],
-            "steps": [v.step for v in verdicts],
-            "scores": [json.dumps(v.scores) for v in verdicts],
-            "versions": [v.resolver_version for v in verdicts],
-        },
-    )
 
 
 async def upsert_proposal(
@@ -228,5 +163,188 @@ async def upsert_proposal(
             "b": second,
             "score": score,
             "evidence": json.dumps(evidence),
+        },
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A verdict that chose (or, with `new_name`, created) an entity, waiting to be written."""
+
+    entity_id: UUID
+    new_name: str | None
+    alias: str
+    normalized: str
+    claim_id: UUID | None
+    role: str
+    step: str
+    scores: dict[str, Any]
+    resolver_version: str
+    # Not a column (the claim gives it): tells the resolver which reads this row could change.
+    document_id: UUID | None = None
+
+
+# One statement for a whole call: new entities (ids chosen by the caller, so later mentions
+# can point at them before this runs), each (entity, alias) counted once with its number of
+# mentions (an upsert may not touch one row twice), trigram postings of the aliases that are
+# new, and every verdict. Foreign keys are checked at the end of the statement, so the rows
+# may reference each other.
+_WRITE_MENTIONS = text(
+    "WITH e AS (INSERT INTO entities (id, namespace, canonical_name, normalized_name)"
+    "  SELECT id, :ns, name, norm FROM unnest(CAST(:e_ids AS uuid[]),"
+    "  CAST(:e_names AS text[]), CAST(:e_norms AS text[])) AS t(id, name, norm)),"
+    " a AS (INSERT INTO entity_aliases (namespace, entity_id, alias, normalized_alias,"
+    "  phonetic_code, mention_count) SELECT :ns, eid, alias, norm, phon, n"
+    "  FROM unnest(CAST(:a_eids AS uuid[]), CAST(:a_aliases AS text[]),"
+    "  CAST(:a_norms AS text[]), CAST(:a_phons AS text[]), CAST(:a_counts AS int[]))"
+    "  AS t(eid, alias, norm, phon, n)"
+    "  ON CONFLICT ON CONSTRAINT uq_entity_aliases DO UPDATE SET"
+    "  mention_count = entity_aliases.mention_count + excluded.mention_count,"
+    "  last_seen_at = now()"
+    "  RETURNING id, entity_id, normalized_alias, (xmax = 0) AS inserted),"
+    " t AS (INSERT INTO alias_trigrams (namespace, trigram, alias_grams, alias_id)"
+    "  SELECT :ns, g.gram, g.n, a.id FROM a JOIN unnest(CAST(:g_eids AS uuid[]),"
+    "  CAST(:g_norms AS text[]), CAST(:g_grams AS text[]), CAST(:g_counts AS int[]))"
+    "  AS g(eid, norm, gram, n) ON g.eid = a.entity_id AND g.norm = a.normalized_alias"
+    "  WHERE a.inserted ON CONFLICT DO NOTHING)"
+    " INSERT INTO resolution_verdicts (namespace, claim_id, mention_text, role, step, scores,"
+    "  chosen_entity_id, created_new, resolver_version)"
+    " SELECT :ns, claim, mention, role, step, CAST(scores AS jsonb), eid, created, version"
+    " FROM unnest(CAST(:v_claims AS uuid[]), CAST(:v_mentions AS text[]),"
+    " CAST(:v_roles AS text[]), CAST(:v_steps AS text[]), CAST(:v_scores AS text[]),"
+    " CAST(:v_eids AS uuid[]), CAST(:v_created AS bool[]), CAST(:v_versions AS text[]))"
+    " AS v(claim, mention, role, step, scores, eid, created, version)"
+)
+
+
+async def write_mentions(
+    session: AsyncSession,
+    namespace: str,
+    written: Sequence[Written],
+    unlinked: Sequence[Verdict] = (),
+) -> None:
+    """What `write_mention` does for each of `written`, and `insert_verdicts` for `unlinked`,
+    in one statement; verdicts keep their order."""
+    if not written and not unlinked:
+        return
+    created = [w for w in written if w.new_name is not None]
+    aliases: dict[tuple[UUID, str], list[Any]] = {}
+    for w in written:
+        # The first spelling of a normalized alias names it, as with one upsert per mention.
+        aliases.setdefault((w.entity_id, w.normalized), [w.alias, 0])[1] += 1
+    grams = [
+        (eid, norm, gram, len(found))
+        for eid, norm in aliases
+        for found in [sorted(trigrams(norm))]
+        for gram in found
+    ]
+    verdicts: list[tuple[Any, ...]] = [
+        (
+            w.claim_id,
+            w.alias,
+            w.role,
+            w.step,
+            json.dumps(w.scores),
+            w.entity_id,
+            w.new_name is not None,
+            w.resolver_version,
+        )
+        for w in written
+    ] + [
+        (
+            v.claim_id,
+            v.mention_text,
+            v.role,
+            v.step,
+            json.dumps(v.scores),
+            None,
+            False,
+            v.resolver_version,
+        )
+        for v in unlinked
+    ]
+    columns = list(zip(*verdicts, strict=True))
+    await session.execute(
+        _WRITE_MENTIONS,
+        {
+            "ns": namespace,
+            "e_ids": [w.entity_id for w in created],
+            "e_names": [w.new_name for w in created],
+            "e_norms": [w.normalized for w in created],
+            "a_eids": [eid for eid, _ in aliases],
+            "a_aliases": [alias for alias, _ in aliases.values()],
+            "a_norms": [norm for _, norm in aliases],
+            "a_phons": [phonetic_code(norm) for _, norm in aliases],
+            "a_counts": [count for _, count in aliases.values()],
+            "g_eids": [g[0] for g in grams],
+            "g_norms": [g[1] for g in grams],
+            "g_grams": [g[2] for g in grams],
+            "g_counts": [g[3] for g in grams],
+            **{
+                f"v_{name}": list(column)
+                for name, column in zip(
+                    (
+                        "claims",
+                        "mentions",
+                        "roles",
+                        "steps",
+                        "scores",
+                        "eids",
+                        "created",
+                        "versions",
+                    ),
+                    columns,
+                    strict=True,
+                )
+            },
+        },
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A merge proposal waiting to be written (see `upsert_proposal`)."""
+
+    a: UUID
+    b: UUID
+    score: float
+    evidence: dict[str, Any]
+
+
+async def upsert_proposals(
+    session: AsyncSession, namespace: str, proposals: Sequence[Proposal]
+) -> None:
+    """`upsert_proposal` of each, in one statement; call it after the aliases of the entities
+    involved were written, since their mention counts give the expected impact. A pair proposed
+    twice keeps its first evidence and its highest score, as two upserts would."""
+    pairs: dict[tuple[UUID, UUID], Proposal] = {}
+    for p in proposals:
+        first, second = sorted((p.a, p.b))
+        known = pairs.get((first, second))
+        if known is None or p.score > known.score:
+            evidence = known.evidence if known is not None else p.evidence
+            pairs[(first, second)] = Proposal(first, second, p.score, evidence)
+    if not pairs:
+        return
+    await session.execute(
+        text(
+            "INSERT INTO merge_proposals (namespace, entity_a_id, entity_b_id, score,"
+            " expected_impact, evidence)"
+            " SELECT :ns, p.a, p.b, p.score, coalesce((SELECT sum(mention_count)"
+            "  FROM entity_aliases WHERE namespace = :ns AND entity_id IN (p.a, p.b)), 0)"
+            "  * p.score, CAST(p.evidence AS jsonb)"
+            " FROM unnest(CAST(:a AS uuid[]), CAST(:b AS uuid[]), CAST(:scores AS float8[]),"
+            " CAST(:evidence AS text[])) AS p(a, b, score, evidence)"
+            " ON CONFLICT ON CONSTRAINT uq_merge_proposals_pair DO UPDATE SET"
+            " score = greatest(merge_proposals.score, excluded.score),"
+            " expected_impact = greatest(merge_proposals.expected_impact,"
+            " excluded.expected_impact)"
+        ),
+        {
+            "ns": namespace,
+            "a": [p.a for p in pairs.values()],
+            "b": [p.b for p in pairs.values()],
+            "scores": [p.score for p in pairs.values()],
+            "evidence": [json.dumps(p.evidence) for p in pairs.values()],
         },
     )

@@ -4,8 +4,9 @@ rule model's final choice, recorded as one verdict per mention (SPEC §3)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,8 +17,14 @@ from services.adjudicator.entities.mentions import (
     ResolvedMention,
     ResolverThresholds,
 )
-from services.adjudicator.entities.rules import Choice, Nominee, Support, choose, match_kind
-from shared.beliefs.locks import lock_name
+from services.adjudicator.entities.rules import (
+    Choice,
+    Nominee,
+    Support,
+    choose,
+    describe,
+    match_kind,
+)
 from shared.embedding import Embedder, embed_async
 from shared.entities import lookup
 from shared.entities.nicknames import short_form_expansions
@@ -65,6 +72,7 @@ class EntityResolver:
         self._t = thresholds or ResolverThresholds()
         # Namespaces whose row this resolver already upserted; rows are never deleted.
         self._namespaces: set[str] = set()
+        self._profiles_seen = False
 
     async def resolve_mentions(
         self,
@@ -75,7 +83,13 @@ class EntityResolver:
         context: ResolutionContext | None = None,
     ) -> list[ResolvedMention]:
         """One verdict per mention, in input order; creates entities and aliases as needed.
-        `context` shares caches with earlier calls of the same session and namespace."""
+        `context` shares caches with earlier calls of the same session and namespace.
+
+        Pass all the mentions of a batch in one call: its name locks, document maps, writes
+        (entities, aliases, verdicts: one statement) and proposals cost one round trip each
+        for the whole call. A write waits until the end of the call unless a read of a later
+        mention could see it (see ResolutionContext), so the verdicts are those of one call
+        per mention."""
         if context is not None and (
             context.session is not session or context.namespace != namespace
         ):
@@ -87,13 +101,29 @@ class EntityResolver:
             self._namespaces.add(namespace)
         call = context if context is not None else ResolutionContext(session, namespace)
         names = [normalize_name(m.text) for m in mentions]
-        co_names = [normalize_name(n) for m in mentions for n in _context_names(m)]
+        co_names = [normalize_name(n) for m in mentions for n in m.context_names()]
         await call.load_exact(names + co_names)
-        resolved = [
-            await self._resolve_one(call, m, n) for m, n in zip(mentions, names, strict=True)
+        open_ = [
+            (m, n)
+            for m, n in zip(mentions, names, strict=True)
+            if n and not is_bare_head_noun(m.text) and not call.settles(n)
         ]
-        await repo.insert_verdicts(session, namespace, call.unlinked)
-        call.unlinked.clear()
+        # Every name the exact step does not settle may become a new entity: its creation is
+        # serialized by a lock per normalized name, all of the call's taken at once (sorted).
+        # A writer may have created one between the read above and the lock, hence the read
+        # again; the document maps are read after the lock for the same reason.
+        to_lock = sorted({n for _, n in open_} - call.locked)
+        if to_lock:
+            await repo.lock_names(session, namespace, to_lock)
+            call.locked.update(to_lock)
+            await call.load_exact_again(to_lock)
+        await call.load_documents([m.document_id for m, _ in open_ if m.document_id])
+        call.upcoming = [m.text for m, _ in open_]
+        resolved = []
+        for mention, norm in zip(mentions, names, strict=True):
+            resolved.append(await self._resolve_one(call, mention, norm))
+        call.upcoming = []
+        await call.flush(proposals=True)
         return resolved
 
     async def _resolve_one(
@@ -107,52 +137,32 @@ class EntityResolver:
         if not norm or is_bare_head_noun(mention.text):
             self._record(call, mention, "model", scores | {"rule": "bare_noun"})
             return ResolvedMention(mention, None, None, False, "model")
-        owners = {h.entity_id: h for h in call.exact.get(norm, [])}
-        if len(owners) == 1 and len(norm.split()) > 1:
+        if mention.text in call.upcoming:
+            call.upcoming.remove(mention.text)
+        if call.settles(norm):
             # A full name with one owner is taken whatever the context (see rules.choose), so
             # neither the document map nor the other steps are needed.
-            (hit,) = owners.values()
+            (hit,) = {h.entity_id: h for h in call.exact[norm]}.values()
             target = (hit.entity_id, hit.canonical_name)
-            return await self._accept(
-                call, mention, norm, target, "exact_alias", "exact_unique", scores
-            )
-        if mention.document_id is not None:
-            await call.load_documents([mention.document_id])
+            return self._accept(call, mention, norm, target, "exact_alias", "exact_unique", scores)
+        await call.load_documents([mention.document_id] if mention.document_id else [])
         pinned = self._same_document(call, mention, norm)
         if pinned is not None:
-            return await self._accept(
-                call, mention, norm, pinned, "exact_alias", "same_document", scores
-            )
+            return self._accept(call, mention, norm, pinned, "exact_alias", "same_document", scores)
         choice, nominees = await self._cascade(call, mention, norm)
-        if choice.chosen is None:
-            # Serialize creation of this name; a concurrent writer may have created it.
-            await lock_name(call.session, call.namespace, norm)
-            seen = {h.entity_id for h in call.exact.get(norm, [])}
-            call.exact.pop(norm, None)
-            await call.load_exact([norm])
-            if {h.entity_id for h in call.exact[norm]} - seen:
-                if mention.document_id is not None:
-                    call.doc_names.pop(mention.document_id, None)
-                    await call.load_documents([mention.document_id])
-                pinned = self._same_document(call, mention, norm)
-                if pinned is not None:
-                    return await self._accept(
-                        call, mention, norm, pinned, "exact_alias", "same_document", scores
-                    )
-                choice, nominees = await self._cascade(call, mention, norm)
-        scores["candidates"] = [_describe(n) for n in nominees[:8]]
+        scores["candidates"] = [describe(n) for n in nominees[:8]]
         step: str | None = None
         version = self._version
         # A full name with one owner leaves nothing to choose (see rules.choose).
         if self._chooser is not None and nominees and choice.rule != "exact_unique":
             choice, scores["model"] = await self._chooser.choose(
-                mention.text, _context_names(mention), nominees, choice
+                mention.text, mention.context_names(), nominees, choice
             )
             version = self._chooser.version
             step = None if "fallback" in scores["model"] else "model"
         if choice.chosen is not None:
             chosen = choice.chosen
-            return await self._accept(
+            return self._accept(
                 call,
                 mention,
                 norm,
@@ -162,7 +172,7 @@ class EntityResolver:
                 scores,
                 version,
             )
-        return await self._create(call, mention, norm, choice, scores, step or "new", version)
+        return self._create(call, mention, norm, choice, scores, step or "new", version)
 
     def _same_document(
         self, call: ResolutionContext, mention: Mention, norm: str
@@ -193,7 +203,15 @@ class EntityResolver:
                 # A full name with one owner is taken whatever the context (rules.choose).
                 only = self._nominee(call, mention, norm, step, fresh[0])
                 return Choice(only, "exact_unique"), [only]
-            await call.load_neighbours([h.entity_id for h in fresh])
+            # The phonetic hits came with the trigram ones: their context is read with them.
+            grams = trigrams(norm)
+            ahead = [
+                replace(h, score=trigram_similarity(grams, trigrams(h.normalized_alias)))
+                for h in prefetched.get("phonetic", [])
+            ]
+            await call.load_neighbours(
+                [h.entity_id for h in fresh + ahead if self._context_matters(norm, h)]
+            )
             for hit in fresh:
                 pool[hit.entity_id] = self._nominee(call, mention, norm, step, hit)
             ranked = sorted(pool.values(), key=lambda n: -n.score)
@@ -219,6 +237,7 @@ class EntityResolver:
             # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
             first, *rest = norm.split()
             queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
+            await call.flush_if_near(queries, t.trigram_nominate)
             per_query, prefetched["phonetic"] = await trigram_phonetic_hits(
                 session, ns, queries, phonetic_code(norm), t.trigram_nominate, t.nominees_per_step
             )
@@ -227,14 +246,40 @@ class EntityResolver:
             found = prefetched.pop("phonetic")  # the trigram step always runs first
             grams = trigrams(norm)
             return [
-                _rescored(h, trigram_similarity(grams, trigrams(h.normalized_alias))) for h in found
+                replace(h, score=trigram_similarity(grams, trigrams(h.normalized_alias)))
+                for h in found
             ]
-        if self._embedder is None:
+        if self._embedder is None or not await self._profiles_exist(call):
             return []
-        vector = (await embed_async(self._embedder, [text]))[0]
-        return await lookup.embedding_hits(
-            session, ns, vector.tolist(), t.embedding_nominate, t.nominees_per_step
-        )
+        if text not in call.embedded:
+            # One model call and one query for this mention and the call's later ones.
+            texts = [x for x in dict.fromkeys([text, *call.upcoming]) if x not in call.embedded]
+            vectors = await embed_async(self._embedder, texts)
+            per_text = await lookup.embedding_hits_many(
+                session, ns, vectors.tolist(), t.embedding_nominate, t.nominees_per_step
+            )
+            call.embedded.update(zip(texts, per_text, strict=True))
+        return call.embedded[text]
+
+    async def _profiles_exist(self, call: ResolutionContext) -> bool:
+        """Whether any entity has a profile embedding: without one the embedding step can
+        nominate nothing, and the model call it would cost is skipped. Once one exists it is
+        never asked again (profiles are rebuilt, not removed)."""
+        if self._profiles_seen:
+            return True
+        if call.profiles_exist is None:
+            call.profiles_exist = await lookup.any_profile_embedding(call.session)
+            self._profiles_seen = call.profiles_exist
+        return call.profiles_exist
+
+    def _context_matters(self, norm: str, hit: lookup.AliasHit) -> bool:
+        """Whether the entities around a nominee can change the choice: not for a match the
+        rule model never takes (another head, a loose spelling), unless a chat model, which
+        is shown them, chooses. Their context is then neither read nor recorded."""
+        if self._chooser is not None:
+            return True
+        kind = match_kind(norm, hit.normalized_alias, hit.normalized_name)
+        return kind != "other_head" and (kind != "fuzzy" or hit.score >= self._t.fuzzy_accept)
 
     def _nominee(
         self, call: ResolutionContext, mention: Mention, norm: str, step: str, hit: lookup.AliasHit
@@ -246,7 +291,7 @@ class EntityResolver:
         )
         co_ids = {
             h.entity_id
-            for name in _context_names(mention)
+            for name in mention.context_names()
             for h in call.exact.get(normalize_name(name), [])
             if normalize_name(name) != norm
         }
@@ -260,7 +305,7 @@ class EntityResolver:
         elif neighbours & context:
             support = "related"
         has_context = bool(context) or any(
-            normalize_name(n) != norm for n in _context_names(mention)
+            normalize_name(n) != norm for n in mention.context_names()
         )
         disjoint = support is None and has_context and bool(neighbours)
         kind = match_kind(norm, hit.normalized_alias, hit.normalized_name)
@@ -277,7 +322,7 @@ class EntityResolver:
             disjoint,
         )
 
-    async def _accept(
+    def _accept(
         self,
         call: ResolutionContext,
         mention: Mention,
@@ -289,23 +334,11 @@ class EntityResolver:
         version: str | None = None,
     ) -> ResolvedMention:
         entity_id, name = target
-        await repo.write_mention(
-            call.session,
-            call.namespace,
-            entity_id=entity_id,
-            new_name=None,
-            alias=mention.text,
-            normalized=norm,
-            claim_id=mention.claim_id,
-            role=mention.role,
-            step=step,
-            scores=scores | {"rule": rule},
-            resolver_version=version or self._version,
-        )
+        self._write(call, mention, norm, entity_id, None, step, scores | {"rule": rule}, version)
         call.remember(mention, norm, entity_id, name)
         return ResolvedMention(mention, entity_id, name, False, step)
 
-    async def _create(
+    def _create(
         self,
         call: ResolutionContext,
         mention: Mention,
@@ -319,36 +352,47 @@ class EntityResolver:
         other = choice.propose
         if other is not None:
             scores["proposed_merge_with"] = str(other.entity_id)
-        entity_id = await repo.write_mention(
-            call.session,
-            call.namespace,
-            entity_id=None,
-            new_name=name,
-            alias=mention.text,
-            normalized=norm,
-            claim_id=mention.claim_id,
-            role=mention.role,
-            step=step,
-            scores=scores | {"rule": choice.rule},
-            resolver_version=version or self._version,
-        )
+        # The id is chosen here so later mentions can point at the entity before it is written.
+        entity_id = uuid4()
+        scores |= {"rule": choice.rule}
+        self._write(call, mention, norm, entity_id, name, step, scores, version)
         call.remember(mention, norm, entity_id, name)
         if other is not None:
-            await repo.upsert_proposal(
-                call.session,
-                call.namespace,
-                entity_id,
-                other.entity_id,
-                other.score,
-                {
-                    "mention": mention.text,
-                    "rule": choice.rule,
-                    "kind": other.kind,
-                    "step": other.step,
-                    "document_id": scores["document_id"],
-                },
-            )
+            evidence = {
+                "mention": mention.text,
+                "rule": choice.rule,
+                "kind": other.kind,
+                "step": other.step,
+                "document_id": scores["document_id"],
+            }
+            call.proposals.append(repo.Proposal(entity_id, other.entity_id, other.score, evidence))
         return ResolvedMention(mention, entity_id, name, True, step)
+
+    def _write(
+        self,
+        call: ResolutionContext,
+        mention: Mention,
+        norm: str,
+        entity_id: UUID,
+        new_name: str | None,
+        step: str,
+        scores: dict[str, Any],
+        version: str | None,
+    ) -> None:
+        call.written.append(
+            repo.Written(
+                entity_id,
+                new_name,
+                mention.text,
+                norm,
+                mention.claim_id,
+                mention.role,
+                step,
+                scores,
+                version or self._version,
+                mention.document_id,
+            )
+        )
 
     def _record(
         self, call: ResolutionContext, mention: Mention, step: str, scores: dict[str, Any]
@@ -356,35 +400,3 @@ class EntityResolver:
         call.unlinked.append(
             repo.Verdict(mention.claim_id, mention.text, mention.role, step, scores, self._version)
         )
-
-
-def _context_names(mention: Mention) -> list[str]:
-    names = [n for n in mention.co_mentions if not is_bare_head_noun(n)]
-    if mention.speaker:
-        names.append(mention.speaker)
-    return names
-
-
-def _rescored(hit: lookup.AliasHit, score: float) -> lookup.AliasHit:
-    return lookup.AliasHit(
-        hit.entity_id,
-        hit.canonical_name,
-        hit.normalized_name,
-        hit.alias,
-        hit.normalized_alias,
-        hit.mention_count,
-        score,
-    )
-
-
-def _describe(nominee: Nominee) -> dict[str, Any]:
-    return {
-        "entity_id": str(nominee.entity_id),
-        "name": nominee.canonical_name,
-        "alias": nominee.matched_alias,
-        "step": nominee.step,
-        "score": round(nominee.score, 4),
-        "kind": nominee.kind,
-        "support": nominee.support,
-        "disjoint": nominee.disjoint,
-    }

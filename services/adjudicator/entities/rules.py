@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
 from jellyfish import jaro_winkler_similarity as jaro_winkler
 
 from shared.entities.nicknames import is_short_form_of
 
-__all__ = ["Choice", "Nominee", "Support", "choose", "match_kind"]
+__all__ = ["Choice", "Nominee", "Support", "choose", "describe", "match_kind"]
 
 Support = Literal["document", "co_mentioned", "related"]
 _SUPPORT_RANK: dict[str, int] = {"document": 0, "co_mentioned": 1, "related": 2}
@@ -122,3 +122,17 @@ def choose(
             return Choice(None, "exact_context_disjoint", only)
         return Choice(None, "exact_ambiguous", max(exact, key=lambda n: n.score))
     return Choice(None, "unsupported_candidates", propose)
+
+
+def describe(nominee: Nominee) -> dict[str, Any]:
+    """A nominee as its verdict records it."""
+    return {
+        "entity_id": str(nominee.entity_id),
+        "name": nominee.canonical_name,
+        "alias": nominee.matched_alias,
+        "step": nominee.step,
+        "score": round(nominee.score, 4),
+        "kind": nominee.kind,
+        "support": nominee.support,
+        "disjoint": nominee.disjoint,
+    }
