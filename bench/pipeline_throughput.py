@@ -54,12 +54,15 @@ _COUNTS = text(
 )
 
 
-async def run(sessions_limit: int | None, workers: int, namespace: str) -> dict[str, Any]:
+async def run(
+    sessions_limit: int | None, workers: int, namespace: str, processes: int = 2
+) -> dict[str, Any]:
     sessions = load_sessions()
     if sessions_limit is not None:
         sessions = sessions[:sessions_limit]
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["REMEMBERSTACK_WORKER_CONCURRENCY"] = str(workers)
+        os.environ["REMEMBERSTACK_ADJUDICATOR_PROCESSES"] = str(processes)
         launcher = SystemLauncher(Settings(data_dir=Path(tmp), log_json=False), base_port=0)
         started = time.perf_counter()
         endpoints = await launcher.start()
@@ -117,6 +120,7 @@ async def run(sessions_limit: int | None, workers: int, namespace: str) -> dict[
     return {
         "sessions": len(sessions),
         "adjudicator_workers": workers,
+        "adjudicator_processes": processes,
         "boot_seconds": round(boot, 1),
         "ingest_rpc_seconds": round(ingest_rpcs, 1),
         "stage_done_seconds": {
@@ -148,10 +152,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="only the first 3 sessions")
     parser.add_argument("--workers", type=int, default=2, help="adjudicator worker concurrency")
+    parser.add_argument(
+        "--processes", type=int, default=2, help="adjudicator processes (serving + replicas)"
+    )
     parser.add_argument("--namespace", default="locomo")
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args()
-    report = asyncio.run(run(3 if args.quick else None, args.workers, args.namespace))
+    report = asyncio.run(
+        run(3 if args.quick else None, args.workers, args.namespace, args.processes)
+    )
     print(json.dumps(report, indent=2, default=str))
     if not args.quick:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -153,6 +153,16 @@ class Settings(BaseSettings):
     worker_lease_seconds: int = Field(
         default=60, gt=0, description="How long a claimed work item stays locked to a worker."
     )
+    adjudicator_processes: int = Field(
+        default=1,
+        ge=1,
+        le=16,
+        description=(
+            "Processes of one adjudicator running queue workers: the serving one plus replicas"
+            " it starts and stops. Python runs one process on one core, so this, not"
+            " worker_concurrency, is what puts more cores to adjudication."
+        ),
+    )
 
     @field_validator("extension_packs", mode="before")
     @classmethod

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import os
+import signal
 import socket
+import sys
 
 from openai import AsyncOpenAI
 from rememberstack.v1 import adjudicator_service_pb2_grpc as pb_grpc
@@ -22,9 +27,19 @@ from services.adjudicator.worker import AdjudicationWorkers
 from shared.db import create_engine, ensure_schema_current, resolve_database_url, session_factory
 from shared.embedding import Embedder, create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
+from shared.logging import configure_logging
 from shared.telemetry import Telemetry
 
-__all__ = ["PROMPT_ENGINE_VERSION", "SERVICE_NAME", "build_engine", "build_server"]
+__all__ = [
+    "PROMPT_ENGINE_VERSION",
+    "SERVICE_NAME",
+    "build_engine",
+    "build_server",
+    "run_replica",
+    "start_replicas",
+]
+
+logger = logging.getLogger(__name__)
 
 SERVICE_NAME = "rememberstack.v1.AdjudicatorService"
 PROMPT_ENGINE_VERSION = "prompt-json-schema-1"
@@ -75,16 +90,45 @@ def _embedder(settings: Settings) -> Embedder:
     )
 
 
+def _service(settings: Settings, engine: AsyncEngine) -> AdjudicationService:
+    adjudication_engine, engine_version = build_engine(settings)
+    embedder = _embedder(settings)
+    return AdjudicationService(
+        session_factory(engine),
+        engine=adjudication_engine,
+        engine_version=engine_version,
+        resolver=EntityResolver(embedder, chooser=_entity_chooser(settings)),
+        embedder=embedder,
+        normalizer=Normalizer(PredicateVocabulary(settings.extension_packs)),
+        confidence_floor=settings.fact_confidence_floor,
+        extractor=settings.claim_extractor,
+    )
+
+
+def _workers(
+    settings: Settings, engine: AsyncEngine, service: AdjudicationService
+) -> AdjudicationWorkers:
+    return AdjudicationWorkers(
+        session_factory(engine),
+        service,
+        concurrency=settings.worker_concurrency,
+        worker_prefix=f"adjudicator-{socket.gethostname()}-{os.getpid()}",
+        poll_seconds=settings.worker_poll_seconds,
+        lease_seconds=settings.worker_lease_seconds,
+        listen_url=engine.url.render_as_string(hide_password=False),
+    )
+
+
 async def build_server(
     settings: Settings,
     *,
     engine: AsyncEngine | None = None,
     telemetry: Telemetry | None = None,
 ) -> GrpcServer:
-    """A ready-to-start server with its workers running; an engine passed in stays the
-    caller's to dispose. Raises ConfigurationError for an engine that cannot run."""
-    adjudication_engine, engine_version = build_engine(settings)
-    normalizer = Normalizer(PredicateVocabulary(settings.extension_packs))
+    """A ready-to-start server with its workers (and replica processes) running; an engine
+    passed in stays the caller's to dispose. Raises ConfigurationError for an engine that
+    cannot run."""
+    build_engine(settings)  # refuses an engine that cannot run before anything starts
     on_stop: list[StopCallback] = []
     if engine is None:
         url, embedded = resolve_database_url(settings.database_url, settings.data_dir)
@@ -97,30 +141,13 @@ async def build_server(
             on_stop.append(stop_embedded)
         on_stop.insert(0, engine.dispose)
     await ensure_schema_current(engine)
-    factory = session_factory(engine)
-    embedder = _embedder(settings)
-    service = AdjudicationService(
-        factory,
-        engine=adjudication_engine,
-        engine_version=engine_version,
-        resolver=EntityResolver(embedder, chooser=_entity_chooser(settings)),
-        embedder=embedder,
-        normalizer=normalizer,
-        confidence_floor=settings.fact_confidence_floor,
-        extractor=settings.claim_extractor,
-    )
-    workers = AdjudicationWorkers(
-        factory,
-        service,
-        concurrency=settings.worker_concurrency,
-        worker_prefix=f"adjudicator-{socket.gethostname()}-{os.getpid()}",
-        poll_seconds=settings.worker_poll_seconds,
-        lease_seconds=settings.worker_lease_seconds,
-        listen_url=engine.url.render_as_string(hide_password=False),
-    )
+    service = _service(settings, engine)
+    workers = _workers(settings, engine, service)
     await workers.start()
-    # Workers stop before the engine is disposed.
+    # Workers and replicas stop before the engine is disposed (and the embedded database).
     on_stop.insert(0, workers.stop)
+    replicas = await start_replicas(settings, engine, settings.adjudicator_processes - 1)
+    on_stop.insert(0, replicas.stop)
     return GrpcServer.from_settings(
         settings,
         registrations=[
@@ -133,3 +160,77 @@ async def build_server(
         telemetry=telemetry,
         on_stop=on_stop,
     )
+
+
+class Replicas:
+    """Worker-only adjudicator processes started by the serving one, which also stops them.
+
+    Each replica claims `adjudicate.version` items like the serving process's own workers do
+    (SKIP LOCKED, one item per worker), so the processes share the queue without any other
+    coordination; the per-subject advisory locks keep their decisions serial per entity.
+    """
+
+    def __init__(self, processes: list[asyncio.subprocess.Process]) -> None:
+        self.processes = processes
+
+    async def stop(self, grace_seconds: float = 15.0) -> None:
+        for process in self.processes:
+            if process.returncode is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                await asyncio.wait_for(process.wait(), grace_seconds)
+            except TimeoutError:
+                logger.warning("adjudicator replica %s did not stop; killing it", process.pid)
+                process.kill()
+                await process.wait()
+        self.processes = []
+
+
+async def start_replicas(settings: Settings, engine: AsyncEngine, count: int) -> Replicas:
+    """Start `count` replica processes on the same database (the URL this process resolved,
+    so an embedded database started here is shared); they inherit the environment."""
+    if count < 1:
+        return Replicas([])
+    env = dict(os.environ)
+    env.update(
+        {
+            "REMEMBERSTACK_DATABASE_URL": engine.url.render_as_string(hide_password=False),
+            "REMEMBERSTACK_ADJUDICATOR_PROCESSES": "1",
+            "REMEMBERSTACK_SERVICE_NAME": f"{settings.service_name}-replica",
+        }
+    )
+    code = "from services.adjudicator.app import run_replica; run_replica()"
+    processes = [
+        await asyncio.create_subprocess_exec(sys.executable, "-c", code, env=env)
+        for _ in range(count)
+    ]
+    logger.info("started %d adjudicator replica(s): %s", count, [p.pid for p in processes])
+    return Replicas(processes)
+
+
+def run_replica() -> None:
+    """Entry point of a replica: queue workers only, until SIGTERM or the parent is gone."""
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_json, settings.service_name)
+    asyncio.run(_replica(settings))
+
+
+async def _replica(settings: Settings) -> None:
+    parent = os.getppid()
+    engine = create_engine(settings.database_url or "")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    workers = _workers(settings, engine, _service(settings, engine))
+    await workers.start()
+    try:
+        # A parent killed without a chance to stop its replicas leaves them orphaned: the
+        # new parent pid says so, and the replica ends like on SIGTERM.
+        while not stop.is_set() and os.getppid() == parent:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+    finally:
+        await workers.stop()
+        await engine.dispose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -9,20 +10,7 @@ from datetime import datetime
 from typing import Any
 from typing import cast as as_type
 
-from sqlalchemy import (
-    Float,
-    Text,
-    and_,
-    bindparam,
-    cast,
-    exists,
-    func,
-    literal,
-    literal_column,
-    or_,
-    select,
-)
-from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.domain import (
@@ -35,8 +23,6 @@ from services.adjudicator.domain import (
     Stance,
     Window,
 )
-from shared.db.models import Assertion as AssertionRow
-from shared.db.models import Claim, Document, Fact, VersionClaim
 
 __all__ = [
     "MAX_CANDIDATES",
@@ -46,6 +32,7 @@ __all__ = [
     "lock_pending_claims",
     "pending_claims_of_version",
     "subjects_with_facts",
+    "vector_literal",
 ]
 
 MAX_CANDIDATES = 8
@@ -58,28 +45,95 @@ _PLACEMENT = ("works_for", "member_of", "works_on", "assigned_to")
 # bonus); below it the two statements are about different things and the engine is not asked.
 _OBSERVATION_MIN_SCORE = 0.5
 _LEXICAL_WEIGHT = 0.3
+
+# Every statement of the hot path is fixed text with array parameters (`= ANY(:ids)`), never an
+# expanded IN list or a statement built per call: building and compiling SQLAlchemy constructs
+# cost more Python time than Postgres spent running them, and a stable text lets the driver
+# reuse its prepared statement and Postgres its generic plan. Vectors travel as pgvector text
+# literals (see `vector_literal`), formatted once per text instead of once per statement.
+
 # Per candidate row of `{t}` (the facts table or the scored subquery): its polarity, that of
 # the assertion that created it (a fact stores none), and its most recent current testimony.
 # Both are subqueries of the outer select, which Postgres evaluates only for the rows left after
 # ORDER BY ... LIMIT.
-_POLARITY_SQL = (
+_ATTACHED = (
     "(SELECT a.polarity FROM assertions a WHERE a.namespace = {t}.namespace"
-    " AND a.fact_id = {t}.id ORDER BY a.created_at, a.id LIMIT 1)"
-)
-_EVIDENCE_SQL = (
-    "(SELECT json_agg(json_build_array(e.claim_id, e.document_id, e.stance, e.asserted_at,"
+    " AND a.fact_id = {t}.id ORDER BY a.created_at, a.id LIMIT 1) AS polarity,"
+    " (SELECT json_agg(json_build_array(e.claim_id, e.document_id, e.stance, e.asserted_at,"
     " e.claim_text)) FROM (SELECT fe.claim_id, fe.document_id, fe.stance, c.asserted_at,"
     " c.claim_text FROM fact_evidence fe JOIN claims c ON c.id = fe.claim_id"
     " WHERE fe.namespace = {t}.namespace AND fe.fact_id = {t}.id AND c.is_current_testimony"
-    f" ORDER BY fe.linked_at DESC LIMIT {_EVIDENCE_PER_CANDIDATE}) e)"
+    f" ORDER BY fe.linked_at DESC LIMIT {_EVIDENCE_PER_CANDIDATE}) e) AS evidence"
+)
+# Only what the engine sees: loading the stored embedding of every candidate costs more than
+# the query itself. The float8 constants keep the arithmetic of the scores exactly as before.
+_COLUMNS = (
+    "f.id, f.namespace, f.kind, f.subject_entity_id, f.predicate, f.object_entity_id,"
+    " f.statement, f.label, f.valid_from, f.valid_until, f.valid_precision,"
+    " f.contradiction_group_id, f.created_at,"
+    " coalesce(CAST(1.0 AS float8) - (f.embedding <=> CAST(:vector AS vector)),"
+    " CAST(0.0 AS float8)) AS similarity"
+)
+_BASE = (
+    "f.namespace = :ns AND f.subject_entity_id = :subject AND f.kind = :kind"
+    " AND f.invalidated_at IS NULL"
+)
+_RELATION_CANDIDATES = text(
+    f"SELECT {_COLUMNS}, {_ATTACHED.format(t='f')} FROM facts f"
+    f" WHERE {_BASE} AND (f.predicate = ANY(:related) OR f.object_entity_id = :object)"
+    " ORDER BY (f.predicate = :predicate AND f.object_entity_id = :object) DESC,"
+    f" f.created_at DESC LIMIT {MAX_CANDIDATES}"
+)
+# Any shared stem counts lexically: the plain query's AND becomes an OR.
+_ANY_STEM = (
+    "CAST(replace(CAST(plainto_tsquery('english', :stmt) AS text), ' & ', ' | ') AS tsquery)"
+)
+_OBSERVATION_CANDIDATES = text(
+    f"SELECT scored.*, {_ATTACHED.format(t='scored')} FROM (SELECT {_COLUMNS},"
+    " coalesce(CAST(1.0 AS float8) - (f.embedding <=> CAST(:vector AS vector)),"
+    f" CAST(0.0 AS float8)) + CAST({_LEXICAL_WEIGHT} AS float8)"
+    f" * least(ts_rank(f.tsv, {_ANY_STEM}) * CAST(10.0 AS float8), CAST(1.0 AS float8))"
+    f" AS score FROM facts f WHERE {_BASE}) scored"
+    f" WHERE scored.score >= CAST({_OBSERVATION_MIN_SCORE} AS float8)"
+    f" ORDER BY scored.score DESC, scored.created_at DESC LIMIT {MAX_CANDIDATES}"
+)
+_CLAIM_COLUMNS = (
+    "c.id, c.document_id, c.claim_text, c.asserted_at, c.polarity, c.is_attributed, c.holder,"
+    " c.subject_text, c.predicate_text, c.object_text, c.claim_valid_from, c.claim_valid_until,"
+    " c.claim_valid_precision, c.claim_valid_kind, c.speaker, c.is_current_testimony,"
+    " CAST(c.embedding AS text) AS vector, d.title"
+)
+_ADJUDICATED = (
+    "EXISTS (SELECT 1 FROM assertions a WHERE a.namespace = c.namespace AND a.claim_id = c.id)"
+)
+_PENDING_OF_VERSION = text(
+    f"SELECT {_CLAIM_COLUMNS} FROM version_claims vc JOIN claims c ON c.id = vc.claim_id"
+    " JOIN documents d ON d.id = c.document_id"
+    " WHERE vc.namespace = :ns AND vc.version_id = :version AND c.namespace = :ns"
+    f" AND c.is_current_testimony AND NOT {_ADJUDICATED}"
+    " ORDER BY c.char_start, c.char_end, c.id"
+)
+_BY_ID = text(
+    f"SELECT {_CLAIM_COLUMNS}, {_ADJUDICATED} AS adjudicated FROM claims c"
+    " JOIN documents d ON d.id = c.document_id WHERE c.namespace = :ns AND c.id = ANY(:ids)"
+)
+_LOCK_CLAIMS = text(
+    "SELECT c.id FROM claims c WHERE c.namespace = :ns AND c.id = ANY(:ids)"
+    " ORDER BY c.id FOR KEY SHARE"
+)
+_STILL_PENDING = text(
+    "SELECT c.id FROM claims c WHERE c.namespace = :ns AND c.id = ANY(:ids)"
+    f" AND c.is_current_testimony AND NOT {_ADJUDICATED}"
+)
+_SUBJECTS_WITH_FACTS = text(
+    "SELECT DISTINCT f.subject_entity_id, f.kind FROM facts f WHERE f.namespace = :ns"
+    " AND f.subject_entity_id = ANY(:subjects) AND f.invalidated_at IS NULL"
 )
 
 
-def _attached(table: str) -> list[Any]:
-    return [
-        literal_column(_POLARITY_SQL.format(t=table)).label("polarity"),
-        literal_column(_EVIDENCE_SQL.format(t=table)).label("evidence"),
-    ]
+def vector_literal(values: Sequence[float]) -> str:
+    """The pgvector text form of an embedding (what pgvector's own SQLAlchemy type sends)."""
+    return "[" + ",".join(map(repr, values)) + "]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,71 +144,46 @@ class ClaimRow:
     speaker: str | None
     document_title: str | None
     is_current: bool
-    # The ingest service's embedding of the claim text (same model), reused for observations.
-    embedding: Sequence[float] | None = None
+    # The ingest service's embedding of the claim text (same model) as a pgvector literal,
+    # reused for observations, whose label is the claim text.
+    vector: str | None = None
 
 
-def _claim_row(claim: Claim, title: str | None) -> ClaimRow:
-    precision = as_type(Precision, claim.claim_valid_precision)
+def _claim_row(row: Any) -> ClaimRow:
+    precision = as_type(Precision, row.claim_valid_precision)
     view = ClaimView(
-        claim_id=str(claim.id),
-        document_id=str(claim.document_id),
-        claim_text=claim.claim_text,
-        asserted_at=claim.asserted_at,
-        polarity=as_type(Polarity, claim.polarity),
-        is_attributed=claim.is_attributed,
-        holder=claim.holder,
-        subject_text=claim.subject_text,
-        predicate_text=claim.predicate_text,
-        object_text=claim.object_text,
+        claim_id=str(row.id),
+        document_id=str(row.document_id),
+        claim_text=row.claim_text,
+        asserted_at=row.asserted_at,
+        polarity=as_type(Polarity, row.polarity),
+        is_attributed=row.is_attributed,
+        holder=row.holder,
+        subject_text=row.subject_text,
+        predicate_text=row.predicate_text,
+        object_text=row.object_text,
         window=Window.from_claim_fields(
-            claim.claim_valid_from, claim.claim_valid_until, precision, claim.claim_valid_kind
+            row.claim_valid_from, row.claim_valid_until, precision, row.claim_valid_kind
         ),
-        window_kind=claim.claim_valid_kind,
+        window_kind=row.claim_valid_kind,
     )
-    embedding = None if claim.embedding is None else [float(x) for x in claim.embedding]
-    return ClaimRow(view, claim.speaker, title, claim.is_current_testimony, embedding)
-
-
-def _not_adjudicated() -> Any:
-    return ~exists().where(
-        AssertionRow.namespace == Claim.namespace, AssertionRow.claim_id == Claim.id
-    )
+    return ClaimRow(view, row.speaker, row.title, row.is_current_testimony, row.vector)
 
 
 async def pending_claims_of_version(
     session: AsyncSession, namespace: str, version_id: uuid.UUID
 ) -> list[ClaimRow]:
     """Current claims of the version with no assertions yet, in document order."""
-    rows = await session.execute(
-        select(Claim, Document.title)
-        .join(VersionClaim, VersionClaim.claim_id == Claim.id)
-        .join(Document, Document.id == Claim.document_id)
-        .where(
-            VersionClaim.namespace == namespace,
-            VersionClaim.version_id == version_id,
-            Claim.namespace == namespace,
-            Claim.is_current_testimony,
-            _not_adjudicated(),
-        )
-        .order_by(Claim.char_start, Claim.char_end, Claim.id)
-    )
-    return [_claim_row(claim, title) for claim, title in rows]
+    rows = await session.execute(_PENDING_OF_VERSION, {"ns": namespace, "version": version_id})
+    return [_claim_row(row) for row in rows]
 
 
 async def claims_by_id(
     session: AsyncSession, namespace: str, claim_ids: Sequence[uuid.UUID]
 ) -> dict[uuid.UUID, tuple[ClaimRow, bool]]:
     """The named claims with whether each was adjudicated already; unknown ids are absent."""
-    adjudicated = exists().where(
-        AssertionRow.namespace == Claim.namespace, AssertionRow.claim_id == Claim.id
-    )
-    rows = await session.execute(
-        select(Claim, Document.title, adjudicated)
-        .join(Document, Document.id == Claim.document_id)
-        .where(Claim.namespace == namespace, Claim.id.in_(list(claim_ids)))
-    )
-    return {claim.id: (_claim_row(claim, title), bool(done)) for claim, title, done in rows}
+    rows = await session.execute(_BY_ID, {"ns": namespace, "ids": list(claim_ids)})
+    return {row.id: (_claim_row(row), bool(row.adjudicated)) for row in rows}
 
 
 async def lock_pending_claims(
@@ -169,22 +198,9 @@ async def lock_pending_claims(
     """
     if not claim_ids:
         return set()
-    ids = sorted(set(claim_ids))
-    await session.execute(
-        select(Claim.id)
-        .where(Claim.namespace == namespace, Claim.id.in_(ids))
-        .order_by(Claim.id)
-        .with_for_update(key_share=True)
-    )
-    found = await session.execute(
-        select(Claim.id).where(
-            Claim.namespace == namespace,
-            Claim.id.in_(ids),
-            Claim.is_current_testimony,
-            _not_adjudicated(),
-        )
-    )
-    return set(found.scalars())
+    params = {"ns": namespace, "ids": sorted(set(claim_ids))}
+    await session.execute(_LOCK_CLAIMS, params)
+    return set((await session.execute(_STILL_PENDING, params)).scalars())
 
 
 async def subjects_with_facts(
@@ -194,13 +210,7 @@ async def subjects_with_facts(
     if not subject_ids:
         return set()
     rows = await session.execute(
-        select(Fact.subject_entity_id, Fact.kind)
-        .where(
-            Fact.namespace == namespace,
-            Fact.subject_entity_id.in_(sorted(set(subject_ids))),
-            Fact.invalidated_at.is_(None),
-        )
-        .distinct()
+        _SUBJECTS_WITH_FACTS, {"ns": namespace, "subjects": sorted(set(subject_ids))}
     )
     return {(str(row.subject_entity_id), row.kind) for row in rows}
 
@@ -209,78 +219,34 @@ def _window(row: Any) -> Window:
     return Window(row.valid_from, row.valid_until, as_type(Precision, row.valid_precision))
 
 
-def _candidate_columns(cosine: Any) -> list[Any]:
-    # Only what the engine sees: loading the stored embedding of every candidate costs more
-    # than the query itself.
-    return [
-        Fact.id,
-        Fact.namespace,
-        Fact.kind,
-        Fact.subject_entity_id,
-        Fact.predicate,
-        Fact.object_entity_id,
-        Fact.statement,
-        Fact.label,
-        Fact.valid_from,
-        Fact.valid_until,
-        Fact.valid_precision,
-        Fact.contradiction_group_id,
-        Fact.created_at,
-        cosine.label("similarity"),
-    ]
-
-
 async def load_candidates(
     session: AsyncSession,
     namespace: str,
     assertion: Assertion,
-    embedding: Sequence[float] | None,
+    vector: str | None,
 ) -> list[CandidateFact]:
-    """Believed facts of the assertion's subject that may be the same proposition or rival it."""
-    subject = uuid.UUID(assertion.subject_entity_id)
-    cosine: Any = (
-        literal(0.0, Float)
-        if embedding is None
-        else func.coalesce(1.0 - Fact.embedding.cosine_distance(list(embedding)), 0.0)
-    )
-    base = [
-        Fact.namespace == namespace,
-        Fact.subject_entity_id == subject,
-        Fact.kind == assertion.kind,
-        Fact.invalidated_at.is_(None),
-    ]
+    """Believed facts of the assertion's subject that may be the same proposition or rival it.
+
+    `vector` is the assertion's embedding as a pgvector literal (None: no similarity).
+    """
+    params: dict[str, Any] = {
+        "ns": namespace,
+        "subject": uuid.UUID(assertion.subject_entity_id),
+        "kind": assertion.kind,
+        "vector": vector,
+    }
     if assertion.kind == "relation":
         predicate = assertion.predicate or ""
-        related = [predicate, *(_PLACEMENT if predicate in _PLACEMENT else ())]
-        obj = uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
-        same = and_(Fact.predicate == predicate, Fact.object_entity_id == obj)
-        statement = (
-            select(*_candidate_columns(cosine), *_attached("facts"))
-            .where(*base, or_(Fact.predicate.in_(related), Fact.object_entity_id == obj))
-            .order_by(same.desc(), Fact.created_at.desc())
-            .limit(MAX_CANDIDATES)
+        params["predicate"] = predicate
+        params["related"] = [predicate, *(_PLACEMENT if predicate in _PLACEMENT else ())]
+        params["object"] = (
+            uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
         )
+        statement = _RELATION_CANDIDATES
     else:
-        # Any shared stem counts lexically: the plain query's AND becomes an OR.
-        any_stem = cast(
-            func.replace(
-                cast(func.plainto_tsquery("english", bindparam("stmt")), Text), " & ", " | "
-            ),
-            TSQUERY,
-        )
-        lexical = func.ts_rank(Fact.tsv, any_stem)
-        score = (cosine + _LEXICAL_WEIGHT * func.least(lexical * 10.0, 1.0)).label("score")
-        inner = select(*_candidate_columns(cosine), score).where(*base).subquery("scored")
-        statement = (
-            select(inner, *_attached("scored"))
-            .where(inner.c.score >= _OBSERVATION_MIN_SCORE)
-            .order_by(inner.c.score.desc(), inner.c.created_at.desc())
-            .limit(MAX_CANDIDATES)
-        )
-    params = {"stmt": assertion.statement} if assertion.kind == "observation" else {}
+        params["stmt"] = assertion.statement
+        statement = _OBSERVATION_CANDIDATES
     rows = (await session.execute(statement, params)).all()
-    if not rows:
-        return []
     return [
         CandidateFact(
             fact_id=str(row.id),
@@ -302,7 +268,9 @@ async def load_candidates(
     ]
 
 
-def _evidence_items(raw: list[list[Any]] | None) -> tuple[EvidenceItem, ...]:
+def _evidence_items(raw: Any) -> tuple[EvidenceItem, ...]:
+    # asyncpg hands json back as text; SQLAlchemy's typed column used to decode it.
+    items = json.loads(raw) if isinstance(raw, str) else raw
     return tuple(
         EvidenceItem(
             claim_id=claim_id,
@@ -311,5 +279,5 @@ def _evidence_items(raw: list[list[Any]] | None) -> tuple[EvidenceItem, ...]:
             asserted_at=datetime.fromisoformat(asserted_at) if asserted_at else None,
             claim_text=claim_text,
         )
-        for claim_id, document_id, stance, asserted_at, claim_text in raw or ()
+        for claim_id, document_id, stance, asserted_at, claim_text in items or ()
     )

@@ -19,6 +19,7 @@ from services.adjudicator.candidates import (
     lock_pending_claims,
     pending_claims_of_version,
     subjects_with_facts,
+    vector_literal,
 )
 from services.adjudicator.domain import Assertion, EntityRef
 from services.adjudicator.engines.base import AdjudicationEngine, adjudicate
@@ -235,18 +236,19 @@ class AdjudicationService:
             done += adjudicated
         return ClaimsOutcome(decisions, dropped, done)
 
-    async def _embed_predicted(self, rows: Sequence[ClaimRow]) -> dict[str, list[float]]:
+    async def _embed_predicted(self, rows: Sequence[ClaimRow]) -> dict[str, str]:
         """Embed every label the claims will likely produce, in one batch.
 
         An observation's label is its claim's text, which the ingest service embedded with the
         same model; those vectors are reused. Other labels depend on resolved names, known only
         once a batch resolved them; predicting them with the surface names gets almost all of
-        them, and the rest are embedded then.
+        them, and the rest are embedded then. Vectors are kept as pgvector literals: they are
+        only ever sent to Postgres.
         """
-        cache: dict[str, list[float]] = {
-            row.view.claim_text: list(row.embedding)
+        cache: dict[str, str] = {
+            row.view.claim_text: row.vector
             for row in rows
-            if row.embedding is not None and row.view.claim_text == row.view.claim_text.strip()
+            if row.vector is not None and row.view.claim_text == row.view.claim_text.strip()
         }
         labels: list[str] = []
         for row in rows:
@@ -254,21 +256,19 @@ class AdjudicationService:
             labels.extend(a.label or a.statement for a in predicted.assertions)
         return await self._embed(list(dict.fromkeys(labels)), cache)
 
-    async def _embed(
-        self, texts: Sequence[str], cache: dict[str, list[float]]
-    ) -> dict[str, list[float]]:
+    async def _embed(self, texts: Sequence[str], cache: dict[str, str]) -> dict[str, str]:
         missing = [t for t in texts if t not in cache]
         if missing:
             matrix = await embed_async(self._embedder, missing)
             for label, vector in zip(missing, np.asarray(matrix).tolist(), strict=True):
-                cache[label] = vector
+                cache[label] = vector_literal(vector)
         return cache
 
     async def _batch_with_retry(
         self,
         namespace: str,
         rows: Sequence[ClaimRow],
-        cache: dict[str, list[float]],
+        cache: dict[str, str],
         decided_by: str,
     ) -> tuple[list[DecisionEntry], list[str], int]:
         for attempt in range(_BATCH_ATTEMPTS):
@@ -286,7 +286,7 @@ class AdjudicationService:
         session: AsyncSession,
         namespace: str,
         rows: Sequence[ClaimRow],
-        cache: dict[str, list[float]],
+        cache: dict[str, str],
         decided_by: str,
     ) -> tuple[list[DecisionEntry], list[str], int]:
         """Adjudicate claims in document order in one transaction; see the class docstring."""
@@ -303,20 +303,30 @@ class AdjudicationService:
                 session, namespace, [m for claim in mentions for m in claim], context=context
             )
         )
-        dropped: list[str] = []
-        assertions: list[Assertion] = []
-        for row, claim_mentions in zip(rows, mentions, strict=True):
+        names_of: list[dict[str, EntityRef]] = []
+        for claim_mentions in mentions:
             names: dict[str, EntityRef] = {}
             for r in (next(resolved) for _ in claim_mentions):
                 if r.entity_id is not None:
                     names[r.mention.text] = EntityRef(
                         str(r.entity_id), r.canonical_name or r.mention.text
                     )
-            fallback = _fallback_mention(row, names)
+            names_of.append(names)
+        # The anchors of claims whose subject named no entity, resolved in one call too (in
+        # claim order, as they were one call each before).
+        fallbacks = [
+            _fallback_mention(row, names) for row, names in zip(rows, names_of, strict=True)
+        ]
+        anchors = iter(
+            await self._resolver.resolve_mentions(
+                session, namespace, [f for f in fallbacks if f is not None], context=context
+            )
+        )
+        dropped: list[str] = []
+        assertions: list[Assertion] = []
+        for row, names, fallback in zip(rows, names_of, fallbacks, strict=True):
             if fallback is not None:
-                (anchor,) = await self._resolver.resolve_mentions(
-                    session, namespace, [fallback], context=context
-                )
+                anchor = next(anchors)
                 if anchor.entity_id is not None:
                     names[fallback.text] = EntityRef(
                         str(anchor.entity_id), anchor.canonical_name or fallback.text
@@ -328,21 +338,21 @@ class AdjudicationService:
             dropped.extend(result.dropped_predicates)
         if not assertions:
             return [], dropped, len(rows)
+        # Labels the prediction missed are embedded before the locks are taken: the model call
+        # needs no lock, and other workers may be waiting for these subjects.
+        await self._embed([a.label or a.statement for a in assertions], cache)
         subjects = [uuid.UUID(a.subject_entity_id) for a in assertions]
         await lock_entities(session, namespace, subjects)
-        await self._embed([a.label or a.statement for a in assertions], cache)
         known = await subjects_with_facts(session, namespace, subjects)
         writer = FactWriter(session, namespace, decided_by)
         for assertion in assertions:
-            embedding = cache[assertion.label or assertion.statement]
+            vector = cache[assertion.label or assertion.statement]
             key = (assertion.subject_entity_id, assertion.kind)
             candidates = (
-                await load_candidates(session, namespace, assertion, embedding)
-                if key in known
-                else []
+                await load_candidates(session, namespace, assertion, vector) if key in known else []
             )
             decided = await adjudicate(self._engine, assertion, candidates, self._floor)
-            await writer.apply(assertion, decided.decision, candidates, embedding)
+            await writer.apply(assertion, decided.decision, candidates, vector)
             known.add(key)
         return await writer.flush(), dropped, len(rows)
 

@@ -9,7 +9,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import update
+from sqlalchemy import text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -25,12 +25,42 @@ __all__ = [
     "VersionPayload",
     "make_handler",
     "parse_payload",
+    "prefer_other_speakers",
 ]
 
 logger = logging.getLogger(__name__)
 
 ADJUDICATE_VERSION = "adjudicate.version"
 _REASONS: tuple[str, ...] = ("version_superseded", "reextracted", "version_deleted")
+# Among the next runnable items (in queue order), the first whose version shares the fewest
+# speakers with the versions being adjudicated right now. Claims of one conversation mostly
+# resolve to its speakers, and every batch locks its subject entities (and new names) until it
+# commits, so two workers on conversations with the same speakers take turns on those locks
+# while two on different conversations run side by side. Only the next `_LOOKAHEAD` items are
+# considered, so the order of the queue still holds beyond that window.
+_LOOKAHEAD = 64
+_PREFER = text(
+    f"""
+    WITH next AS (
+        SELECT w.id, w.version_id, w.run_after, w.created_at FROM work_items w
+        WHERE w.kind = ANY(:kinds)
+          AND ((w.status IN ('pending', 'failed') AND w.run_after <= now())
+               OR (w.status = 'running' AND w.locked_until < now()))
+        ORDER BY w.run_after, w.created_at LIMIT {_LOOKAHEAD}
+    ), busy AS (
+        SELECT DISTINCT c.speaker FROM work_items r
+        JOIN version_claims vc ON vc.version_id = r.version_id
+        JOIN claims c ON c.id = vc.claim_id
+        WHERE r.kind = ANY(:kinds) AND r.status = 'running' AND r.locked_until >= now()
+          AND c.speaker IS NOT NULL
+    )
+    SELECT n.id FROM next n
+    ORDER BY (SELECT count(*) FROM version_claims vc JOIN claims c ON c.id = vc.claim_id
+              WHERE vc.version_id = n.version_id AND c.speaker IN (SELECT speaker FROM busy)),
+             n.run_after, n.created_at
+    LIMIT 1
+    """
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +85,14 @@ def parse_payload(payload: dict[str, Any]) -> VersionPayload:
     if retire and reason is None:
         raise ValueError("retire_claim_ids given without a retire_reason")
     return VersionPayload(version_id, retire, cast("RetirementReason | None", reason))
+
+
+async def prefer_other_speakers(session: AsyncSession, kinds: Collection[str]) -> uuid.UUID | None:
+    """The item a worker should claim next to keep clear of the other workers' speakers."""
+    found: uuid.UUID | None = (
+        await session.execute(_PREFER, {"kinds": list(kinds)})
+    ).scalar_one_or_none()
+    return found
 
 
 async def _set_stage(
@@ -182,6 +220,7 @@ class AdjudicationWorkers:
                 poll_seconds=poll_seconds,
                 lease_seconds=lease_seconds,
                 listen_url=listen_url,
+                prefer=prefer_other_speakers,
             )
             for index in range(concurrency)
         ]

@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.domain import Assertion, CandidateFact, Decision, Stance, Window
 from shared.beliefs.support import recount_facts
-from shared.db.models import Assertion as AssertionRow
-from shared.db.models import (
-    ContradictionGroup,
-    DecisionTranscript,
-    Fact,
-    FactEvidence,
-)
+from shared.db.models import ContradictionGroup, Fact
 
 __all__ = ["DecisionEntry", "FactWriter", "assertion_dedupe_key", "window_json"]
 
@@ -85,6 +79,66 @@ def _outcome(decision: Decision) -> str:
     }[decision.action]
 
 
+# The writes of one decision, as fixed SQL text (see candidates.py for why not SQLAlchemy
+# constructs). Each fragment has its own parameter prefix so that several combine into one
+# statement: the first is the statement, the others its CTEs, and foreign keys are checked at
+# the end of the statement, when all of them are in.
+_FACT = (
+    "INSERT INTO facts (id, namespace, kind, subject_entity_id, predicate, object_entity_id,"
+    " statement, label, valid_from, valid_until, valid_precision, valid_kind, embedding,"
+    " contradiction_group_id, created_at) VALUES (:f_id, :ns, :f_kind, :f_subject,"
+    " :f_predicate, :f_object, :f_statement, :f_label, :f_from, :f_until, :f_precision,"
+    " :f_valid_kind, CAST(:f_vector AS vector), :f_group, clock_timestamp())"
+)
+_LINK = (
+    "INSERT INTO fact_evidence (namespace, fact_id, claim_id, document_id, stance, linked_at)"
+    " VALUES (:ns, :l_fact, :l_claim, :l_document, :l_stance, clock_timestamp())"
+    " ON CONFLICT ON CONSTRAINT uq_fact_evidence_link DO NOTHING"
+)
+_WINDOW = (
+    "UPDATE facts SET valid_from = :w_from, valid_until = :w_until,"
+    " valid_precision = :w_precision, updated_at = now(),"
+    " superseded_by_fact_id = coalesce(:w_successor, superseded_by_fact_id)"
+    " WHERE namespace = :ns AND id = :w_fact"
+)
+_ASSERTION = (
+    "INSERT INTO assertions (id, namespace, claim_id, kind, subject_entity_id, predicate,"
+    " object_entity_id, statement, polarity, valid_from, valid_until, valid_precision,"
+    " fact_id, outcome, dedupe_key, created_at) VALUES (:a_id, :ns, :a_claim, :a_kind,"
+    " :a_subject, :a_predicate, :a_object, :a_statement, :a_polarity, :a_from, :a_until,"
+    " :a_precision, :a_fact, :a_outcome, :a_key, clock_timestamp())"
+)
+_FRAGMENTS = {"fact": _FACT, "link": _LINK, "window": _WINDOW, "assertion": _ASSERTION}
+_STATEMENTS: dict[tuple[str, ...], Any] = {}
+# The transcripts of a batch in one statement; clock_timestamp() per row keeps their order.
+_TRANSCRIPTS = text(
+    "INSERT INTO decision_transcripts (id, namespace, fact_id, related_fact_id, assertion_id,"
+    " claim_id, outcome, method, engine, model, confidence, rationale, window_before,"
+    " window_after, decided_by, decided_at)"
+    " SELECT r.id, :ns, r.fact_id, r.related_fact_id, r.assertion_id, r.claim_id, r.outcome,"
+    " r.method, r.engine, r.model, r.confidence, r.rationale,"
+    # SQLAlchemy's JSON type stored None as JSON null, not SQL NULL; kept so for readers.
+    " coalesce(r.window_before, 'null'), coalesce(r.window_after, 'null'),"
+    " :decided_by, clock_timestamp() FROM jsonb_array_elements(CAST(:rows AS jsonb))"
+    " WITH ORDINALITY AS e(row, n), jsonb_to_record(e.row) AS r(id uuid, fact_id uuid,"
+    " related_fact_id uuid, assertion_id uuid, claim_id uuid, outcome text, method text,"
+    " engine text, model text, confidence float8, rationale text, window_before jsonb,"
+    " window_after jsonb) ORDER BY e.n"
+    " RETURNING id, decided_at"
+)
+
+
+def _statement(parts: tuple[str, ...]) -> Any:
+    """The one statement of these fragments, built once per combination."""
+    statement = _STATEMENTS.get(parts)
+    if statement is None:
+        main, *others = parts
+        ctes = ", ".join(f"w{i} AS ({_FRAGMENTS[name]})" for i, name in enumerate(others))
+        sql = f"WITH {ctes} {_FRAGMENTS[main]}" if ctes else _FRAGMENTS[main]
+        statement = _STATEMENTS[parts] = text(sql)
+    return statement
+
+
 class FactWriter:
     """Applies the decisions of one batch of claims inside the caller's transaction.
 
@@ -115,17 +169,18 @@ class FactWriter:
         assertion: Assertion,
         decision: Decision,
         candidates: Sequence[CandidateFact],
-        embedding: Sequence[float] | None,
+        vector: str | None,
     ) -> None:
+        """Write one decision; `vector` is the assertion's embedding as a pgvector literal."""
         by_id = {c.fact_id: c for c in candidates}
         candidate = by_id.get(decision.candidate_id or "")
-        writes: list[Any] = []
+        writes: list[tuple[str, dict[str, Any]]] = []
         # (fact, related fact, outcome, window before, window after) of each transcript row.
         pending: list[tuple[uuid.UUID, uuid.UUID | None, str, Window | None, Window | None]] = []
         action = decision.action
         if action == "add" or candidate is None:
             fact_id = uuid.uuid4()
-            writes += [self._fact(fact_id, assertion, embedding), self._link(fact_id, assertion)]
+            writes += [self._fact(fact_id, assertion, vector), self._link(fact_id, assertion)]
             pending.append((fact_id, None, "add", None, assertion.window))
         elif action in ("confirm", "contradict_evidence"):
             fact_id = uuid.UUID(candidate.fact_id)
@@ -142,7 +197,7 @@ class FactWriter:
             fact_id = uuid.uuid4()
             closed = decision.new_window or candidate.window
             writes += [
-                self._fact(fact_id, assertion, embedding),
+                self._fact(fact_id, assertion, vector),
                 self._link(fact_id, assertion),
                 self._set_window(earlier, closed, superseded_by=fact_id),
             ]
@@ -153,7 +208,7 @@ class FactWriter:
             group = await self._group_of(rival)
             fact_id = uuid.uuid4()
             writes += [
-                self._fact(fact_id, assertion, embedding, group=group),
+                self._fact(fact_id, assertion, vector, group=group),
                 self._link(fact_id, assertion),
             ]
             pending.append((fact_id, rival, "contradict", None, assertion.window))
@@ -161,23 +216,21 @@ class FactWriter:
         assertion_id, insert_assertion = self._assertion(assertion, fact_id, _outcome(decision))
         if insert_assertion is not None:
             writes.append(insert_assertion)
-        # One round trip: the first write is the statement, the others its CTEs. Foreign keys
-        # are checked at the end of the statement, when all of them are in.
-        main, *others = writes
-        await self._session.execute(
-            main.add_cte(*(other.cte(f"w{i}") for i, other in enumerate(others)))
-        )
+        # One round trip: the first write is the statement, the others its CTEs.
+        params: dict[str, Any] = {"ns": self._namespace}
+        for _, values in writes:
+            params.update(values)
+        await self._session.execute(_statement(tuple(name for name, _ in writes)), params)
         claim_id = uuid.UUID(assertion.claim.claim_id)
         for fact, related, outcome, before, after in pending:
             decision_id = uuid.uuid4()
             self._transcripts.append(
                 {
-                    "id": decision_id,
-                    "namespace": self._namespace,
-                    "fact_id": fact,
-                    "related_fact_id": related,
-                    "assertion_id": assertion_id,
-                    "claim_id": claim_id,
+                    "id": str(decision_id),
+                    "fact_id": str(fact),
+                    "related_fact_id": str(related) if related else None,
+                    "assertion_id": str(assertion_id),
+                    "claim_id": str(claim_id),
                     "outcome": outcome,
                     "method": decision.method,
                     "engine": decision.engine,
@@ -186,8 +239,6 @@ class FactWriter:
                     "rationale": decision.rationale,
                     "window_before": window_json(before),
                     "window_after": window_json(after),
-                    "decided_by": self._decided_by,
-                    "decided_at": func.clock_timestamp(),
                 }
             )
             self._entries.append(
@@ -220,9 +271,8 @@ class FactWriter:
         decided = {
             row.id: row.decided_at
             for row in await self._session.execute(
-                insert(DecisionTranscript)
-                .values(rows)
-                .returning(DecisionTranscript.id, DecisionTranscript.decided_at)
+                _TRANSCRIPTS,
+                {"ns": self._namespace, "decided_by": self._decided_by, "rows": json.dumps(rows)},
             )
         }
         await recount_facts(self._session, self._namespace, touched, decided_by=self._decided_by)
@@ -232,61 +282,49 @@ class FactWriter:
         self,
         fact_id: uuid.UUID,
         assertion: Assertion,
-        embedding: Sequence[float] | None,
+        vector: str | None,
         *,
         group: uuid.UUID | None = None,
-    ) -> Any:
+    ) -> tuple[str, dict[str, Any]]:
         window = assertion.window
-        return insert(Fact).values(
-            id=fact_id,
-            namespace=self._namespace,
-            kind=assertion.kind,
-            subject_entity_id=uuid.UUID(assertion.subject_entity_id),
-            predicate=assertion.predicate,
-            object_entity_id=(
+        return "fact", {
+            "f_id": fact_id,
+            "f_kind": assertion.kind,
+            "f_subject": uuid.UUID(assertion.subject_entity_id),
+            "f_predicate": assertion.predicate,
+            "f_object": (
                 uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
             ),
-            statement=assertion.statement,
-            label=assertion.label or assertion.statement,
-            valid_from=window.valid_from,
-            valid_until=window.valid_until,
-            valid_precision=window.precision,
-            valid_kind=assertion.claim.window_kind,
-            embedding=list(embedding) if embedding is not None else None,
-            contradiction_group_id=group,
-            created_at=func.clock_timestamp(),
-        )
+            "f_statement": assertion.statement,
+            "f_label": assertion.label or assertion.statement,
+            "f_from": window.valid_from,
+            "f_until": window.valid_until,
+            "f_precision": window.precision,
+            "f_valid_kind": assertion.claim.window_kind,
+            "f_vector": vector,
+            "f_group": group,
+        }
 
-    def _link(self, fact_id: uuid.UUID, assertion: Assertion, stance: Stance = "supports") -> Any:
-        return (
-            pg_insert(FactEvidence)
-            .values(
-                namespace=self._namespace,
-                fact_id=fact_id,
-                claim_id=uuid.UUID(assertion.claim.claim_id),
-                document_id=uuid.UUID(assertion.claim.document_id),
-                stance=stance,
-                linked_at=func.clock_timestamp(),
-            )
-            .on_conflict_do_nothing(constraint="uq_fact_evidence_link")
-        )
+    def _link(
+        self, fact_id: uuid.UUID, assertion: Assertion, stance: Stance = "supports"
+    ) -> tuple[str, dict[str, Any]]:
+        return "link", {
+            "l_fact": fact_id,
+            "l_claim": uuid.UUID(assertion.claim.claim_id),
+            "l_document": uuid.UUID(assertion.claim.document_id),
+            "l_stance": stance,
+        }
 
     def _set_window(
         self, fact_id: uuid.UUID, window: Window, *, superseded_by: uuid.UUID | None = None
-    ) -> Any:
-        values: dict[str, Any] = {
-            "valid_from": window.valid_from,
-            "valid_until": window.valid_until,
-            "valid_precision": window.precision,
-            "updated_at": func.now(),
+    ) -> tuple[str, dict[str, Any]]:
+        return "window", {
+            "w_fact": fact_id,
+            "w_from": window.valid_from,
+            "w_until": window.valid_until,
+            "w_precision": window.precision,
+            "w_successor": superseded_by,
         }
-        if superseded_by is not None:
-            values["superseded_by_fact_id"] = superseded_by
-        return (
-            update(Fact)
-            .where(Fact.namespace == self._namespace, Fact.id == fact_id)
-            .values(**values)
-        )
 
     async def _group_of(self, fact_id: uuid.UUID) -> uuid.UUID:
         """The rival's live contradiction group, created (and the rival placed in it) if none."""
@@ -316,7 +354,7 @@ class FactWriter:
 
     def _assertion(
         self, assertion: Assertion, fact_id: uuid.UUID, outcome: str
-    ) -> tuple[uuid.UUID, Any | None]:
+    ) -> tuple[uuid.UUID, tuple[str, dict[str, Any]] | None]:
         """The assertion row's id and its insert; None when the claim already made this one
         (a repeated assertion: the first row stands for both)."""
         key = (assertion.claim.claim_id, assertion_dedupe_key(assertion))
@@ -325,23 +363,24 @@ class FactWriter:
             return known, None
         assertion_id = self._assertion_ids[key] = uuid.uuid4()
         window = assertion.window
-        return assertion_id, insert(AssertionRow).values(
-            id=assertion_id,
-            namespace=self._namespace,
-            claim_id=uuid.UUID(assertion.claim.claim_id),
-            kind=assertion.kind,
-            subject_entity_id=uuid.UUID(assertion.subject_entity_id),
-            predicate=assertion.predicate,
-            object_entity_id=(
-                uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
-            ),
-            statement=assertion.statement,
-            polarity=assertion.polarity,
-            valid_from=window.valid_from,
-            valid_until=window.valid_until,
-            valid_precision=window.precision,
-            fact_id=fact_id,
-            outcome=outcome,
-            dedupe_key=key[1],
-            created_at=func.clock_timestamp(),
+        return assertion_id, (
+            "assertion",
+            {
+                "a_id": assertion_id,
+                "a_claim": uuid.UUID(assertion.claim.claim_id),
+                "a_kind": assertion.kind,
+                "a_subject": uuid.UUID(assertion.subject_entity_id),
+                "a_predicate": assertion.predicate,
+                "a_object": (
+                    uuid.UUID(assertion.object_entity_id) if assertion.object_entity_id else None
+                ),
+                "a_statement": assertion.statement,
+                "a_polarity": assertion.polarity,
+                "a_from": window.valid_from,
+                "a_until": window.valid_until,
+                "a_precision": window.precision,
+                "a_fact": fact_id,
+                "a_outcome": outcome,
+                "a_key": key[1],
+            },
         )

@@ -25,6 +25,7 @@ __all__ = [
     "NOTIFY_CHANNEL",
     "Handler",
     "LeaseLostError",
+    "Preference",
     "Worker",
     "backoff_seconds",
     "claim",
@@ -44,6 +45,9 @@ BACKOFF_CAP_SECONDS = 60.0
 _DB_ERRORS = (OSError, SQLAlchemyError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 Handler = Callable[[AsyncSession, WorkItem], Awaitable[None]]
+# Which runnable item of `kinds` a worker would rather take next (None: no preference). A hint
+# only: the item is still claimed with SKIP LOCKED, and the usual order applies when it is gone.
+Preference = Callable[[AsyncSession, Collection[str]], Awaitable[uuid.UUID | None]]
 
 
 class LeaseLostError(RuntimeError):
@@ -96,8 +100,11 @@ async def claim(
     kinds: Collection[str],
     worker_id: str,
     lease_seconds: float,
+    *,
+    item_id: uuid.UUID | None = None,
 ) -> WorkItem | None:
-    """Lease the next runnable item of `kinds` to `worker_id`, or return None.
+    """Lease the next runnable item of `kinds` (or that item, if runnable) to `worker_id`, or
+    return None.
 
     Runnable: pending or failed items whose `run_after` has passed, and running items whose
     lease expired (their worker died). Claiming counts an attempt; an expired item with no
@@ -108,9 +115,12 @@ async def claim(
         and_(WorkItem.status.in_(("pending", "failed")), WorkItem.run_after <= now),
         and_(WorkItem.status == "running", WorkItem.locked_until < now),
     )
+    conditions = [WorkItem.kind.in_(list(kinds)), runnable]
+    if item_id is not None:
+        conditions.append(WorkItem.id == item_id)
     candidate = (
         select(WorkItem.id)
-        .where(WorkItem.kind.in_(list(kinds)), runnable)
+        .where(*conditions)
         .order_by(WorkItem.run_after, WorkItem.created_at)
         .limit(1)
         .with_for_update(skip_locked=True)
@@ -288,8 +298,10 @@ class Worker:
         poll_seconds: float = 5.0,
         lease_seconds: float = 60.0,
         listen_url: str | None = None,
+        prefer: Preference | None = None,
     ) -> None:
         self._factory = session_factory
+        self._prefer = prefer
         self._kinds = frozenset(kinds)
         self._handler = handler
         self._worker_id = worker_id
@@ -359,7 +371,7 @@ class Worker:
             # Cleared before claiming so a notification arriving mid-claim is not lost.
             self._wake.clear()
             try:
-                item = await claim(self._factory, self._kinds, self._worker_id, self._lease_seconds)
+                item = await self._claim()
             except _DB_ERRORS as exc:
                 logger.warning("worker %s: claim failed: %s", self._worker_id, exc)
                 item = None
@@ -368,6 +380,22 @@ class Worker:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self._poll_seconds)
+
+    async def _claim(self) -> WorkItem | None:
+        if self._prefer is not None:
+            async with self._factory() as session:
+                preferred = await self._prefer(session, self._kinds)
+            if preferred is not None:
+                item = await claim(
+                    self._factory,
+                    self._kinds,
+                    self._worker_id,
+                    self._lease_seconds,
+                    item_id=preferred,
+                )
+                if item is not None:
+                    return item
+        return await claim(self._factory, self._kinds, self._worker_id, self._lease_seconds)
 
     async def _heartbeat(self, item_id: uuid.UUID) -> None:
         while True:
