@@ -1,7 +1,8 @@
 """Query latency over gRPC on synthetic stores of 10k / 100k / 1M facts (p50/p95/p99).
 
     .venv/bin/python -m bench.query_latency --quick                       # 10k only
-    .venv/bin/python -m bench.query_latency --sizes 10000 100000 --pg-dir /tmp/qbench --reuse
+    .venv/bin/python -m bench.query_latency --sizes 10000 100000 1000000 \
+        --pg-dir /tmp/qbench/pg --reuse
 
 Each size lives in its own database (`bench_query_<size>`), so a small store is never searched
 inside a larger one's HNSW index. Uses REMEMBERSTACK_DATABASE_URL's server when set, otherwise an
@@ -39,7 +40,8 @@ from shared.embedding import create_embedder, embed_async
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results" / "query_latency.json"
-PLOT = RESULTS.with_suffix(".png")
+# Both client modes and every recorded run (before/after), next to the report's summary plot.
+PLOT = REPO / "bench" / "plots" / "query_latency_runs.png"
 _PLOTTED = ("FactsContext(query)", "FactsContext(anchor+query)", "ClaimsAndSourcesContext")
 TARGET_P95_MS = {100_000: 50.0, 1_000_000: 150.0}
 
@@ -145,7 +147,44 @@ async def _embed_cost(data: Dataset, n: int) -> dict[str, float]:
     return _percentiles(samples)
 
 
-async def _prepare(server_url: str, size: int, reuse: bool) -> tuple[str, Dataset, float]:
+_SCHEMA_DB = "bench_query_schema"
+
+
+async def _add_missing_indexes(server_url: str, url: str) -> None:
+    """Give a reused store every index this build's migration declares (an index added since
+    the store was loaded would otherwise be missing from the measurement)."""
+    schema_url = make_url(server_url).set(database=_SCHEMA_DB).render_as_string(False)
+    admin = await asyncpg.connect(to_asyncpg_dsn(server_url))
+    try:
+        await admin.execute(f"DROP DATABASE IF EXISTS {_SCHEMA_DB}")
+        await admin.execute(f"CREATE DATABASE {_SCHEMA_DB}")
+    finally:
+        await admin.close()
+    await upgrade_to_head(schema_url)
+    query = "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"
+    schema = await asyncpg.connect(to_asyncpg_dsn(schema_url))
+    try:
+        wanted = dict(await schema.fetch(query))
+    finally:
+        await schema.close()
+    conn = await asyncpg.connect(to_asyncpg_dsn(url))
+    try:
+        present = dict(await conn.fetch(query))
+        missing = [definition for name, definition in wanted.items() if name not in present]
+        if missing:
+            await conn.execute("SET maintenance_work_mem = '4GB'")
+            await conn.execute("SET max_parallel_maintenance_workers = 2")
+            for definition in missing:
+                print(f"adding to the reused store: {definition}", flush=True)
+                await conn.execute(definition)
+            await conn.execute("VACUUM ANALYZE")
+    finally:
+        await conn.close()
+
+
+async def _prepare(
+    server_url: str, size: int, reuse: bool, timings: dict[str, float]
+) -> tuple[str, Dataset, float]:
     """The size's database, migrated and loaded (or reused when already loaded)."""
     name = f"bench_query_{size}"
     url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
@@ -164,6 +203,7 @@ async def _prepare(server_url: str, size: int, reuse: bool) -> tuple[str, Datase
             finally:
                 await conn.close()
         if loaded:
+            await _add_missing_indexes(server_url, url)
             return url, describe(namespace, size), 0.0
         await admin.execute(f"DROP DATABASE IF EXISTS {name}")
         await admin.execute(f"CREATE DATABASE {name}")
@@ -173,7 +213,8 @@ async def _prepare(server_url: str, size: int, reuse: bool) -> tuple[str, Datase
     conn = await asyncpg.connect(to_asyncpg_dsn(url))
     try:
         started = time.perf_counter()
-        data = await generate(conn, namespace, size)
+        data = await generate(conn, namespace, size, timings=timings)
+        print(f"loaded {size} facts: {timings}", flush=True)
         return url, data, time.perf_counter() - started
     finally:
         await conn.close()
@@ -211,6 +252,18 @@ async def _bench_size(
     return results
 
 
+async def _tune_for_bulk_load(server_url: str) -> None:
+    """Checkpoint less often on the benchmark's own embedded server: a 1M-fact load writes
+    tens of GB of WAL, and the 1 GB default checkpoints (full-page images) every few seconds."""
+    admin = await asyncpg.connect(to_asyncpg_dsn(server_url))
+    try:
+        await admin.execute("ALTER SYSTEM SET max_wal_size = '16GB'")
+        await admin.execute("ALTER SYSTEM SET checkpoint_timeout = '30min'")
+        await admin.execute("SELECT pg_reload_conf()")
+    finally:
+        await admin.close()
+
+
 async def run(
     sizes: list[int],
     requests: int,
@@ -225,19 +278,26 @@ async def run(
     if not server_url:
         embedded = EmbeddedPostgres(pg_dir or Path(tmp.name) / "pg")
         server_url = embedded.start()
+        await _tune_for_bulk_load(server_url)
     results: list[dict[str, Any]] = [{}, {}]
     try:
         for size in sizes:
-            url, data, load_seconds = await _prepare(server_url, size, reuse)
+            timings: dict[str, float] = {}
+            url, data, load_seconds = await _prepare(server_url, size, reuse, timings)
             # A reused store was loaded by an earlier run: no load time to report.
             per_size: dict[str, Any] = (
-                {"load_seconds": round(load_seconds, 1)} if load_seconds else {}
+                {"load_seconds": round(load_seconds, 1), "load_phases_seconds": timings}
+                if load_seconds
+                else {}
             )
             if operations == []:
                 results[0][str(size)] = per_size
                 continue
+            # The machine is shared: the load average next to each size's figures.
+            load_before = os.getloadavg()[0]
             per_size["embed_query(onnx, in process)"] = await _embed_cost(data, 50)
             measured = await _bench_size(url, data, requests, operations, against)
+            per_size["load_average_1m"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
             results[0][str(size)] = {**per_size, **measured[0]}
             if against:
                 results[1][str(size)] = measured[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -58,9 +59,18 @@ class Embedder(Protocol):
         ...
 
 
-async def embed_async(embedder: Embedder, texts: Sequence[str]) -> FloatMatrix:
-    """``embedder.embed`` in a worker thread, so the event loop keeps serving while it runs."""
-    return await asyncio.to_thread(embedder.embed, list(texts))
+async def embed_async(
+    embedder: Embedder, texts: Sequence[str], *, executor: Executor | None = None
+) -> FloatMatrix:
+    """``embedder.embed`` in a worker thread, so the event loop keeps serving while it runs.
+
+    ``executor`` bounds how many embeddings run at once (e.g. one thread per core for a
+    server under concurrent requests, so they queue instead of thrashing the cores); without
+    it the loop's default executor is used."""
+    if executor is None:
+        return await asyncio.to_thread(embedder.embed, list(texts))
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(executor, embedder.embed, list(texts))
 
 
 def _normalize_rows(matrix: FloatMatrix) -> FloatMatrix:

@@ -43,6 +43,11 @@ async def build_server(
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
     )
     service = QueryService(engine, embedder, db_budget_seconds=settings.query_db_budget_seconds)
+
+    async def close_service() -> None:
+        service.close()
+
+    on_stop.append(close_service)
     servicer = QueryServicer(service, settings.namespace)
     return GrpcServer.from_settings(
         settings,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -308,4 +309,34 @@ def untruncated(returned: int) -> TruncationInfo:
     """The truncation block of a read that returned everything that matched."""
     return TruncationInfo(
         truncated=False, returned=returned, estimated_total=returned, total_is_exact=True
+    )
+
+
+@dataclass(frozen=True)
+class ResolvedCandidate:
+    """One ResolveEntity candidate, as the entity-resolution module reports it."""
+
+    entity_id: UUID
+    canonical_name: str
+    matched_alias: str
+    tier: str
+    score: float
+    profile: str
+    context_boosted: bool
+
+
+@dataclass(frozen=True)
+class ResolveEntityResult:
+    candidates: list[ResolvedCandidate]
+    truncation: TruncationInfo
+    negative: NegativeAnswer | None
+
+
+def unknown_entity_negative(missing: Sequence[UUID]) -> NegativeAnswer:
+    """The typed negative for entity ids the namespace does not hold."""
+    listed = ", ".join(str(entity) for entity in missing)
+    return NegativeAnswer(
+        kind="unknown_entity",
+        explanation=f"no entity with id {listed} exists in this namespace",
+        workaround="resolve the name with ResolveEntity and pass the returned entity_id",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from uuid import UUID
 
@@ -19,6 +20,7 @@ from services.query.domain import (
     FactsContextResult,
     FactView,
     NodeView,
+    unknown_entity_negative,
 )
 from services.query.facts_retrieval import nominate_in_namespace, nominate_in_set
 from services.query.retrieval import ef_search_for, rrf
@@ -71,8 +73,13 @@ def _per_entity(pool: int) -> int:
 
 
 async def facts_context(
-    conn: AsyncConnection, q: FactsContextQuery, query_vector: str | None, now: datetime
+    conn: AsyncConnection,
+    q: FactsContextQuery,
+    query_vector: Callable[[], Awaitable[str | None]],
+    now: datetime,
 ) -> FactsContextResult:
+    """`query_vector` is awaited only when the search needs it, so anchor resolution and
+    expansion overlap the query embedding."""
     params = scope_params(q.scope, now)
     pool = _pool(q.k)
     reasons: list[str] = []
@@ -83,7 +90,7 @@ async def facts_context(
         unknown = [entity for entity in q.entity_ids if entity not in known]
         anchors = {ref.entity_id: (0, ref.name) for ref in known.values()}
         if not anchors:
-            return empty_facts_result(q.scope, now, _unknown_negative(unknown))
+            return empty_facts_result(q.scope, now, unknown_entity_negative(unknown))
         hops = anchors
         if q.scope.expands_graph:
             reached, cut = await repo.expand_anchors(
@@ -97,7 +104,7 @@ async def facts_context(
             q.namespace,
             {entity: hop for entity, (hop, _) in hops.items()},
             q.query,
-            query_vector,
+            await query_vector(),
             q.predicate,
             q.scope,
             params,
@@ -109,7 +116,7 @@ async def facts_context(
             conn,
             q.namespace,
             q.query,
-            query_vector,
+            await query_vector(),
             q.predicate,
             q.scope,
             params,
@@ -118,14 +125,13 @@ async def facts_context(
         )
 
     fused = rrf(nominated.rankings)
-    qualified: list[FactView] = []
-    for item, score in fused:
-        fact = nominated.hydrated.get(item)
-        if fact is not None:
-            fact.score = score
-            qualified.append(fact)
+    qualified = [(item, score) for item, score in fused if nominated.qualifies(item)]
     dropped = len(fused) - len(qualified)
-    facts = qualified[: q.k]
+    facts: list[FactView] = []
+    for item, score in qualified[: q.k]:
+        fact = nominated.view(item)
+        fact.score = score
+        facts.append(fact)
     if len(qualified) > q.k:
         reasons.append("result_budget")
     await attach_contradictions(conn, q.namespace, facts, q.scope, params)
@@ -138,7 +144,7 @@ async def facts_context(
     saturated = any(len(ranking) >= pool for ranking in nominated.rankings)
     negative = None
     if unknown:
-        negative = _unknown_negative(unknown)
+        negative = unknown_entity_negative(unknown)
     elif not facts:
         negative = _empty_negative(q)
     return FactsContextResult(
@@ -216,15 +222,6 @@ def _nodes(hops: dict[UUID, tuple[int, str]], facts: list[FactView]) -> list[Nod
         if fact.object is not None:
             seen.setdefault(fact.object.entity_id, fact.object.name)
     return [NodeView(entity, name, 0) for entity, name in seen.items()]
-
-
-def _unknown_negative(unknown: list[UUID]) -> NegativeAnswer:
-    listed = ", ".join(str(entity) for entity in unknown)
-    return NegativeAnswer(
-        kind="unknown_entity",
-        explanation=f"no entity with id {listed} exists in this namespace",
-        workaround="resolve the name with ResolveEntity and pass the returned entity_id",
-    )
 
 
 def _empty_negative(q: FactsContextQuery) -> NegativeAnswer:

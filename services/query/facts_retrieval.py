@@ -19,6 +19,7 @@ from typing import Any
 from uuid import UUID
 
 from sqlalchemy import text
+from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.query.domain import FactView
@@ -39,14 +40,22 @@ _IN_SET = (
 
 @dataclass
 class Nominated:
-    """Channel rankings (best first) and the candidates that qualify, by id."""
+    """Channel rankings (best first) and the re-read rows of the candidates that qualify, by
+    id. Rows become FactViews only when asked: most candidates are never returned, and
+    building a view costs more than the row itself."""
 
     rankings: list[list[UUID]] = field(default_factory=list)
-    hydrated: dict[UUID, FactView] = field(default_factory=dict)
+    rows: dict[UUID, Row[Any]] = field(default_factory=dict)
 
     @property
     def candidates(self) -> int:
         return len({item for ranking in self.rankings for item in ranking})
+
+    def qualifies(self, item: UUID) -> bool:
+        return item in self.rows
+
+    def view(self, item: UUID) -> FactView:
+        return fact_from_row(self.rows[item])
 
 
 def _rankings(ranks: dict[str, list[tuple[int, UUID]]], channels: list[str]) -> list[list[UUID]]:
@@ -139,7 +148,7 @@ async def nominate_in_namespace(
         for ch, rank in zip(row.chs, row.rs, strict=True):
             ranks.setdefault(ch, []).append((rank, row.cand_id))
         if row.id is not None:
-            result.hydrated[row.id] = fact_from_row(row)
+            result.rows[row.id] = row
     result.rankings = _rankings(ranks, channels)
     return result
 
@@ -231,13 +240,13 @@ async def nominate_in_set(
     ranks: dict[str, list[tuple[int, UUID]]] = {}
     result = Nominated()
     for row in rows:
-        fact = fact_from_row(row)
-        result.hydrated[fact.fact_id] = fact
         mapping = row._mapping
+        fact_id = mapping["id"]
+        result.rows[fact_id] = row
         for ch in channels:
             rank = mapping[f"r_{ch}"]
             if rank is not None and rank <= pool:
-                ranks.setdefault(ch, []).append((rank, fact.fact_id))
+                ranks.setdefault(ch, []).append((rank, fact_id))
     # Relevance leads when there is a query; the structural order then only breaks ties.
     order = [ch for ch in ("vec", "lex") if ch in channels] + ["struct"]
     result.rankings = _rankings(ranks, order)

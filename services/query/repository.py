@@ -32,6 +32,11 @@ FACT_FROM = (
     " LEFT JOIN contradiction_groups g ON g.id = f.contradiction_group_id"
 )
 _MAX_REDIRECTS = 8
+# Lookups list strongest first; the id breaks ties in the same direction, so the order is one
+# backward scan of ix_facts_relation_{subject,object}_ranked.
+LOOKUP_ORDER = "f.evidence_count DESC, f.ingested_at DESC, f.id DESC"
+# Matching facts counted at most for a lookup's total: beyond it the total is a lower bound.
+_COUNT_CAP = 5000
 # Relations read per frontier entity and direction: a hub's strongest links are looked for
 # among this many (index order), so expanding from a hub costs the same as from anyone.
 _EXPANSION_SCAN = 1000
@@ -208,22 +213,27 @@ async def lookup_facts(
     scope: TimeScope,
     limit: int,
     *,
-    order: str = "f.evidence_count DESC, f.ingested_at DESC, f.id",
-) -> tuple[list[FactView], int]:
-    """Qualifying facts matching `where`, the first `limit` in `order`, and the exact total."""
+    order: str = LOOKUP_ORDER,
+) -> tuple[list[FactView], int, bool]:
+    """Qualifying facts matching `where`, the first `limit` in `order`, and the total with
+    whether it is exact: counting stops at `_COUNT_CAP`, so a hub's lookup costs the same as
+    anyone's (the total is then a lower bound, reported as not exact)."""
     condition = f"f.namespace = :ns AND {where} AND {fact_scope_clause(scope)}"
-    params = {"ns": namespace, "lim": limit, **bind}
+    params = {"ns": namespace, "lim": limit, "cap": _COUNT_CAP, **bind}
     rows = await conn.execute(
         text(f"SELECT {FACT_COLUMNS}{FACT_FROM} WHERE {condition} ORDER BY {order} LIMIT :lim"),
         params,
     )
     facts = [fact_from_row(row) for row in rows]
     if len(facts) < limit:
-        return facts, len(facts)
+        return facts, len(facts), True
     total = (
-        await conn.execute(text(f"SELECT count(*) FROM facts f WHERE {condition}"), params)
+        await conn.execute(
+            text(f"SELECT count(*) FROM (SELECT 1 FROM facts f WHERE {condition} LIMIT :cap) n"),
+            params,
+        )
     ).scalar_one()
-    return facts, int(total)
+    return facts, int(total), int(total) < _COUNT_CAP
 
 
 async def transcript(

@@ -23,8 +23,8 @@ from services.query.domain import (
     FactListResult,
     FactsContextResult,
     FactView,
+    ResolveEntityResult,
 )
-from services.query.service import ResolveEntityResult
 from shared.proto_convert import (
     CLAIM_VALID_KIND,
     CURRENCY_REASON,

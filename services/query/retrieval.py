@@ -81,8 +81,10 @@ async def read_snapshot(
     BEGIN carries the isolation level, and one statement sets the budget and the HNSW search
     width, so a read starts in two round trips. Parallel plans are off: worker start-up costs
     more than these bounded reads gain, and a guarded exact-scan fallback would start workers
-    even when it never runs. Raises BudgetExhausted when a statement was
-    cancelled by the budget.
+    even when it never runs. JIT is off for the same reason: the never-run fallback's cost
+    estimate grows with the table and crosses `jit_above_cost` on large stores, and compiling
+    costs more than any of these reads. Raises BudgetExhausted when a statement was cancelled
+    by the budget.
     """
     try:
         async with engine.connect() as plain:
@@ -94,9 +96,13 @@ async def read_snapshot(
                     text(
                         "SELECT set_config('statement_timeout', :timeout, true),"
                         " set_config('hnsw.ef_search', :ef, true),"
-                        " set_config('max_parallel_workers_per_gather', '0', true)"
+                        " set_config('max_parallel_workers_per_gather', '0', true),"
+                        " set_config('jit', 'off', true)"
                     ),
-                    {"timeout": str(budget.remaining_ms()), "ef": str(ef_search)},
+                    {
+                        "timeout": str(budget.remaining_ms()),
+                        "ef": str(ef_search),
+                    },
                 )
                 conn.info[_EF_KEY] = ef_search
                 try:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import NoReturn, TypeVar
 from uuid import UUID
@@ -11,6 +13,7 @@ from uuid import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
 from services.query import claims_repository as claims_repo
+from services.query import lookups
 from services.query import repository as repo
 from services.query.claims_context import claims_context, search_chunks, search_claims
 from services.query.contradictions import MemberPage, attach_contradictions, member_page
@@ -23,15 +26,15 @@ from services.query.domain import (
     FactListResult,
     FactsContextQuery,
     FactsContextResult,
-    FactView,
     HydrateResult,
     LookupObservationsQuery,
     LookupRelationsQuery,
+    ResolvedCandidate,
+    ResolveEntityResult,
     SearchChunksResult,
     SearchClaimsResult,
     SearchQuery,
     TranscriptResult,
-    untruncated,
 )
 from services.query.facts_context import empty_facts_result, facts_context, search_width
 from services.query.retrieval import (
@@ -41,7 +44,6 @@ from services.query.retrieval import (
     read_snapshot,
     vector_literal,
 )
-from services.query.temporal import scope_params
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound, Unavailable
 from shared.proto_convert import NegativeAnswer, TruncationInfo
@@ -70,43 +72,65 @@ def _stopped(returned: int = 0) -> TruncationInfo:
     )
 
 
-@dataclass(frozen=True)
-class ResolvedCandidate:
-    """One ResolveEntity candidate, as the entity-resolution module reports it."""
-
-    entity_id: UUID
-    canonical_name: str
-    matched_alias: str
-    tier: str
-    score: float
-    profile: str
-    context_boosted: bool
-
-
-@dataclass(frozen=True)
-class ResolveEntityResult:
-    candidates: list[ResolvedCandidate]
-    truncation: TruncationInfo
-    negative: NegativeAnswer | None
-
-
 class QueryService:
     """Every read of SPEC §7 except graph traversal."""
 
     def __init__(
-        self, engine: AsyncEngine, embedder: Embedder, *, db_budget_seconds: float
+        self,
+        engine: AsyncEngine,
+        embedder: Embedder,
+        *,
+        db_budget_seconds: float,
+        embed_threads: int | None = None,
     ) -> None:
         self._engine = engine
         self._embedder = embedder
         self._budget_seconds = db_budget_seconds
+        # Query embeddings are CPU-bound: one at a time per core, so concurrent requests queue
+        # for the model instead of slicing the cores between them (and Postgres).
+        self._embed_pool = ThreadPoolExecutor(
+            max_workers=embed_threads or max(1, min(4, os.cpu_count() or 1)),
+            thread_name_prefix="query-embed",
+        )
+
+    def close(self) -> None:
+        """Release the embedding threads (the server calls this on stop)."""
+        self._embed_pool.shutdown(wait=False, cancel_futures=True)
 
     async def _vectors(self, texts: Sequence[str]) -> list[str | None]:
         """Query embeddings (the only model work on the read path); empty texts get None."""
         wanted = [t for t in texts if t]
         if not wanted:
             return [None] * len(texts)
-        rows = iter(await embed_async(self._embedder, wanted))
+        rows = iter(await embed_async(self._embedder, wanted, executor=self._embed_pool))
         return [vector_literal(next(rows)) if t else None for t in texts]
+
+    async def _read_embedding(
+        self,
+        texts: Sequence[str],
+        work: Callable[[AsyncConnection, Callable[[], Awaitable[list[str | None]]]], Awaitable[T]],
+        on_budget: Callable[[], T],
+        *,
+        ef_search: int = ef_search_for(0),
+    ) -> T:
+        """`_read` while the query embeddings are computed: the snapshot opens (and `work`
+        does what needs no vector, such as resolving and expanding anchors) in the meantime,
+        then awaits the vectors through the callable it is given."""
+        task = asyncio.ensure_future(self._vectors(texts))
+
+        async def vectors() -> list[str | None]:
+            return await task
+
+        try:
+            return await self._read(
+                lambda conn: work(conn, vectors), on_budget, ef_search=ef_search
+            )
+        finally:
+            if not task.done():
+                task.cancel()
+            # Retrieve a failure nobody awaited (the read ended first), so it is not logged.
+            elif not task.cancelled():
+                task.exception()
 
     async def _read(
         self,
@@ -163,20 +187,32 @@ class QueryService:
 
     async def facts_context(self, q: FactsContextQuery) -> FactsContextResult:
         now = datetime.now(UTC)
-        (vector,) = await self._vectors([q.query])
-        return await self._read(
-            lambda conn: facts_context(conn, q, vector, now),
+
+        async def work(
+            conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
+        ) -> FactsContextResult:
+            async def vector() -> str | None:
+                return (await vectors())[0]
+
+            return await facts_context(conn, q, vector, now)
+
+        return await self._read_embedding(
+            [q.query],
+            work,
             lambda: empty_facts_result(q.scope, now, _boundary(self._budget_seconds), _TIME_REASON),
             ef_search=search_width(q.k),
         )
 
     async def claims_and_sources_context(self, q: ClaimsContextQuery) -> ClaimsContextResult:
         now = datetime.now(UTC)
-        (vector,) = await self._vectors([q.query])
-        return await self._read(
-            lambda conn: claims_context(conn, q, vector, now),
-            lambda: self._claims_stopped(q, now),
-        )
+
+        async def work(
+            conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
+        ) -> ClaimsContextResult:
+            (vector,) = await vectors()
+            return await claims_context(conn, q, vector, now)
+
+        return await self._read_embedding([q.query], work, lambda: self._claims_stopped(q, now))
 
     def _claims_stopped(self, q: ClaimsContextQuery, now: datetime) -> ClaimsContextResult:
         return ClaimsContextResult(
@@ -188,13 +224,17 @@ class QueryService:
     ) -> CombinedResult:
         """Both halves in one snapshot at one evaluated instant, each in its own envelope."""
         now = datetime.now(UTC)
-        facts_vector, sources_vector = await self._vectors([facts.query, sources.query])
 
-        async def both(conn: AsyncConnection) -> CombinedResult:
+        async def both(
+            conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
+        ) -> CombinedResult:
+            async def facts_vector() -> str | None:
+                return (await vectors())[0]
+
+            facts_result = await facts_context(conn, facts, facts_vector, now)
+            sources_vector = (await vectors())[1]
             return CombinedResult(
-                await facts_context(conn, facts, facts_vector, now),
-                await claims_context(conn, sources, sources_vector, now),
-                now,
+                facts_result, await claims_context(conn, sources, sources_vector, now), now
             )
 
         def stopped() -> CombinedResult:
@@ -205,71 +245,21 @@ class QueryService:
                 now,
             )
 
-        return await self._read(both, stopped)
+        return await self._read_embedding([facts.query, sources.query], both, stopped)
 
     async def lookup_relations(self, q: LookupRelationsQuery) -> FactListResult:
         now = datetime.now(UTC)
-        conditions = ["f.kind = 'relation'"]
-        bind: dict[str, object] = {}
-        for column, value in (
-            ("subject_entity_id", q.subject_entity_id),
-            ("predicate", q.predicate),
-            ("object_entity_id", q.object_entity_id),
-        ):
-            if value is not None:
-                conditions.append(f"f.{column} = :{column}")
-                bind[column] = value
-        entities = [e for e in (q.subject_entity_id, q.object_entity_id) if e is not None]
-
-        async def work(conn: AsyncConnection) -> FactListResult:
-            known = await repo.resolve_entities(conn, q.namespace, entities)
-            missing = [e for e in entities if e not in known]
-            if missing:
-                return FactListResult([], untruncated(0), _unknown(missing))
-            for column in ("subject_entity_id", "object_entity_id"):
-                if column in bind:
-                    bind[column] = known[bind[column]].entity_id  # type: ignore[index]
-            params = {**bind, **scope_params(q.scope, now)}
-            facts, total = await repo.lookup_facts(
-                conn, q.namespace, " AND ".join(conditions), params, q.scope, q.k
-            )
-            await attach_contradictions(conn, q.namespace, facts, q.scope, params)
-            return _fact_list(facts, total, "lookup_k_limit", "relation")
-
         return await self._read(
-            work, lambda: FactListResult([], _stopped(), _boundary(self._budget_seconds))
+            lambda conn: lookups.lookup_relations(conn, q, now),
+            lambda: FactListResult([], _stopped(), _boundary(self._budget_seconds)),
         )
 
     async def lookup_observations(self, q: LookupObservationsQuery) -> FactListResult:
         now = datetime.now(UTC)
         (vector,) = await self._vectors([q.property_query])
-
-        async def work(conn: AsyncConnection) -> FactListResult:
-            known = await repo.resolve_entities(conn, q.namespace, [q.entity_id])
-            if q.entity_id not in known:
-                return FactListResult([], untruncated(0), _unknown([q.entity_id]))
-            params: dict[str, object] = {
-                "entity": known[q.entity_id].entity_id,
-                **scope_params(q.scope, now),
-            }
-            order = "f.evidence_count DESC, f.ingested_at DESC, f.id"
-            if vector is not None:
-                params["qvec"] = vector
-                order = "f.embedding <=> CAST(CAST(:qvec AS text) AS vector) NULLS LAST, " + order
-            facts, total = await repo.lookup_facts(
-                conn,
-                q.namespace,
-                "f.kind = 'observation' AND f.subject_entity_id = :entity",
-                params,
-                q.scope,
-                q.k,
-                order=order,
-            )
-            await attach_contradictions(conn, q.namespace, facts, q.scope, params)
-            return _fact_list(facts, total, "lookup_k_limit", "observation")
-
         return await self._read(
-            work, lambda: FactListResult([], _stopped(), _boundary(self._budget_seconds))
+            lambda conn: lookups.lookup_observations(conn, q, vector, now),
+            lambda: FactListResult([], _stopped(), _boundary(self._budget_seconds)),
         )
 
     async def hydrate_relation(self, namespace: str, fact_id: UUID) -> HydrateResult:
@@ -353,32 +343,3 @@ class QueryService:
         # Single-resource reads have no negative in their contract; a timeout there is a
         # dependency failure the caller may retry.
         raise Unavailable(f"the read exceeded its database budget of {self._budget_seconds:g} s")
-
-
-def _unknown(missing: Sequence[UUID]) -> NegativeAnswer:
-    return NegativeAnswer(
-        kind="unknown_entity",
-        explanation="no entity with id "
-        + ", ".join(map(str, missing))
-        + " exists in this namespace",
-        workaround="resolve the name with ResolveEntity and pass the returned entity_id",
-    )
-
-
-def _fact_list(facts: list[FactView], total: int, reason: str, what: str) -> FactListResult:
-    cut = total > len(facts)
-    negative = None
-    if not facts:
-        negative = NegativeAnswer(
-            kind="known_empty",
-            explanation=f"no {what} matches the request in this time scope",
-            workaround="widen the time scope (history) or relax the filters",
-        )
-    truncation = TruncationInfo(
-        truncated=cut,
-        returned=len(facts),
-        estimated_total=total,
-        total_is_exact=True,
-        reasons=(reason,) if cut else (),
-    )
-    return FactListResult(facts, truncation, negative)

@@ -40,6 +40,15 @@ _RELATION_SHAPE = (
 )
 
 _HOP_COLUMNS = ("id", "valid_from", "valid_until", "ingested_at", "invalidated_at")
+# Every column a lookup's predicate reads besides the ends (predicate, the time-scope clause).
+_RANKED_INCLUDE = [
+    "predicate",
+    "valid_from",
+    "valid_until",
+    "valid_kind",
+    "invalidated_at",
+    "superseded_by_fact_id",
+]
 
 
 class ContradictionGroup(Base):
@@ -92,6 +101,22 @@ class Fact(Base):
             "predicate",
             postgresql_include=[*_HOP_COLUMNS, "subject_entity_id"],
             postgresql_where=sql("kind = 'relation'::text"),
+        ),
+        # LookupRelations' order (evidence count, then learned time, then id; all descending):
+        # the first k of a hub stream off the index instead of sorting every relation it has,
+        # and the included columns let its (capped) total be an index-only count.
+        *(
+            Index(
+                f"ix_facts_relation_{end}_ranked",
+                "namespace",
+                f"{end}_entity_id",
+                "evidence_count",
+                "ingested_at",
+                "id",
+                postgresql_include=[*_RANKED_INCLUDE, f"{other}_entity_id"],
+                postgresql_where=sql("kind = 'relation'::text"),
+            )
+            for end, other in (("subject", "object"), ("object", "subject"))
         ),
         hnsw_index("facts"),
         tsv_index("facts"),

@@ -315,6 +315,23 @@ def upgrade() -> None:
             ],
             postgresql_where=sa.text("kind = 'relation'::text"),
         )
+        # LookupRelations' order, so a hub's first k stream off the index (no sort), with the
+        # columns its filters read, so the capped total is an index-only count.
+        op.create_index(
+            f"ix_facts_relation_{end}_ranked",
+            "facts",
+            ["namespace", f"{end}_entity_id", "evidence_count", "ingested_at", "id"],
+            postgresql_include=[
+                "predicate",
+                "valid_from",
+                "valid_until",
+                "valid_kind",
+                "invalidated_at",
+                "superseded_by_fact_id",
+                f"{other}_entity_id",
+            ],
+            postgresql_where=sa.text("kind = 'relation'::text"),
+        )
     op.create_index("ix_facts_subject", "facts", ["namespace", "subject_entity_id", "predicate"])
     op.create_index("ix_facts_tsv", "facts", ["tsv"], postgresql_using="gin")
     op.create_table(
