@@ -7,7 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.report_sections import SECTIONS, headline
+from bench.report_headline import headline
+from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
+from bench.report_sections import SECTIONS
 
 __all__ = ["write_report"]
 
@@ -75,8 +77,16 @@ def write_report(results: Path, report: Path) -> None:
         data = _load(results, name)
         if data is None:
             continue
-        title, section = SECTIONS.get(name, (name.replace("_", " "), _generic))
+        title, section = (SECTIONS | PIPELINE_SECTIONS).get(
+            name, (name.replace("_", " "), _generic)
+        )
         lines += [f"## {title}", ""]
         lines += section(data, plots)
         lines.append("")
     report.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    # `python -m bench.report`: regenerate bench/REPORT.md from the saved results, no benchmark.
+    here = Path(__file__).resolve().parent
+    write_report(here / "results", here / "REPORT.md")

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SECTIONS"]
+__all__ = ["SECTIONS", "fmt", "met", "pyplot"]
 
 Section = Callable[[dict[str, Any], Path], list[str]]
 CATEGORIES = ("multi-hop", "temporal", "open-domain", "single-hop", "overall")
@@ -142,6 +142,8 @@ def query_latency(data: dict[str, Any], plots: Path) -> list[str]:
     if series:
         _latency_plot(series, "Query latency (1 client, p95)", plots / "query_latency.png", 50)
         lines += ["", "![query latency vs size](plots/query_latency.png)"]
+    if (plots / "query_latency_runs.png").exists():
+        lines += ["", "![query latency, every run and client mode](plots/query_latency_runs.png)"]
     lines += [
         "",
         "Targets (issue 6): FactsContext p95 ≤ 50 ms at 100k facts, ≤ 150 ms at 1M.",
@@ -279,118 +281,5 @@ SECTIONS: dict[str, tuple[str, Section]] = {
 }
 
 
-def _get(data: dict[str, Any] | None, *path: Any) -> Any:
-    for key in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key, data.get(str(key)))  # JSON keys of sizes are strings
-    return data
-
-
-def headline(load: Callable[[str], dict[str, Any] | None]) -> list[str]:
-    """One table of every figure an issue names, with its target and whether it was met."""
-    rows: list[tuple[str, str, Any, Callable[[float], bool] | None]] = []
-    ingest = load("ingest_throughput")
-    rows.append(
-        (
-            "3",
-            "LoCoMo extracted + embedded (s)",
-            _get(ingest, "extracted_and_embedded_seconds"),
-            lambda v: v < 180,
-        )
-    )
-    pipeline = load("pipeline_throughput")
-    rows.append(
-        (
-            "5",
-            "LoCoMo ingest → facts (s)",
-            _get(pipeline, "wall_seconds_ingest_to_facts"),
-            lambda v: v < 240,
-        )
-    )
-    rows.append(
-        (
-            "5",
-            "claims/s adjudicated",
-            _get(pipeline, "claims_per_second_adjudication"),
-            lambda v: v >= 150,
-        )
-    )
-    quality = load("adjudication_quality")
-    rows.append(
-        ("5", "jev decision accuracy (suite)", _get(quality, "jev", "decision_accuracy"), None)
-    )
-    rows.append(
-        (
-            "5",
-            "prompt decision accuracy (SmolLM2-135M)",
-            _get(quality, "prompt", "decision_accuracy"),
-            None,
-        )
-    )
-    entities = load("entity_resolution")
-    rows.append(("4", "resolution F1", _get(entities, "quality", "f1"), lambda v: v >= 0.9))
-    rows.append(("4", "wrong merges", _get(entities, "quality", "wrong_merges"), lambda v: v == 0))
-    rows.append(
-        (
-            "4",
-            "resolve a mention p50 (ms, 100k entities)",
-            _get(entities, "speed", "latency", "resolve_mention", "p50_ms"),
-            lambda v: v <= 2,
-        )
-    )
-    query = load("query_latency")
-    runs = _get(query, "runs", "after") or {}
-    for size, target in ((100_000, 50.0), (1_000_000, 150.0)):
-        value = _get(runs, size, "FactsContext(query)", "1_client", "p95_ms")
-        rows.append(
-            ("6", f"FactsContext p95 at {size:,} facts (ms)", value, lambda v, t=target: v <= t)
-        )
-    retrieval = load("locomo_retrieval")
-    ours = _get(retrieval, "claims_and_sources") or {}
-    rows.append(
-        ("6", "LoCoMo R@10 (cats 1–4)", _get(ours, "overall", "recall", 10), lambda v: v >= 0.75)
-    )
-    rows.append(("6", "LoCoMo MRR", _get(ours, "overall", "mrr"), lambda v: v >= 0.55))
-    rows.append(
-        ("6", "LoCoMo multi-hop R@10", _get(ours, "multi-hop", "recall", 10), lambda v: v >= 0.45)
-    )
-    rows.append(
-        (
-            "6",
-            "BM25 R@10 / MRR (same run)",
-            f"{_f(_get(retrieval, 'bm25', 'overall', 'recall', 10))} / "
-            f"{_f(_get(retrieval, 'bm25', 'overall', 'mrr'))}",
-            None,
-        )
-    )
-    graph = load("graph_latency")
-    rows.append(
-        (
-            "7",
-            "2-hop neighbourhood p95 at 1M relations (ms)",
-            _get(graph, "sizes", 1_000_000, "results", "neighborhood_2_hop", "p95_ms"),
-            lambda v: v <= 30,
-        )
-    )
-    rows.append(
-        (
-            "7",
-            "GraphPath ≤ 4 hops p95 at 1M relations (ms)",
-            _get(graph, "sizes", 1_000_000, "results", "path_all_lengths_le_4", "p95_ms"),
-            lambda v: v <= 100,
-        )
-    )
-    storage = load("storage_size")
-    rows.append(("8", "GiB per million facts", _get(storage, "gib_per_million_facts_net"), None))
-    lines = ["| issue | figure | measured | target |", "|---|---|---|---|"]
-    for issue, name, value, check in rows:
-        verdict = "–"
-        if check is not None and isinstance(value, int | float):
-            verdict = _met(check(float(value)))
-        elif check is not None:
-            verdict = "not measured"
-        lines.append(
-            f"| {issue} | {name} | {_f(value, 3) if value is not None else '–'} | {verdict} |"
-        )
-    return lines
+# Shared with the other report modules (report_headline, report_pipeline).
+fmt, met, pyplot = _f, _met, _pyplot
