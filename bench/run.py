@@ -43,6 +43,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("adjudication_quality", "bench.adjudication_quality", (), ()),
     Benchmark("ingest_throughput", "bench.ingest_throughput", ("--quick",), ()),
     Benchmark("pipeline_throughput", "bench.pipeline_throughput", ("--quick",), ()),
+    Benchmark("adjudication_throughput", "bench.adjudication_throughput", ("--quick",), ()),
     Benchmark("pipeline_synthetic", "bench.pipeline_synthetic", ("--quick",), ()),
     Benchmark("locomo_retrieval", "bench.locomo.run_retrieval", ("--quick",), ()),
     Benchmark("query_latency", "bench.query_latency", ("--quick",), ()),
