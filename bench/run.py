@@ -23,6 +23,7 @@ from bench.report import write_report
 __all__ = ["BENCHMARKS", "Benchmark", "main"]
 
 RESULTS = Path(__file__).resolve().parent / "results"
+PLOTS = Path(__file__).resolve().parent / "plots"
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     RESULTS.mkdir(parents=True, exist_ok=True)
     timeout = 300.0 if args.quick else 3600.0
-    # Quick runs must not replace the committed full-size figures: keep a copy and put it back.
+    # Quick runs must not replace the committed full-size figures or plots (some benchmarks
+    # draw their own): keep a copy of both and put them back.
     backup = Path(tempfile.mkdtemp(prefix="bench-results-"))
     if args.quick:
         shutil.copytree(RESULTS, backup, dirs_exist_ok=True)
+        shutil.copytree(PLOTS, backup / "_saved_plots", dirs_exist_ok=True)
     runs = []
     for benchmark in BENCHMARKS:
         if args.only and benchmark.name not in args.only:
@@ -103,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         write_report(RESULTS, backup / "QUICK_REPORT.md")
         shutil.rmtree(RESULTS)
-        shutil.copytree(backup, RESULTS, ignore=shutil.ignore_patterns("QUICK_REPORT.md", "plots"))
+        shutil.copytree(
+            backup, RESULTS, ignore=shutil.ignore_patterns("QUICK_REPORT.md", "plots", "_saved_*")
+        )
+        shutil.copytree(backup / "_saved_plots", PLOTS, dirs_exist_ok=True)
         print(f"quick report (not committed): {backup / 'QUICK_REPORT.md'}")
     else:
         write_report(RESULTS, report)
