@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -33,17 +34,28 @@ _CHUNK_MENTIONS = (
 )
 
 
-# Channel weights of the fused ranking. A conversation turn is short: the rare words a question
-# repeats (a place, an object, a name) find it more reliably than the embedding, which rates
-# every turn on the same topic alike, so the lexical channel counts for more.
+# Channel weights of the fused ranking. Once the speakers a question names are taken out of the
+# lexical query (see lexical_query), its words are the content words, and both channels count
+# alike.
 VECTOR_WEIGHT = 1.0
-LEXICAL_WEIGHT = 1.5
+LEXICAL_WEIGHT = 1.0
+# The speaker ranking (candidates said by a person the query names, in fused order): "what did
+# Dana say about the launch" is mostly answered by Dana's own turns and claims.
+SPEAKER_WEIGHT = 0.5
 # How much a candidate borrows from its partner layer: a claim from the chunk it was read from,
 # a chunk from its best claim. A claim restates its turn with references resolved, a chunk keeps
 # the words the claim paraphrased away, so each vouches for the other.
 SUPPORT_WEIGHT = 0.25
-# A turn's share of its better adjacent turn's score (see with_neighbours).
+# A turn's share of its better adjacent turn's score (see with_neighbours), and the larger share
+# a reply takes from the turn before it when that turn ends with a question: the reply answers
+# what the question asked, usually without repeating its words.
 NEIGHBOUR_WEIGHT = 0.3
+ANSWER_WEIGHT = 0.6
+
+# A conversation line (SPEC §1): `[<turn-id> | <timestamp>] <speaker>: <text>`.
+_TURN_SPEAKER = re.compile(r"^\[[^\]|\n]+\|[^\]\n]*\][ \t]*([^:\n]{1,80}):", re.MULTILINE)
+# Trailing bracketed annotations ("[image: ...]") after what a turn says.
+_TRAILING_NOTE = re.compile(r"(\s*\[[^\[\]]*\])+\s*$")
 
 
 def weighted_rrf(rankings: Sequence[tuple[Sequence[UUID], float]]) -> dict[UUID, float]:
@@ -56,17 +68,71 @@ def weighted_rrf(rankings: Sequence[tuple[Sequence[UUID], float]]) -> dict[UUID,
     return scores
 
 
+def ends_with_question(chunk_text: str) -> bool:
+    """The chunk's last words (bracketed annotations aside) ask a question."""
+    return _TRAILING_NOTE.sub("", chunk_text).rstrip().endswith("?")
+
+
 def with_neighbours(chunks: list[ChunkView]) -> list[ChunkView]:
     """Each chunk also counts a share of its better adjacent candidate's score, reordered.
 
     A reply rarely repeats the words of the question it answers, so the turn before it
-    vouches for it (and a question turn for the reply that follows)."""
-    own = {(c.version_id, c.ordinal): c.score for c in chunks}
+    vouches for it (more when that turn asks a question), and a question turn for the reply
+    that follows."""
+    own = {(c.version_id, c.ordinal): c for c in chunks}
+    lifts = []
     for chunk in chunks:
-        before = own.get((chunk.version_id, chunk.ordinal - 1), 0.0)
-        after = own.get((chunk.version_id, chunk.ordinal + 1), 0.0)
-        chunk.score += NEIGHBOUR_WEIGHT * max(before, after)
+        before = own.get((chunk.version_id, chunk.ordinal - 1))
+        after = own.get((chunk.version_id, chunk.ordinal + 1))
+        answers = before is not None and ends_with_question(before.text)
+        lifts.append(
+            max(
+                (ANSWER_WEIGHT if answers else NEIGHBOUR_WEIGHT)
+                * (before.score if before else 0.0),
+                NEIGHBOUR_WEIGHT * (after.score if after else 0.0),
+            )
+        )
+    for chunk, lift in zip(chunks, lifts, strict=True):
+        chunk.score += lift
     return sorted(chunks, key=lambda c: (-c.score, str(c.chunk_id)))
+
+
+def chunk_speakers(chunk_text: str) -> set[str]:
+    """Who speaks in a conversation chunk (nobody for prose)."""
+    return {name.strip() for name in _TURN_SPEAKER.findall(chunk_text) if name.strip()}
+
+
+def _name_words(name: str) -> list[str]:
+    # Capitalised words only: a name is written capitalised, and "will" or "may" in a question
+    # must not name a speaker called Will or May.
+    return [w for w in re.findall(r"[^\W\d_][\w'-]*", name) if len(w) > 1 and w[0].isupper()]
+
+
+def named_speakers(query: str, speakers: Iterable[str]) -> set[str]:
+    """The speakers the query names: a word of the name appears in it as a whole word."""
+    return {
+        name
+        for name in set(speakers)
+        if any(re.search(rf"\b{re.escape(w)}\b", query) for w in _name_words(name))
+    }
+
+
+def lexical_query(query: str, speakers: Iterable[str]) -> str:
+    """The query for the lexical channel without the names of the speakers it names.
+
+    A speaker's name is in every line they say and in the other side's greetings, so as a term it
+    ranks by talkativeness; the speaker ranking carries that part of the question instead."""
+    words = {w for name in speakers for w in _name_words(name)}
+    for word in sorted(words, key=len, reverse=True):
+        query = re.sub(rf"\b{re.escape(word)}(?:'s)?\b", " ", query)
+    return " ".join(query.split())
+
+
+def speaker_ranking(
+    fused: Sequence[tuple[UUID, float]], speakers: dict[UUID, set[str]], named: set[str]
+) -> list[UUID]:
+    """The fused candidates said by a named speaker, in fused order."""
+    return [item for item, _ in fused if speakers.get(item, set()) & named]
 
 
 def _ordered(scores: dict[UUID, float]) -> list[tuple[UUID, float]]:
@@ -163,39 +229,75 @@ async def claims_context(
         where, chunk_where = claims_repo.MENTIONS_ENTITIES, _CHUNK_MENTIONS
         bind = {"ents": list({ref.entity_id for ref in known.values()})}
 
-    claim_scores, claims_saturated = await channels(
-        conn,
-        "claims",
-        q.namespace,
-        q.query,
-        query_vector,
-        q.candidate_k,
-        "fused",
-        where=where,
-        params=bind,
+    pool = q.candidate_k
+    scope_bind = scope_params(q.scope, now)
+    # The vector channels first: their candidates tell which speakers the question names, and
+    # those names leave the lexical query (lexical_query).
+    claim_vec: list[UUID] = []
+    chunk_vec: list[UUID] = []
+    if query_vector is not None:
+        claim_vec = await vector_channel(
+            conn,
+            "claims",
+            q.namespace,
+            query_vector,
+            pool,
+            where=where,
+            params=bind,
+            exact=bool(where),
+        )
+        chunk_vec = await vector_channel(
+            conn,
+            "chunks",
+            q.namespace,
+            query_vector,
+            pool,
+            where=chunk_where,
+            params=bind,
+            exact=bool(chunk_where),
+        )
+    hydrated = await claims_repo.hydrate_claims(conn, q.namespace, claim_vec, q.scope, scope_bind)
+    live_chunks = await claims_repo.hydrate_chunks(conn, q.namespace, chunk_vec)
+    spoken = {c.speaker for c in hydrated.values() if c.speaker}
+    for chunk in live_chunks.values():
+        spoken |= chunk_speakers(chunk.text)
+    named = named_speakers(q.query, spoken)
+    words = lexical_query(q.query, named)
+    claim_lex = await claims_repo.bm25_channel(
+        conn, "claims", q.namespace, words, pool, where=where, params=bind
     )
-    chunk_scores, chunks_saturated = await channels(
-        conn,
-        "chunks",
-        q.namespace,
-        q.query,
-        query_vector,
-        q.candidate_k,
-        "fused",
-        where=chunk_where,
-        params=bind,
+    chunk_lex = await claims_repo.bm25_channel(
+        conn, "chunks", q.namespace, words, pool, where=chunk_where, params=bind
     )
-    hydrated = await claims_repo.hydrate_claims(
-        conn, q.namespace, list(claim_scores), q.scope, scope_params(q.scope, now)
+    hydrated |= await claims_repo.hydrate_claims(
+        conn, q.namespace, [c for c in claim_lex if c not in hydrated], q.scope, scope_bind
     )
-    dropped = len(claim_scores) - len(hydrated)
+    live_chunks |= await claims_repo.hydrate_chunks(
+        conn, q.namespace, [c for c in chunk_lex if c not in live_chunks]
+    )
+    saturated = any(len(r) >= pool for r in (claim_vec, chunk_vec, claim_lex, chunk_lex))
+    claim_scores = _fused(
+        [(claim_vec, VECTOR_WEIGHT), (claim_lex, LEXICAL_WEIGHT)],
+        {c.claim_id: {c.speaker} for c in hydrated.values() if c.speaker},
+        named,
+    )
+    chunk_scores = _fused(
+        [(chunk_vec, VECTOR_WEIGHT), (chunk_lex, LEXICAL_WEIGHT)],
+        {c.chunk_id: chunk_speakers(c.text) for c in live_chunks.values()},
+        named,
+    )
+    dropped = len(claim_scores.keys() - hydrated.keys())
+    dropped += len(chunk_scores.keys() - live_chunks.keys())
+    claim_scores = {c: s for c, s in claim_scores.items() if c in hydrated}
     # Each layer borrows from the other: a chunk its best live claim's own score, then its
     # neighbours' share; a claim its chunk's resulting score (a chunk no channel named and
     # holding no candidate claim scores 0).
     best_claim: dict[UUID, float] = {}
-    for claim in hydrated.values():
-        own = claim_scores[claim.claim_id]
-        best_claim[claim.chunk_id] = max(best_claim.get(claim.chunk_id, 0.0), own)
+    for claim_id, own in claim_scores.items():
+        chunk_id = hydrated[claim_id].chunk_id
+        best_claim[chunk_id] = max(best_claim.get(chunk_id, 0.0), own)
+    missing = [c for c in best_claim if c not in chunk_scores and c not in live_chunks]
+    live_chunks |= await claims_repo.hydrate_chunks(conn, q.namespace, missing)
     fused_chunks = _ordered(
         {
             chunk_id: chunk_scores.get(chunk_id, 0.0)
@@ -203,10 +305,6 @@ async def claims_context(
             for chunk_id in chunk_scores.keys() | best_claim.keys()
         }
     )
-    live_chunks = await claims_repo.hydrate_chunks(
-        conn, q.namespace, [item for item, _ in fused_chunks]
-    )
-    dropped += len(chunk_scores.keys() - live_chunks.keys())
     ranked_chunks = with_neighbours(_in_order(fused_chunks, live_chunks))
     chunks = ranked_chunks[: q.k]
 
@@ -215,7 +313,6 @@ async def claims_context(
         {
             claim_id: score + SUPPORT_WEIGHT * chunk_final.get(hydrated[claim_id].chunk_id, 0.0)
             for claim_id, score in claim_scores.items()
-            if claim_id in hydrated
         }
     )
     shown: dict[tuple[object, ...], ClaimView] = {}
@@ -230,15 +327,25 @@ async def claims_context(
         chunks=chunks,
         scope=q.scope,
         truncation=_truncation(
-            len(claims) + len(chunks),
-            len(shown) + len(ranked_chunks),
-            k_hit,
-            claims_saturated or chunks_saturated,
+            len(claims) + len(chunks), len(shown) + len(ranked_chunks), k_hit, saturated
         ),
         dropped_by_hydration=dropped,
         negative=_empty("claim or chunk") if not claims and not chunks else None,
         evaluated_at=now,
     )
+
+
+def _fused(
+    rankings: Sequence[tuple[Sequence[UUID], float]],
+    speakers: dict[UUID, set[str]],
+    named: set[str],
+) -> dict[UUID, float]:
+    """Weighted RRF of the channels, plus the speaker ranking when the query names a speaker."""
+    scores = weighted_rrf(rankings)
+    if not named:
+        return scores
+    by_speaker = speaker_ranking(_ordered(scores), speakers, named)
+    return weighted_rrf([*rankings, (by_speaker, SPEAKER_WEIGHT)])
 
 
 def _search_pool(k: int) -> int:
