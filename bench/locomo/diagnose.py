@@ -41,19 +41,19 @@ VECTORS_FILE = "question_vectors.npy"
 CHANNELS = ("claims_vector", "claims_bm25", "chunks_vector", "chunks_bm25")
 
 
-def _turn_at(offsets: dict[str, tuple[int, int]], position: int) -> str | None:
+def turn_at(offsets: dict[str, tuple[int, int]], position: int) -> str | None:
     for turn_id, (start, end) in offsets.items():
         if start <= position < end:
             return turn_id
     return None
 
 
-def _turns_in(offsets: dict[str, tuple[int, int]], start: int, end: int) -> list[str]:
+def turns_in(offsets: dict[str, tuple[int, int]], start: int, end: int) -> list[str]:
     ordered = sorted(offsets.items(), key=lambda pair: pair[1][0])
     return [turn for turn, (s, e) in ordered if s < end and e > start]
 
 
-def _question_vectors(data_dir: Path, questions: Sequence[Question]) -> list[str]:
+def question_vectors(data_dir: Path, questions: Sequence[Question]) -> list[str]:
     path = data_dir / VECTORS_FILE
     ids_path = data_dir / (VECTORS_FILE + ".ids")
     ids = [q.question_id for q in questions]
@@ -77,7 +77,7 @@ async def _maps(conn: Any, namespaces: Sequence[str], offsets: dict[str, Any]) -
         {"ns": list(namespaces)},
     )
     for claim_id, version_id, start in rows:
-        turn = _turn_at(offsets.get(str(version_id), {}), start)
+        turn = turn_at(offsets.get(str(version_id), {}), start)
         if turn:
             claim_turn[claim_id] = turn
     chunk_turns: dict[UUID, list[str]] = {}
@@ -89,7 +89,7 @@ async def _maps(conn: Any, namespaces: Sequence[str], offsets: dict[str, Any]) -
         {"ns": list(namespaces)},
     )
     for chunk_id, version_id, start, end in rows:
-        chunk_turns[chunk_id] = _turns_in(offsets.get(str(version_id), {}), start, end)
+        chunk_turns[chunk_id] = turns_in(offsets.get(str(version_id), {}), start, end)
     return {"claim": claim_turn, "chunk": chunk_turns}
 
 
@@ -116,7 +116,7 @@ async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
         for q in load_questions(DEFAULT_DATA_PATH)
         if q.conv_index in conversations and 1 <= q.category <= 4
     ]
-    vectors = _question_vectors(data_dir, questions)
+    vectors = question_vectors(data_dir, questions)
     server = EmbeddedPostgres(data_dir / "postgres")
     engine = create_engine(await asyncio.to_thread(server.start))
     now = datetime.now(UTC)
@@ -146,17 +146,17 @@ async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
                         channel_turns[f"{table}_{name}"] = _dedupe(turns)
             scored: list[tuple[float, list[str], str]] = []
             for claim in result.claims:
-                turn = _turn_at(offsets.get(str(claim.version_id), {}), claim.char_start)
+                turn = turn_at(offsets.get(str(claim.version_id), {}), claim.char_start)
                 if turn:
                     scored.append((claim.score, [turn], "claim"))
             for chunk in result.chunks:
                 spans = offsets.get(str(chunk.version_id), {})
                 scored.append(
-                    (chunk.score, _turns_in(spans, chunk.char_start, chunk.char_end), "chunk")
+                    (chunk.score, turns_in(spans, chunk.char_start, chunk.char_end), "chunk")
                 )
             scored.sort(key=lambda item: -item[0])
             ranking = _dedupe([t for _, turns, _ in scored for t in turns])
-            via = {}
+            via: dict[str, str] = {}
             for _, turns, layer in scored:
                 for t in turns:
                     via.setdefault(t, layer)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from services.query.claims_context import weighted_rrf, with_neighbours
+from services.query.claims_ranking import weighted_rrf, with_neighbours
 from services.query.domain import ChunkView
 
 

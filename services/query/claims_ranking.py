@@ -1,0 +1,218 @@
+"""How ClaimsAndSourcesContext ranks what its channels nominated: pure functions, no database.
+
+`claims_context` gathers the candidates (four channels, hydrated views, the speakers the query
+names) in one snapshot and hands them here; keeping the ranking free of I/O lets a benchmark
+re-rank the same candidates under other weights in microseconds (bench/locomo/tune.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from uuid import UUID
+
+from services.query.domain import ChunkView, ClaimView
+from services.query.retrieval import single_channel_scores
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    """Weights of the fused ranking (each multiplies a reciprocal-rank score, constant 60)."""
+
+    # The channels. Once the speakers a question names are out of the lexical query (see
+    # lexical_query), its words are the content words, and both channels count alike.
+    vector: float = 1.0
+    lexical: float = 1.0
+    # The speaker ranking (candidates said by a person the query names, in fused order): "what
+    # did Dana say about the launch" is mostly answered by Dana's own turns and claims.
+    speaker: float = 0.5
+    # How much a candidate borrows from its partner layer: a claim from the chunk it was read
+    # from, a chunk from its best claim. A claim restates its turn with references resolved, a
+    # chunk keeps the words the claim paraphrased away, so each vouches for the other.
+    support: float = 0.25
+    # A turn's share of its better adjacent turn's score (see with_neighbours), and the larger
+    # share a reply takes from the turn before it when that turn ends with a question: the
+    # reply answers what the question asked, usually without repeating its words.
+    neighbour: float = 0.3
+    answer: float = 0.6
+
+
+DEFAULT_WEIGHTS = RankWeights()
+
+
+@dataclass
+class Nominated:
+    """What the channels of one ClaimsAndSourcesContext read nominated, hydrated and live."""
+
+    claim_vector: list[UUID]
+    claim_lexical: list[UUID]
+    chunk_vector: list[UUID]
+    chunk_lexical: list[UUID]
+    # Live views only (non-current testimony and out-of-scope claims are not here), including
+    # the chunks every live claim was read from.
+    claims: dict[UUID, ClaimView]
+    chunks: dict[UUID, ChunkView]
+    named: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Claims (one per group, best first) and chunks, every one of them, with final scores."""
+
+    claims: list[ClaimView]
+    chunks: list[ChunkView]
+    # Nominated ids that did not survive hydration (SPEC §7 `dropped_by_hydration`).
+    dropped: int
+
+
+# A conversation line (SPEC §1): `[<turn-id> | <timestamp>] <speaker>: <text>`.
+_TURN_SPEAKER = re.compile(r"^\[[^\]|\n]+\|[^\]\n]*\][ \t]*([^:\n]{1,80}):", re.MULTILINE)
+# Trailing bracketed annotations ("[image: ...]") after what a turn says.
+_TRAILING_NOTE = re.compile(r"(\s*\[[^\[\]]*\])+\s*$")
+
+
+def weighted_rrf(rankings: Sequence[tuple[Sequence[UUID], float]]) -> dict[UUID, float]:
+    """Reciprocal-rank fusion (the scale facts are fused on) where each ranking counts with
+    its weight."""
+    scores: dict[UUID, float] = {}
+    for ranking, weight in rankings:
+        for item, score in single_channel_scores(ranking):
+            scores[item] = scores.get(item, 0.0) + weight * score
+    return scores
+
+
+def ends_with_question(chunk_text: str) -> bool:
+    """The chunk's last words (bracketed annotations aside) ask a question."""
+    return _TRAILING_NOTE.sub("", chunk_text).rstrip().endswith("?")
+
+
+def with_neighbours(
+    chunks: list[ChunkView], weights: RankWeights = DEFAULT_WEIGHTS
+) -> list[ChunkView]:
+    """Copies of the chunks, each also counting a share of its better adjacent candidate's
+    score, reordered.
+
+    A reply rarely repeats the words of the question it answers, so the turn before it
+    vouches for it (more when that turn asks a question), and a question turn for the reply
+    that follows."""
+    own = {(c.version_id, c.ordinal): c for c in chunks}
+    lifted = []
+    for chunk in chunks:
+        before = own.get((chunk.version_id, chunk.ordinal - 1))
+        after = own.get((chunk.version_id, chunk.ordinal + 1))
+        answers = before is not None and ends_with_question(before.text)
+        lift = max(
+            (weights.answer if answers else weights.neighbour) * (before.score if before else 0.0),
+            weights.neighbour * (after.score if after else 0.0),
+        )
+        lifted.append(replace(chunk, score=chunk.score + lift))
+    return sorted(lifted, key=lambda c: (-c.score, str(c.chunk_id)))
+
+
+def chunk_speakers(chunk_text: str) -> set[str]:
+    """Who speaks in a conversation chunk (nobody for prose)."""
+    return {name.strip() for name in _TURN_SPEAKER.findall(chunk_text) if name.strip()}
+
+
+def _name_words(name: str) -> list[str]:
+    # Capitalised words only: a name is written capitalised, and "will" or "may" in a question
+    # must not name a speaker called Will or May.
+    return [w for w in re.findall(r"[^\W\d_][\w'-]*", name) if len(w) > 1 and w[0].isupper()]
+
+
+def named_speakers(query: str, speakers: Iterable[str]) -> set[str]:
+    """The speakers the query names: a word of the name appears in it as a whole word."""
+    return {
+        name
+        for name in set(speakers)
+        if any(re.search(rf"\b{re.escape(w)}\b", query) for w in _name_words(name))
+    }
+
+
+def lexical_query(query: str, speakers: Iterable[str]) -> str:
+    """The query for the lexical channel without the names of the speakers it names.
+
+    A speaker's name is in every line they say and in the other side's greetings, so as a term it
+    ranks by talkativeness; the speaker ranking carries that part of the question instead."""
+    words = {w for name in speakers for w in _name_words(name)}
+    for word in sorted(words, key=len, reverse=True):
+        query = re.sub(rf"\b{re.escape(word)}(?:'s)?\b", " ", query)
+    return " ".join(query.split())
+
+
+def speaker_ranking(
+    fused: Sequence[tuple[UUID, float]], speakers: dict[UUID, set[str]], named: set[str]
+) -> list[UUID]:
+    """The fused candidates said by a named speaker, in fused order."""
+    return [item for item, _ in fused if speakers.get(item, set()) & named]
+
+
+def ordered(scores: dict[UUID, float]) -> list[tuple[UUID, float]]:
+    """Best first; ties broken by id so a ranking is reproducible."""
+    return sorted(scores.items(), key=lambda pair: (-pair[1], str(pair[0])))
+
+
+def _fused(
+    rankings: Sequence[tuple[Sequence[UUID], float]],
+    speakers: dict[UUID, set[str]],
+    named: set[str],
+    speaker_weight: float,
+) -> dict[UUID, float]:
+    """Weighted RRF of the channels, plus the speaker ranking when the query names a speaker."""
+    scores = weighted_rrf(rankings)
+    if not named:
+        return scores
+    by_speaker = speaker_ranking(ordered(scores), speakers, named)
+    return weighted_rrf([*rankings, (by_speaker, speaker_weight)])
+
+
+def rank(nominated: Nominated, weights: RankWeights = DEFAULT_WEIGHTS) -> Ranked:
+    """Fuse each layer's channels, let the layers vouch for each other, group the claims."""
+    n = nominated
+    claim_scores = _fused(
+        [(n.claim_vector, weights.vector), (n.claim_lexical, weights.lexical)],
+        {c.claim_id: {c.speaker} for c in n.claims.values() if c.speaker},
+        n.named,
+        weights.speaker,
+    )
+    chunk_scores = _fused(
+        [(n.chunk_vector, weights.vector), (n.chunk_lexical, weights.lexical)],
+        {c.chunk_id: chunk_speakers(c.text) for c in n.chunks.values()},
+        n.named,
+        weights.speaker,
+    )
+    dropped = len(claim_scores.keys() - n.claims.keys())
+    dropped += len(chunk_scores.keys() - n.chunks.keys())
+    claim_scores = {c: s for c, s in claim_scores.items() if c in n.claims}
+    # Each layer borrows from the other: a chunk its best live claim's own score, then its
+    # neighbours' share; a claim its chunk's resulting score (a chunk no channel named and
+    # holding no candidate claim scores 0).
+    best_claim: dict[UUID, float] = {}
+    for claim_id, own in claim_scores.items():
+        chunk_id = n.claims[claim_id].chunk_id
+        best_claim[chunk_id] = max(best_claim.get(chunk_id, 0.0), own)
+    fused_chunks = [
+        replace(n.chunks[chunk_id], score=score)
+        for chunk_id, score in ordered(
+            {
+                chunk_id: chunk_scores.get(chunk_id, 0.0)
+                + weights.support * best_claim.get(chunk_id, 0.0)
+                for chunk_id in chunk_scores.keys() | best_claim.keys()
+            }
+        )
+        if chunk_id in n.chunks
+    ]
+    ranked_chunks = with_neighbours(fused_chunks, weights)
+    chunk_final = {chunk.chunk_id: chunk.score for chunk in ranked_chunks}
+    fused_claims = ordered(
+        {
+            claim_id: score + weights.support * chunk_final.get(n.claims[claim_id].chunk_id, 0.0)
+            for claim_id, score in claim_scores.items()
+        }
+    )
+    shown: dict[tuple[object, ...], ClaimView] = {}
+    for claim_id, score in fused_claims:
+        claim = n.claims[claim_id]
+        shown.setdefault(claim.group_key(), replace(claim, score=score))
+    return Ranked(list(shown.values()), ranked_chunks, dropped)
