@@ -19,6 +19,7 @@ import os
 import platform
 import socket
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -336,7 +337,6 @@ def main() -> None:
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
-    import tempfile
 
     with contextlib.ExitStack() as stack:
         data_dir = args.data_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
