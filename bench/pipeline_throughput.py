@@ -54,6 +54,12 @@ _COUNTS = text(
 )
 
 
+_FAILED_ITEMS = text(
+    "SELECT kind, status, attempts, left(last_error, 400) AS error FROM work_items"
+    " WHERE namespace = :ns AND last_error IS NOT NULL ORDER BY updated_at LIMIT 20"
+)
+
+
 async def run(
     sessions_limit: int | None, workers: int, namespace: str, processes: int = 2
 ) -> dict[str, Any]:
@@ -110,6 +116,11 @@ async def run(
                         )
                     ).all()
                 }
+                # Why items failed: a failed version is a bug to chase, not a figure.
+                errors = [
+                    f"{r.kind} ({r.status}, {r.attempts} attempts): {r.error}"
+                    for r in await conn.execute(_FAILED_ITEMS, {"ns": namespace})
+                ]
         finally:
             await engine.dispose()
             await launcher.stop()
@@ -134,6 +145,7 @@ async def run(
         "entities": counts.entities,
         "methods": counts.methods,
         "failed_versions": failed,
+        "item_errors": errors,
         "adjudication_span_seconds": round(adjudication_span, 1),
         "claims_per_second_end_to_end": round(counts.claims / wall, 1) if wall else 0.0,
         "claims_per_second_adjudication": (

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -279,6 +281,8 @@ class AdjudicationService:
                 if _sqlstate(exc) not in _RETRY_SQLSTATES or attempt == _BATCH_ATTEMPTS - 1:
                     raise
                 logger.info("claim batch: retrying after %s", _sqlstate(exc))
+                # Apart, the two transactions that collided rarely collide again.
+                await asyncio.sleep(random.uniform(0.02, 0.1) * (attempt + 1))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _batch(
@@ -298,6 +302,10 @@ class AdjudicationService:
             return [], [], 0
         mentions = [_mentions(row) for row in rows]
         context = ResolutionContext(session, namespace)
+        await context.lock_names_ahead(
+            [m.text for claim in mentions for m in claim]
+            + [text for row in rows if (text := row.speaker or row.document_title)]
+        )
         resolved = iter(
             await self._resolver.resolve_mentions(
                 session, namespace, [m for claim in mentions for m in claim], context=context

@@ -122,6 +122,19 @@ class ResolutionContext:
                 await self.flush()
                 return
 
+    async def lock_names_ahead(self, texts: Sequence[str]) -> None:
+        """Take the creation locks of every name these texts may resolve to, in one sorted
+        statement, before this transaction reads or locks anything else.
+
+        A transaction that resolves in more than one call (mentions, then the anchors of
+        claims whose subject named no entity) would otherwise take name locks in two sorted
+        rounds, and two such transactions can each hold a name the other's second round
+        wants: a deadlock. Locks taken here are in `locked`, so the calls take no more."""
+        wanted = sorted({n for n in map(normalize_name, texts) if n} - self.locked)
+        if wanted:
+            await repo.lock_names(self.session, self.namespace, wanted)
+            self.locked.update(wanted)
+
     def settles(self, normalized: str) -> bool:
         """Whether the exact step alone decides the name: a full name with exactly one owner
         is taken whatever the context (see rules.choose)."""
