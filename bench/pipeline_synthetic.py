@@ -391,9 +391,11 @@ def main() -> None:
     parser.add_argument(
         "--adjudicator-env",
         nargs="*",
-        default=[],
+        # One adjudicator process per core: the sequential baseline is one process, one worker,
+        # so the ratio between them is what the replica processes buy.
+        default=[f"REMEMBERSTACK_ADJUDICATOR_PROCESSES={os.cpu_count() or 1}"],
         metavar="REMEMBERSTACK_X=V",
-        help="extra settings of the adjudicator in the measured runs (not the baseline)",
+        help="settings of the adjudicator in the measured runs (not the baseline)",
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()

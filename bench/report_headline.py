@@ -84,7 +84,7 @@ def headline(load: Callable[[str], dict[str, Any] | None]) -> list[str]:
     rows.append(("4", "resolution F1", _get(entities, "quality", "f1"), lambda v: v >= 0.9))
     rows.append(("4", "wrong merges", _get(entities, "quality", "wrong_merges"), lambda v: v == 0))
     latency = _get(entities, "speed", "latency") or {}
-    for kind in ("existing", "mixed", "new"):
+    for kind in ("existing", "mixed", "new", "typo"):
         rows.append(
             (
                 "4",
