@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import pickle
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,10 +128,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--k", type=int, default=50)
     parser.add_argument("--candidate-k", type=int, default=200)
     parser.add_argument("--output", type=Path, default=None, help="every setting's scores (JSON)")
-    args = parser.parse_args(argv)
-    questions, nominated, offsets = asyncio.run(
-        _nominate_all(args.reuse_dir, args.k, args.candidate_k)
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="keep the nominations here (pickle) between runs"
     )
+    parser.add_argument("--weights", nargs="*", default=list(GRID), help="only search these")
+    args = parser.parse_args(argv)
+    if args.cache and args.cache.exists():
+        questions, nominated, offsets = pickle.loads(args.cache.read_bytes())
+    else:
+        questions, nominated, offsets = asyncio.run(
+            _nominate_all(args.reuse_dir, args.k, args.candidate_k)
+        )
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps((questions, nominated, offsets)))
     tried: dict[RankWeights, dict[str, dict[str, float]]] = {}
 
     def score(weights: RankWeights) -> dict[str, dict[str, float]]:
@@ -142,6 +152,8 @@ def main(argv: list[str] | None = None) -> None:
     print("defaults", json.dumps(score(best)), flush=True)
     for _ in range(PASSES):
         for name, values in GRID.items():
+            if name not in args.weights:
+                continue
             for value in values:
                 candidate = replace(best, **{name: value})
                 if _objective(score(candidate)) > _objective(score(best)):
