@@ -323,7 +323,7 @@ async def run(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="only the first 6 sessions")
+    parser.add_argument("--quick", action="store_true", help="only the first 3 sessions")
     parser.add_argument("--processes", type=int, default=2, help="adjudicator processes")
     parser.add_argument("--workers", type=int, default=1, help="workers per process")
     parser.add_argument(
@@ -342,7 +342,7 @@ def main() -> None:
         data_dir = args.data_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         data_dir.mkdir(parents=True, exist_ok=True)
         result = asyncio.run(
-            run(6 if args.quick else None, data_dir, args.processes, args.workers, args.items)
+            run(3 if args.quick else None, data_dir, args.processes, args.workers, args.items)
         )
     result |= {
         "mode": "quick" if args.quick else ("full" if args.items is None else "items"),

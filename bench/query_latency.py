@@ -232,6 +232,7 @@ async def _bench_size(
     servers = [_serve(tree, url) for tree in trees]
     rng = np.random.default_rng(len(data.entity_ids))
     results: list[dict[str, Any]] = [{} for _ in trees]
+    warmup = min(WARMUP_REQUESTS, requests // 4)  # quick runs (80 requests) warm up 20
     channels = [grpc.aio.insecure_channel(address) for _, address in servers]
     try:
         stubs = [query_service_pb2_grpc.QueryServiceStub(channel) for channel in channels]
@@ -239,7 +240,7 @@ async def _bench_size(
             if operations and name not in operations:
                 continue
             for stub in stubs:
-                for _ in range(WARMUP_REQUESTS):
+                for _ in range(warmup):
                     await call(stub)
             one = await _measure(stubs, call, requests, 1)
             eight = await _measure(stubs, call, requests, 8)
