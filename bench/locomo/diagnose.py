@@ -38,6 +38,8 @@ from shared.embedding import OnnxMiniLmEmbedder
 
 STATE_FILE = "locomo_state.json"
 VECTORS_FILE = "question_vectors.npy"
+# version id -> turn id -> (char_start, char_end) of the turn's line.
+Offsets = dict[str, dict[str, tuple[int, int]]]
 CHANNELS = ("claims_vector", "claims_bm25", "chunks_vector", "chunks_bm25")
 
 
@@ -104,7 +106,9 @@ def _dedupe(turns: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(turns))
 
 
-async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
+def load_state(data_dir: Path) -> tuple[Offsets, list[Question]]:
+    """The turn offsets per version run_retrieval recorded in `data_dir`, and the category
+    1-4 questions of its conversations."""
     state = json.loads((data_dir / STATE_FILE).read_text())
     conversations: list[int] = state["conversations"]
     offsets = {
@@ -116,6 +120,12 @@ async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
         for q in load_questions(DEFAULT_DATA_PATH)
         if q.conv_index in conversations and 1 <= q.category <= 4
     ]
+    return offsets, questions
+
+
+async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
+    offsets, questions = load_state(data_dir)
+    conversations = sorted({q.conv_index for q in questions})
     vectors = question_vectors(data_dir, questions)
     server = EmbeddedPostgres(data_dir / "postgres")
     engine = create_engine(await asyncio.to_thread(server.start))

@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.locomo.corpus import DEFAULT_DATA_PATH, Question, load_questions
-from bench.locomo.diagnose import STATE_FILE, question_vectors, turn_at, turns_in
+from bench.locomo.corpus import Question
+from bench.locomo.diagnose import load_state, question_vectors, turn_at, turns_in
 from bench.locomo.metrics import evaluate
 from services.query.claims_context import nominate
 from services.query.claims_ranking import DEFAULT_WEIGHTS, Nominated, RankWeights, rank
@@ -61,17 +61,7 @@ def _turn_ranking(nominated: Nominated, weights: RankWeights, k: int, offsets: A
 async def _nominate_all(
     data_dir: Path, k: int, candidate_k: int
 ) -> tuple[list[Question], dict[str, Nominated], Any]:
-    state = json.loads((data_dir / STATE_FILE).read_text())
-    conversations: list[int] = state["conversations"]
-    offsets = {
-        version: {turn: (span[0], span[1]) for turn, span in turns.items()}
-        for version, turns in state["offsets"].items()
-    }
-    questions = [
-        q
-        for q in load_questions(DEFAULT_DATA_PATH)
-        if q.conv_index in conversations and 1 <= q.category <= 4
-    ]
+    offsets, questions = load_state(data_dir)
     vectors = question_vectors(data_dir, questions)
     server = EmbeddedPostgres(data_dir / "postgres")
     engine = create_engine(await asyncio.to_thread(server.start))

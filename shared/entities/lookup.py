@@ -105,30 +105,8 @@ async def embedding_hits(
     limit: int,
 ) -> list[AliasHit]:
     """Live entities whose profile embedding is within `min_similarity` cosine of `vector`."""
-    rows = await session.execute(
-        text(
-            "SELECT id AS entity_id, canonical_name, normalized_name,"
-            " canonical_name AS alias, normalized_name AS normalized_alias, 0 AS mention_count,"
-            " 1 - (profile_embedding <=> CAST(:v AS vector)) AS sim"
-            " FROM entities WHERE namespace = :ns AND redirect_to IS NULL"
-            " AND profile_embedding IS NOT NULL"
-            " ORDER BY profile_embedding <=> CAST(:v AS vector) LIMIT :limit"
-        ),
-        {"ns": namespace, "v": vector_literal(vector), "limit": limit},
-    )
-    return [
-        AliasHit(
-            r.entity_id,
-            r.canonical_name,
-            r.normalized_name,
-            r.alias,
-            r.normalized_alias,
-            r.mention_count,
-            float(r.sim),
-        )
-        for r in rows
-        if float(r.sim) >= min_similarity
-    ]
+    (hits,) = await embedding_hits_many(session, namespace, [vector], min_similarity, limit)
+    return hits
 
 
 async def embedding_hits_many(
