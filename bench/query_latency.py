@@ -232,7 +232,7 @@ async def _bench_size(
     servers = [_serve(tree, url) for tree in trees]
     rng = np.random.default_rng(len(data.entity_ids))
     results: list[dict[str, Any]] = [{} for _ in trees]
-    warmup = min(WARMUP_REQUESTS, requests // 4)  # quick runs (80 requests) warm up 20
+    warmup = min(WARMUP_REQUESTS, requests // 4)  # quick runs (40 requests) warm up 10
     channels = [grpc.aio.insecure_channel(address) for _, address in servers]
     try:
         stubs = [query_service_pb2_grpc.QueryServiceStub(channel) for channel in channels]
@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against-label", default="before", help="name of that checkout's run")
     args = parser.parse_args(argv)
     sizes = [10_000] if args.quick else args.sizes
-    requests = 80 if args.quick else args.requests
+    requests = 40 if args.quick else args.requests
     operations = [] if args.load_only else args.operations
     measured = asyncio.run(run(sizes, requests, args.pg_dir, args.reuse, operations, args.against))
     if args.load_only:
