@@ -346,7 +346,7 @@ def _plot(runs: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="10k facts only")
+    parser.add_argument("--quick", action="store_true", help="2,000 facts only (CI smoke run)")
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--requests", type=int, default=200, help="requests per operation and mode")
     parser.add_argument("--pg-dir", type=Path, help="keep the embedded server's data here")
@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against", type=Path, help="another checkout to measure alongside")
     parser.add_argument("--against-label", default="before", help="name of that checkout's run")
     args = parser.parse_args(argv)
-    sizes = [10_000] if args.quick else args.sizes
+    sizes = [2_000] if args.quick else args.sizes
     requests = 40 if args.quick else args.requests
     operations = [] if args.load_only else args.operations
     measured = asyncio.run(run(sizes, requests, args.pg_dir, args.reuse, operations, args.against))
