@@ -8,7 +8,6 @@ import asyncio
 import json
 import math
 import random
-import statistics
 import tempfile
 import time
 import uuid
@@ -19,11 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-from sqlalchemy import event, text
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolutionContext
+from bench.entity_resolution_batched import (
+    BATCH_MENTIONS,
+    FIRST_NAMES,
+    StatementClock,
+    batched,
+    document,
+    latency_summary,
+)
+from services.adjudicator.entities.resolver import EntityResolver, Mention
 from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
 from shared.db.engine import session_factory
 from shared.embedding import OnnxMiniLmEmbedder, embed_async
@@ -40,40 +46,8 @@ __all__ = ["cluster_scores", "main", "quality", "speed"]
 
 DEFAULT_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "resolution_set.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "entity_resolution.json"
-# One string keeps the 48 names on four lines (a list literal formats to one per line).
-_FIRST = (  # noqa: SIM905
-    "ravi priya tom lena dana marcus kenji olu sofia alex maria john james anna li "
-    "wei omar fatima noah emma liam olivia lucas mia ethan ava mateo chloe ivan nadia "
-    "yusuf sara hugo ines kofi amara diego elena felix greta hana isaac jonas kira "
-    "leo maya nico petra"
-).split()
 _CONSONANTS = "bcdfghjklmnprstvwz"
 _VOWELS = "aeiou"
-
-
-_DOC_SQL = (
-    "INSERT INTO documents (namespace, identity_key) VALUES (:ns, :key) RETURNING id",
-    "INSERT INTO document_versions (namespace, document_id, version_number, content, media_type,"
-    " content_sha256) VALUES (:ns, :doc, 1, '\\x00', 'text/plain', :key) RETURNING id",
-    "INSERT INTO chunks (namespace, document_id, content_sha256, text)"
-    " VALUES (:ns, :doc, :key, 'c') RETURNING id",
-    "INSERT INTO claims (namespace, document_id, first_version_id, chunk_id, claim_text,"
-    " normalized_text, source_span, char_start, char_end, chunk_char_start, chunk_char_end,"
-    " extractor_name, extractor_version, dedupe_key) SELECT :ns, :doc, :ver, :chunk, 'c', 'c',"
-    " 'c', 0, 1, 0, 1, 'bench', '1', :key || i FROM generate_series(1, :n) AS i RETURNING id",
-)
-
-
-async def _document(
-    session: AsyncSession, namespace: str, claims: int
-) -> tuple[uuid.UUID, list[uuid.UUID]]:
-    """A document with `claims` claims, so verdicts carry a document like in production."""
-    await repo.ensure_namespace(session, namespace)
-    params: dict[str, Any] = {"ns": namespace, "key": uuid.uuid4().hex, "n": claims}
-    for key, sql in zip(("doc", "ver", "chunk"), _DOC_SQL, strict=False):
-        params[key] = (await session.execute(text(sql), params)).scalar_one()
-    rows = await session.execute(text(_DOC_SQL[3]), params)
-    return params["doc"], [r[0] for r in rows]
 
 
 def cluster_scores(gold: list[str], predicted: list[str]) -> dict[str, Any]:
@@ -114,7 +88,7 @@ async def quality(
     index = {id(row): n for n, row in enumerate(rows)}
     for doc_rows in by_doc.values():
         async with factory() as session, session.begin():
-            doc, claims = await _document(session, namespace, len(doc_rows))
+            doc, claims = await document(session, namespace, len(doc_rows))
             for row, claim in zip(doc_rows, claims, strict=True):
                 # One claim per call, as the adjudicator resolves claim by claim.
                 (result,) = await resolver.resolve_mentions(
@@ -176,7 +150,7 @@ def _synthetic_names(count: int, rng: random.Random) -> list[str]:
             for _ in range(rng.randint(2, 3))
         )
         surname = "".join(syllables).capitalize()
-        names.add(f"{rng.choice(_FIRST).capitalize()} {surname}")
+        names.add(f"{rng.choice(FIRST_NAMES).capitalize()} {surname}")
     return sorted(names)
 
 
@@ -232,17 +206,6 @@ async def _load(dsn: str, namespace: str, names: list[str]) -> float:
     finally:
         await conn.close()
     return round(time.perf_counter() - started, 1)
-
-
-def _summary(values: list[float]) -> dict[str, Any]:
-    if not values:
-        return {"n": 0}
-    ordered = sorted(values)
-    return {
-        "n": len(values),
-        "p50_ms": round(statistics.median(ordered), 3),
-        "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
-    }
 
 
 async def _scan_trigram_hits(
@@ -303,19 +266,19 @@ async def speed(
     # As the adjudicator builds it: with the embedder its embedding step uses.
     embedder = OnnxMiniLmEmbedder.load()
     resolver = EntityResolver(embedder)
-    clock = _StatementClock(engine)
+    clock = StatementClock(engine)
     samples: dict[str, list[float]] = defaultdict(list)
     kinds = ["existing"] * 6 + ["typo"] * 2 + ["new"] * 2
     mismatches = 0
     async with factory() as session, session.begin():
-        doc, claims = await _document(session, namespace, mentions)
+        doc, claims = await document(session, namespace, mentions)
     for n in range(mentions + 20):  # the first 20 warm plans and caches
         kind = kinds[n % len(kinds)]
         name = rng.choice(names)
         if kind == "typo":
             name = name[:-2] + name[-1] + name[-2]
         elif kind == "new":
-            name = f"{rng.choice(_FIRST).capitalize()} Zq{uuid.uuid4().hex[:6]}"
+            name = f"{rng.choice(FIRST_NAMES).capitalize()} Zq{uuid.uuid4().hex[:6]}"
         norm = normalize_name(name)
         mention = Mention(name, "subject", claims[n % mentions], doc, None, ("Ravi Patel",))
         async with factory() as session, session.begin():
@@ -358,9 +321,13 @@ async def speed(
                 values.clear()
             clock.clear()
     steps = clock.summary({"single": mentions})
-    batched, batch_steps = await _batched(factory, resolver, namespace, names, rng, calls, clock)
-    samples.update(batched)
-    embed_batch = [f"{rng.choice(_FIRST)} Zq{uuid.uuid4().hex[:6]}" for _ in range(_BATCH_MENTIONS)]
+    batch_samples, batch_steps = await batched(
+        factory, resolver, namespace, names, rng, calls, clock
+    )
+    samples.update(batch_samples)
+    embed_batch = [
+        f"{rng.choice(FIRST_NAMES)} Zq{uuid.uuid4().hex[:6]}" for _ in range(BATCH_MENTIONS)
+    ]
     for _ in range(10):
         await _timed(samples, "step_embedding_model_batch", embed_async(embedder, embed_batch))
     samples["step_embedding_model_per_name_in_batch"] = [
@@ -371,140 +338,11 @@ async def speed(
         "mentions": mentions,
         "load_seconds": load_seconds,
         "trigram_mismatches_vs_exhaustive": mismatches,
-        "batch_mentions": _BATCH_MENTIONS,
+        "batch_mentions": BATCH_MENTIONS,
         "batch_calls_per_kind": calls,
-        "latency": {key: _summary(values) for key, values in sorted(samples.items())},
+        "latency": {key: latency_summary(values) for key, values in sorted(samples.items())},
         "in_resolver_steps": steps | batch_steps,
     }
-
-
-# The adjudicator resolves a batch of 16 claims in one call: a subject and an object each.
-_BATCH_CLAIMS = 16
-_BATCH_MENTIONS = 2 * _BATCH_CLAIMS
-
-
-def _mention_name(kind: str, names: list[str], rng: random.Random) -> str:
-    name = rng.choice(names)
-    if kind == "typo":
-        return name[:-2] + name[-1] + name[-2]
-    if kind == "new":
-        return f"{rng.choice(_FIRST).capitalize()} Zq{uuid.uuid4().hex[:6]}"
-    return name
-
-
-async def _batched(
-    factory: async_sessionmaker[AsyncSession],
-    resolver: EntityResolver,
-    namespace: str,
-    names: list[str],
-    rng: random.Random,
-    calls: int,
-    clock: _StatementClock,
-) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    """Calls of `_BATCH_MENTIONS` mentions (one new document of `_BATCH_CLAIMS` claims each,
-    as an adjudicator batch): per kind of name, and mixed in the proportions of the single
-    mentions; each sample is the call's time divided by its mentions."""
-    samples: dict[str, list[float]] = defaultdict(list)
-    mix = ["existing"] * 6 + ["typo"] * 2 + ["new"] * 2
-    for kind in ("existing", "typo", "new", "mixed"):
-        for n in range(calls + 2):  # the first two warm plans and caches
-            kinds = [mix[i % len(mix)] if kind == "mixed" else kind for i in range(_BATCH_MENTIONS)]
-            rng.shuffle(kinds)
-            texts = [_mention_name(k, names, rng) for k in kinds]
-            async with factory() as session, session.begin():
-                doc, claims = await _document(session, namespace, _BATCH_CLAIMS)
-                mentions = [
-                    Mention(
-                        texts[i],
-                        "subject" if i % 2 == 0 else "object",
-                        claims[i // 2],
-                        doc,
-                        None,
-                        (texts[i + 1 - 2 * (i % 2)],),
-                    )
-                    for i in range(_BATCH_MENTIONS)
-                ]
-                context = ResolutionContext(session, namespace)
-                with clock.running(f"batch_{kind}"):
-                    started = time.perf_counter()
-                    await resolver.resolve_mentions(session, namespace, mentions, context=context)
-                    elapsed = (time.perf_counter() - started) * 1000
-            if n >= 2:
-                samples[f"resolve_batch_{kind}_per_mention"].append(elapsed / _BATCH_MENTIONS)
-            else:
-                clock.clear(f"batch_{kind}")
-    counts = {f"batch_{k}": calls * _BATCH_MENTIONS for k in ("existing", "typo", "new", "mixed")}
-    return samples, clock.summary(counts)
-
-
-# The statements the resolver sends, by the step they serve (matched on how they begin).
-_STATEMENT_STEPS = (
-    ("SELECT coalesce(e.redirect_to, e.id)", "exact_alias"),
-    ("SELECT pg_advisory_xact_lock", "name_locks"),
-    ("SELECT c.document_id", "document_map"),
-    ("SELECT 0 AS part", "trigram_phonetic"),
-    ("SELECT -1 AS part", "trigram_phonetic"),
-    ("WITH docs AS", "neighbours"),
-    ("SELECT profile_embedding IS NOT NULL", "profile_probe"),
-    ("SELECT q.n, h.*", "embedding"),
-    ("WITH e AS (INSERT", "writes"),
-    ("INSERT INTO merge_proposals", "proposals"),
-    ("INSERT INTO namespaces", "namespace"),
-)
-
-
-class _StatementClock:
-    """Times every statement the resolver sends (from the driver call to its answer) and
-    files it under the step it serves, per labelled phase of the benchmark."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._label: str | None = None
-        self._times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        sync = engine.sync_engine
-        event.listen(sync, "before_cursor_execute", self._before)
-        event.listen(sync, "after_cursor_execute", self._after)
-
-    def running(self, label: str) -> _Label:
-        return _Label(self, label)
-
-    def clear(self, label: str | None = None) -> None:
-        if label is None:
-            self._times.clear()
-        else:
-            self._times.pop(label, None)
-
-    def _before(self, conn: Any, *_: Any) -> None:
-        conn.info["bench_started"] = time.perf_counter()
-
-    def _after(self, conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if self._label is None:
-            return
-        flat = " ".join(statement.split())
-        step = next((s for prefix, s in _STATEMENT_STEPS if flat.startswith(prefix)), "other")
-        elapsed = (time.perf_counter() - conn.info["bench_started"]) * 1000
-        self._times[self._label][step].append(elapsed)
-
-    def summary(self, mentions: dict[str, int]) -> dict[str, Any]:
-        """Per label and step: statements, p50/p95 per statement and ms per mention."""
-        return {
-            label: {
-                step: _summary(values)
-                | {"ms_per_mention": round(sum(values) / max(1, mentions[label]), 3)}
-                for step, values in sorted(self._times[label].items())
-            }
-            for label in mentions
-        }
-
-
-class _Label:
-    def __init__(self, clock: _StatementClock, label: str) -> None:
-        self._clock, self._label = clock, label
-
-    def __enter__(self) -> None:
-        self._clock._label = self._label
-
-    def __exit__(self, *_: object) -> None:
-        self._clock._label = None
 
 
 async def run(args: argparse.Namespace, rows: list[dict[str, Any]]) -> dict[str, Any]:
