@@ -51,18 +51,21 @@ ALIAS_COLUMNS = """
 """
 
 
+def alias_hit(r: Any, score: float = 1.0) -> AliasHit:
+    """An AliasHit from a row with the names of ALIAS_COLUMNS."""
+    return AliasHit(
+        r.entity_id,
+        r.canonical_name,
+        r.normalized_name,
+        r.alias,
+        r.normalized_alias,
+        r.mention_count,
+        score,
+    )
+
+
 def alias_hits(rows: Iterable[Any]) -> list[AliasHit]:
-    return [
-        AliasHit(
-            r.entity_id,
-            r.canonical_name,
-            r.normalized_name,
-            r.alias,
-            r.normalized_alias,
-            r.mention_count,
-        )
-        for r in rows
-    ]
+    return [alias_hit(r) for r in rows]
 
 
 async def exact_alias_hits(
@@ -135,17 +138,7 @@ async def embedding_hits_many(
     found: list[list[AliasHit]] = [[] for _ in vectors]
     for r in rows:
         if float(r.sim) >= min_similarity:
-            found[r.n - 1].append(
-                AliasHit(
-                    r.entity_id,
-                    r.canonical_name,
-                    r.normalized_name,
-                    r.alias,
-                    r.normalized_alias,
-                    r.mention_count,
-                    float(r.sim),
-                )
-            )
+            found[r.n - 1].append(alias_hit(r, float(r.sim)))
     return found
 
 

@@ -6,7 +6,7 @@ import functools
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import text
@@ -125,15 +125,7 @@ def _params(query: frozenset[str], plan: _LengthPlan, limit: int) -> dict[str, A
 
 def _scored(query: frozenset[str], hits: list[AliasHit]) -> list[AliasHit]:
     scored = [
-        AliasHit(
-            hit.entity_id,
-            hit.canonical_name,
-            hit.normalized_name,
-            hit.alias,
-            hit.normalized_alias,
-            hit.mention_count,
-            trigram_similarity(query, trigrams(hit.normalized_alias)),
-        )
+        replace(hit, score=trigram_similarity(query, trigrams(hit.normalized_alias)))
         for hit in hits
     ]
     scored.sort(key=lambda h: (-h.score, -h.mention_count, h.normalized_alias))
