@@ -85,41 +85,28 @@ def _plot(data: dict[str, Any], locomo: dict[str, Any] | None, path: Path) -> No
     if base_run:
         size = int(baseline.get("size", base_run.get("documents", 0)))
         rate = base_run.get("stages", {}).get("adjudicate", {}).get("claims_per_second")
-        rates.scatter(
-            [size],
-            [rate or 0.0],
-            marker="x",
-            s=70,
-            color="red",
-            label="adjudicate, sequential baseline",
-            zorder=3,
-        )
+        cross: dict[str, Any] = {"marker": "x", "s": 70, "color": "red", "zorder": 3}
+        rates.scatter([size], [rate or 0.0], label="adjudicate, sequential baseline", **cross)
         walls.scatter(
             [size],
             [base_run.get("wall_seconds_end_to_end") or 0.0],
-            marker="x",
-            s=70,
-            color="red",
             label="sequential adjudicator",
-            zorder=3,
+            **cross,
         )
     if locomo and locomo.get("sessions"):
         sessions = int(locomo["sessions"])
+        diamond: dict[str, Any] = {"marker": "D", "color": "purple", "zorder": 3}
         rates.scatter(
             [sessions],
             [locomo.get("claims_per_second_adjudication") or 0.0],
-            marker="D",
-            color="purple",
             label="LoCoMo adjudicated",
-            zorder=3,
+            **diamond,
         )
         walls.scatter(
             [sessions],
             [locomo.get("wall_seconds_ingest_to_facts") or 0.0],
-            marker="D",
-            color="purple",
             label="LoCoMo (longer documents)",
-            zorder=3,
+            **diamond,
         )
     for axis in (rates, walls):
         axis.set_xscale("log")
