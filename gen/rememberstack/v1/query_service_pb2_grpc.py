@@ -143,6 +143,7 @@ class QueryServiceServicer:
 
     def LookupRelations(self, request, context):
         """Relations matching subject / predicate / object (AND), by evidence count then learned time.
+        Matches are counted up to 5,000: beyond that truncation.total_is_exact is false.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -52,7 +52,9 @@ class QueryServiceStub:
     CombinedContext: _grpc.UnaryUnaryMultiCallable[_query_service_pb2.CombinedContextRequest, _query_service_pb2.CombinedContextResponse]
     """Both contexts side by side, evaluated at the same instant, never blended."""
     LookupRelations: _grpc.UnaryUnaryMultiCallable[_query_service_pb2.LookupRelationsRequest, _query_service_pb2.LookupRelationsResponse]
-    """Relations matching subject / predicate / object (AND), by evidence count then learned time."""
+    """Relations matching subject / predicate / object (AND), by evidence count then learned time.
+    Matches are counted up to 5,000: beyond that truncation.total_is_exact is false.
+    """
     LookupObservations: _grpc.UnaryUnaryMultiCallable[_query_service_pb2.LookupObservationsRequest, _query_service_pb2.LookupObservationsResponse]
     """Observations about one entity, optionally ranked by a property query."""
     HydrateRelation: _grpc.UnaryUnaryMultiCallable[_query_service_pb2.HydrateRelationRequest, _query_service_pb2.HydrateRelationResponse]
@@ -95,7 +97,9 @@ class QueryServiceAsyncStub(QueryServiceStub):
     CombinedContext: _aio.UnaryUnaryMultiCallable[_query_service_pb2.CombinedContextRequest, _query_service_pb2.CombinedContextResponse]  # type: ignore[assignment]
     """Both contexts side by side, evaluated at the same instant, never blended."""
     LookupRelations: _aio.UnaryUnaryMultiCallable[_query_service_pb2.LookupRelationsRequest, _query_service_pb2.LookupRelationsResponse]  # type: ignore[assignment]
-    """Relations matching subject / predicate / object (AND), by evidence count then learned time."""
+    """Relations matching subject / predicate / object (AND), by evidence count then learned time.
+    Matches are counted up to 5,000: beyond that truncation.total_is_exact is false.
+    """
     LookupObservations: _aio.UnaryUnaryMultiCallable[_query_service_pb2.LookupObservationsRequest, _query_service_pb2.LookupObservationsResponse]  # type: ignore[assignment]
     """Observations about one entity, optionally ranked by a property query."""
     HydrateRelation: _aio.UnaryUnaryMultiCallable[_query_service_pb2.HydrateRelationRequest, _query_service_pb2.HydrateRelationResponse]  # type: ignore[assignment]
@@ -165,7 +169,9 @@ class QueryServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _query_service_pb2.LookupRelationsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_query_service_pb2.LookupRelationsResponse, _abc.Awaitable[_query_service_pb2.LookupRelationsResponse]]:
-        """Relations matching subject / predicate / object (AND), by evidence count then learned time."""
+        """Relations matching subject / predicate / object (AND), by evidence count then learned time.
+        Matches are counted up to 5,000: beyond that truncation.total_is_exact is false.
+        """
 
     @_abc_1.abstractmethod
     def LookupObservations(
