@@ -33,6 +33,7 @@ from services.query.domain import (
 from services.query.repository import resolve_entities
 from services.query.retrieval import vector_channel
 from services.query.temporal import scope_params
+from services.query.time_cues import asks_when, time_cues
 from shared.proto_convert import NegativeAnswer, TruncationInfo
 
 # A chunks channel (alias `t`) restricted to chunks holding claims about the entities.
@@ -175,7 +176,17 @@ async def nominate(
         )
     )
     chunks |= await claims_repo.hydrate_chunks(conn, q.namespace, wanted)
-    return Nominated(claim_vec, claim_lex, chunk_vec, chunk_lex, claims, chunks, named)
+    return Nominated(
+        claim_vec,
+        claim_lex,
+        chunk_vec,
+        chunk_lex,
+        claims,
+        chunks,
+        named,
+        time_cues(q.query),
+        asks_when(q.query),
+    )
 
 
 def _saturated(nominated: Nominated, pool: int) -> bool:

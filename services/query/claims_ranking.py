@@ -8,12 +8,14 @@ re-rank the same candidates under other weights in microseconds (bench/locomo/tu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from uuid import UUID
 
 from services.query.domain import ChunkView, ClaimView
 from services.query.retrieval import single_channel_scores
+from services.query.time_cues import TimeCue
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,13 @@ class RankWeights:
     # reply answers what the question asked, usually without repeating its words.
     neighbour: float = 0.3
     answer: float = 0.6
+    # The time ranking (candidates said in or just after a period the query names, in fused
+    # order; see time_cues): "what did Maria donate in December 2023" is answered by what
+    # was said then, which the words alone cannot tell from the other donations.
+    time: float = 1.0
+    # The dated ranking, for a query asking when (candidates stating a time, in fused order):
+    # "when did Dana move" is answered by "Dana moved in May", not by the talk about the move.
+    dated: float = 0.5
 
 
 DEFAULT_WEIGHTS = RankWeights()
@@ -54,6 +63,9 @@ class Nominated:
     claims: dict[UUID, ClaimView]
     chunks: dict[UUID, ChunkView]
     named: set[str] = field(default_factory=set)
+    # Periods the query names, and whether it asks when something happened (see time_cues).
+    when: list[TimeCue] = field(default_factory=list)
+    asks_when: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,46 +153,81 @@ def lexical_query(query: str, speakers: Iterable[str]) -> str:
     return " ".join(query.split())
 
 
-def speaker_ranking(
-    fused: Sequence[tuple[UUID, float]], speakers: dict[UUID, set[str]], named: set[str]
-) -> list[UUID]:
-    """The fused candidates said by a named speaker, in fused order."""
-    return [item for item, _ in fused if speakers.get(item, set()) & named]
-
-
 def ordered(scores: dict[UUID, float]) -> list[tuple[UUID, float]]:
     """Best first; ties broken by id so a ranking is reproducible."""
     return sorted(scores.items(), key=lambda pair: (-pair[1], str(pair[0])))
 
 
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What the cue rankings read of one candidate: who said it, when, and whether it states
+    when something happened (a claim with a world time, or a chunk holding one)."""
+
+    speakers: frozenset[str]
+    at: datetime | None
+    dated: bool
+
+
+def cue_rankings(
+    fused: Sequence[tuple[UUID, float]], said: dict[UUID, Said], n: Nominated, w: RankWeights
+) -> list[tuple[list[UUID], float]]:
+    """The rankings the query's cues add, each the fused candidates that fit it, in fused
+    order: said by a speaker it names, said in (or just after) a period it names, stating a
+    time when it asks when."""
+    fits: list[tuple[Callable[[Said], bool], float]] = []
+    if n.named:
+        fits.append((lambda s: not s.speakers.isdisjoint(n.named), w.speaker))
+    if n.when:
+        fits.append(
+            (lambda s: s.at is not None and any(cue.covers(s.at) for cue in n.when), w.time)
+        )
+    if n.asks_when:
+        fits.append((lambda s: s.dated, w.dated))
+    return [
+        ([item for item, _ in fused if item in said and fit(said[item])], weight)
+        for fit, weight in fits
+    ]
+
+
 def _fused(
     rankings: Sequence[tuple[Sequence[UUID], float]],
-    speakers: dict[UUID, set[str]],
-    named: set[str],
-    speaker_weight: float,
+    said: dict[UUID, Said],
+    n: Nominated,
+    weights: RankWeights,
 ) -> dict[UUID, float]:
-    """Weighted RRF of the channels, plus the speaker ranking when the query names a speaker."""
+    """Weighted RRF of the channels and of the rankings the query's cues add."""
     scores = weighted_rrf(rankings)
-    if not named:
-        return scores
-    by_speaker = speaker_ranking(ordered(scores), speakers, named)
-    return weighted_rrf([*rankings, (by_speaker, speaker_weight)])
+    cues = cue_rankings(ordered(scores), said, n, weights)
+    return weighted_rrf([*rankings, *cues]) if cues else scores
 
 
 def rank(nominated: Nominated, weights: RankWeights = DEFAULT_WEIGHTS) -> Ranked:
     """Fuse each layer's channels, let the layers vouch for each other, group the claims."""
     n = nominated
+    dated_chunks = {c.chunk_id for c in n.claims.values() if c.claim_valid_from is not None}
     claim_scores = _fused(
         [(n.claim_vector, weights.vector), (n.claim_lexical, weights.lexical)],
-        {c.claim_id: {c.speaker} for c in n.claims.values() if c.speaker},
-        n.named,
-        weights.speaker,
+        {
+            c.claim_id: Said(
+                frozenset([c.speaker] if c.speaker else []),
+                c.asserted_at,
+                c.claim_valid_from is not None,
+            )
+            for c in n.claims.values()
+        },
+        n,
+        weights,
     )
     chunk_scores = _fused(
         [(n.chunk_vector, weights.vector), (n.chunk_lexical, weights.lexical)],
-        {c.chunk_id: chunk_speakers(c.text) for c in n.chunks.values()},
-        n.named,
-        weights.speaker,
+        {
+            c.chunk_id: Said(
+                frozenset(chunk_speakers(c.text)), c.asserted_at, c.chunk_id in dated_chunks
+            )
+            for c in n.chunks.values()
+        },
+        n,
+        weights,
     )
     dropped = len(claim_scores.keys() - n.claims.keys())
     dropped += len(chunk_scores.keys() - n.chunks.keys())
