@@ -301,7 +301,11 @@ class ClaimsAndSourcesContextRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     query: _builtins.str
-    """Free-text query (1-8,192 characters)."""
+    """Free-text query (1-8,192 characters). Speakers it names, absolute dates it names ("in May
+    2023", "on 1 February, 2023") and a question asking when raise, respectively, what those
+    speakers said, what was said in (or just after) that period and claims that state a time;
+    they only reorder candidates, never filter them (time_scope filters).
+    """
     k: _builtins.int
     """Claims and chunks to return, each (1-100); 0 means 50."""
     candidate_k: _builtins.int
