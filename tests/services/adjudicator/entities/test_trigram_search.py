@@ -125,3 +125,15 @@ async def test_trigram_phonetic_hits_equal_separate_trigram_and_phonetic_searche
         assert per_query == expected
         assert phonetic == await lookup.phonetic_hits(session, namespace, code, 10)
         assert phonetic and per_query[0] and per_query[1] == []
+
+
+async def test_the_search_plans_once_per_connection(
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    # Its trigrams are ranked inside the statement, so a plan per execution only costs
+    # planning time (twice the execution at 1,000 aliases): the function forces a kept plan.
+    async with session_factory() as session:
+        config = await session.scalar(
+            text("SELECT proconfig FROM pg_proc WHERE proname = 'alias_trigram_matches'")
+        )
+    assert config == ["plan_cache_mode=force_generic_plan"]
