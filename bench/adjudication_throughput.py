@@ -103,6 +103,9 @@ async def _template_ready(url: str) -> bool:
 async def prepare_template(url: str, limit: int | None) -> dict[str, Any]:
     """Ingest the corpus into the template database (kept when it is already complete)."""
     if await _template_ready(url):
+        # Kept from an earlier build: bring it to this build's schema, as a deploy would, or the
+        # adjudicators refuse to start on it.
+        await upgrade_to_head(_database(url, TEMPLATE))
         return {"reused_template": True}
     await _admin(url, f"DROP DATABASE IF EXISTS {TEMPLATE}", f"CREATE DATABASE {TEMPLATE}")
     template = _database(url, TEMPLATE)
