@@ -8,7 +8,7 @@ from uuid import UUID
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-__all__ = ["lock_entities", "lock_name"]
+__all__ = ["lock_entities", "lock_names", "name_lock_key"]
 
 # Adjudication of one subject entity and creation of one normalized name must never interleave
 # across workers; Postgres advisory locks give that without a lock table, and the xact variant
@@ -22,18 +22,29 @@ _LOCK_MANY = text(
 )
 
 
-async def lock_entities(session: AsyncSession, namespace: str, entity_ids: Iterable[UUID]) -> None:
-    """Lock entities in a global order (sorted ids), so two writers can never deadlock.
-
-    One statement for the whole set, acquiring in the sorted order.
-    """
-    keys = [f"entity:{namespace}:{entity_id}" for entity_id in sorted(set(entity_ids))]
+async def _lock_sorted(session: AsyncSession, keys: list[str]) -> None:
+    """Take these (sorted) keys' locks in one statement, in their order."""
     if len(keys) == 1:
         await session.execute(_LOCK, {"key": keys[0]})
     elif keys:
         await session.execute(_LOCK_MANY, {"keys": keys})
 
 
-async def lock_name(session: AsyncSession, namespace: str, normalized_name: str) -> None:
-    """Lock one normalized name while deciding whether it becomes a new entity."""
-    await session.execute(_LOCK, {"key": f"name:{namespace}:{normalized_name}"})
+async def lock_entities(session: AsyncSession, namespace: str, entity_ids: Iterable[UUID]) -> None:
+    """Lock entities in a global order (sorted ids), so two writers can never deadlock.
+
+    One statement for the whole set, acquiring in the sorted order.
+    """
+    keys = [f"entity:{namespace}:{entity_id}" for entity_id in sorted(set(entity_ids))]
+    await _lock_sorted(session, keys)
+
+
+def name_lock_key(namespace: str, normalized_name: str) -> str:
+    """The advisory-lock key of one normalized name (hashed by `hashtextextended`)."""
+    return f"name:{namespace}:{normalized_name}"
+
+
+async def lock_names(session: AsyncSession, namespace: str, normalized: Iterable[str]) -> None:
+    """Lock normalized names while deciding whether they become new entities: one statement,
+    in sorted order, so two writers locking overlapping sets cannot deadlock on them."""
+    await _lock_sorted(session, [name_lock_key(namespace, n) for n in sorted(set(normalized))])

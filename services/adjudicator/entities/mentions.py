@@ -11,6 +11,7 @@ from uuid import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.entities import repository as repo
+from shared.beliefs.locks import lock_names
 from shared.entities import lookup
 from shared.entities.normalize import (
     is_bare_head_noun,
@@ -137,7 +138,7 @@ class ResolutionContext:
         await self.load_exact(sorted(names))
         wanted = sorted({n for n in names if not self.settles(n)} - self.locked)
         if wanted:
-            await repo.lock_names(self.session, self.namespace, wanted)
+            await lock_names(self.session, self.namespace, wanted)
             self.locked.update(wanted)
             await self.load_exact_again(wanted)
 

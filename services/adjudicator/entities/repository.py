@@ -20,26 +20,11 @@ __all__ = [
     "create_entity",
     "document_entities",
     "ensure_namespace",
-    "lock_names",
     "upsert_alias",
     "upsert_proposal",
     "upsert_proposals",
     "write_mentions",
 ]
-
-# The key format of `shared.beliefs.locks.lock_name`, so both serialize the same names.
-_LOCK_NAMES = text(
-    "SELECT pg_advisory_xact_lock(hashtextextended(u.key, 0))"
-    " FROM unnest(CAST(:keys AS text[])) WITH ORDINALITY AS u(key, n) ORDER BY u.n"
-)
-
-
-async def lock_names(session: AsyncSession, namespace: str, normalized: Sequence[str]) -> None:
-    """Lock these normalized names (as `lock_name` does one) in one statement, in sorted order
-    so two writers locking overlapping sets cannot deadlock on them."""
-    keys = [f"name:{namespace}:{name}" for name in sorted(set(normalized))]
-    if keys:
-        await session.execute(_LOCK_NAMES, {"keys": keys})
 
 
 async def ensure_namespace(session: AsyncSession, namespace: str) -> None:

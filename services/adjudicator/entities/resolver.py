@@ -25,6 +25,7 @@ from services.adjudicator.entities.rules import (
     describe,
     match_kind,
 )
+from shared.beliefs.locks import lock_names
 from shared.embedding import Embedder, embed_async
 from shared.entities import lookup
 from shared.entities.nicknames import short_form_expansions
@@ -114,7 +115,7 @@ class EntityResolver:
         # again; the document maps are read after the lock for the same reason.
         to_lock = sorted({n for _, n in open_} - call.locked)
         if to_lock:
-            await repo.lock_names(session, namespace, to_lock)
+            await lock_names(session, namespace, to_lock)
             call.locked.update(to_lock)
             await call.load_exact_again(to_lock)
         await call.load_documents([m.document_id for m, _ in open_ if m.document_id])

@@ -12,6 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolutionContext
+from shared.beliefs.locks import name_lock_key
 from tests.services.adjudicator.entities.conftest import DocumentClaims
 
 _TRY = text("SELECT pg_try_advisory_xact_lock(hashtextextended(:key, 0))")
@@ -21,7 +22,7 @@ async def _held_elsewhere(
     factory: async_sessionmaker[AsyncSession], namespace: str, name: str
 ) -> bool:
     async with factory() as other, other.begin():
-        return not (await other.execute(_TRY, {"key": f"name:{namespace}:{name}"})).scalar_one()
+        return not (await other.execute(_TRY, {"key": name_lock_key(namespace, name)})).scalar_one()
 
 
 async def test_locks_taken_ahead_cover_every_later_resolver_call(
