@@ -10,6 +10,7 @@ against, and a wrong period would push the answer down.
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -59,26 +60,30 @@ class TimeCue:
     month: int | None = None
     day: int | None = None
 
-    def _period(self, year: int) -> tuple[datetime, datetime]:
-        if self.month is None:
-            return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
-        if self.day is not None:
-            start = datetime(year, self.month, self.day, tzinfo=UTC)
-            return start, start + timedelta(days=1)
-        start = datetime(year, self.month, 1, tzinfo=UTC)
-        return start, (start + timedelta(days=31)).replace(day=1)
-
     def covers(self, said_at: datetime) -> bool:
         """Whether something said at `said_at` was said in the period or shortly after it."""
         years = [self.year] if self.year is not None else [said_at.year, said_at.year - 1]
         for year in years:
-            try:
-                start, end = self._period(year)
-            except ValueError:  # February 30th names no day
-                return False
-            if start <= said_at < end + _REPORTING_LAG:
+            period = _period(self, year)
+            if period is not None and period[0] <= said_at < period[1] + _REPORTING_LAG:
                 return True
         return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _period(cue: TimeCue, year: int) -> tuple[datetime, datetime] | None:
+    """The cue's period in `year` (None for a day that year lacks, such as February 30th).
+    Cached (bounded: queries keep naming new dates): a ranking asks it for every candidate."""
+    try:
+        if cue.month is None:
+            return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+        if cue.day is not None:
+            start = datetime(year, cue.month, cue.day, tzinfo=UTC)
+            return start, start + timedelta(days=1)
+        start = datetime(year, cue.month, 1, tzinfo=UTC)
+    except ValueError:
+        return None
+    return start, (start + timedelta(days=31)).replace(day=1)
 
 
 def time_cues(query: str) -> list[TimeCue]:
