@@ -153,6 +153,14 @@ class Settings(BaseSettings):
     worker_lease_seconds: int = Field(
         default=60, gt=0, description="How long a claimed work item stays locked to a worker."
     )
+    statistics_refresh_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        description=(
+            "How often the writing services (ingest, adjudicator) look for tables that grew past"
+            " their planner statistics and analyze them; 0 leaves it to autovacuum alone."
+        ),
+    )
     adjudicator_processes: int = Field(
         default=1,
         ge=1,

@@ -25,6 +25,7 @@ from services.adjudicator.service import AdjudicationService
 from services.adjudicator.servicer import AdjudicatorServicer
 from services.adjudicator.worker import AdjudicationWorkers
 from shared.db import create_engine, ensure_schema_current, resolve_database_url, session_factory
+from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder, create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.logging import configure_logging
@@ -144,7 +145,11 @@ async def build_server(
     service = _service(settings, engine)
     workers = _workers(settings, engine, service)
     await workers.start()
-    # Workers and replicas stop before the engine is disposed (and the embedded database).
+    statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
+    await statistics.start()
+    # Workers, the refresher and replicas stop before the engine is disposed (and the
+    # embedded database).
+    on_stop.insert(0, statistics.stop)
     on_stop.insert(0, workers.stop)
     replicas = await start_replicas(settings, engine, settings.adjudicator_processes - 1)
     on_stop.insert(0, replicas.stop)
@@ -225,6 +230,8 @@ async def _replica(settings: Settings) -> None:
         loop.add_signal_handler(sig, stop.set)
     workers = _workers(settings, engine, _service(settings, engine))
     await workers.start()
+    statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
+    await statistics.start()
     try:
         # A parent killed without a chance to stop its replicas leaves them orphaned: the
         # new parent pid says so, and the replica ends like on SIGTERM.
@@ -233,4 +240,5 @@ async def _replica(settings: Settings) -> None:
                 await asyncio.wait_for(stop.wait(), 1.0)
     finally:
         await workers.stop()
+        await statistics.stop()
         await engine.dispose()

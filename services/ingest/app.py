@@ -21,6 +21,7 @@ from shared.db.embedded import resolve_database_url
 from shared.db.engine import create_engine, session_factory
 from shared.db.migrate import ensure_schema_current
 from shared.db.queue import Worker
+from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder
 from shared.grpc.server import GrpcServer, servicer_registration
 from shared.telemetry import Telemetry
@@ -77,11 +78,14 @@ async def build_server(
     ]
     for worker in workers:
         await worker.start()
+    statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
+    await statistics.start()
     # Loading spaCy and ONNX takes seconds; do it beside serving instead of before it.
     warm = asyncio.create_task(asyncio.to_thread(runtime.warm), name="ingest:warm-models")
 
     async def stop() -> None:
         await asyncio.gather(*(worker.stop() for worker in workers))
+        await statistics.stop()
         with contextlib.suppress(asyncio.CancelledError):
             await warm
         if owns_engine:
