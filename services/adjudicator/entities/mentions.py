@@ -65,6 +65,12 @@ class ResolverThresholds:
     embedding_nominate: float = 0.6
     proposal_floor: float = 0.3
     nominees_per_step: int = 10
+    # Longer mentions skip the trigram and phonetic steps: they are descriptions ("nate first
+    # video game tournament"), not names with a typo, and a near spelling of one is usually
+    # another thing ("nate fourth video game tournament"). Their searches were also two fifths
+    # of the trigram time on LoCoMo at a fifth of the names (a search reads the postings of
+    # most of its trigrams, and a long phrase has sixty).
+    fuzzy_max_words: int = 5
 
 
 @dataclass

@@ -235,6 +235,9 @@ class EntityResolver:
         if step == "exact_alias":
             return call.exact.get(norm, [])
         if step == "trigram":
+            if len(norm.split()) > t.fuzzy_max_words:
+                prefetched["phonetic"] = []
+                return []
             # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
             first, *rest = norm.split()
             queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]

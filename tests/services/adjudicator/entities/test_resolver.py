@@ -216,6 +216,31 @@ async def test_case_accent_and_punctuation_variants_resolve_at_the_alias_step(
         assert {v.step for v in variants} == {"exact_alias"}
 
 
+async def test_a_misspelt_name_resolves_at_the_trigram_step_but_a_description_does_not(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        name, first = await _resolve(
+            session,
+            namespace,
+            document_claims,
+            ["Priyanka Ramaswamy", "Nate's first video game tournament in the city"],
+        )
+        misspelt, fourth = await _resolve(
+            session,
+            namespace,
+            document_claims,
+            ["Priyanka Ramaswami", "Nate's fourth video game tournament in the city"],
+            extra_context=("Priyanka Ramaswamy",),
+        )
+        assert misspelt.entity_id == name.entity_id and misspelt.step == "trigram"
+        # Seven words: a description, compared exactly or not at all.
+        assert fourth.created and fourth.entity_id != first.entity_id
+        assert await _proposals(session, namespace) == []
+
+
 async def test_bare_head_nouns_are_not_entities_unless_capitalized(
     session_factory: async_sessionmaker[AsyncSession],
     namespace: str,
