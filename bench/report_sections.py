@@ -205,8 +205,12 @@ def pipeline_throughput(data: dict[str, Any], _plots: Path) -> list[str]:
         f"{data.get('facts')} | |",
         f"| ingest start → adjudicated facts (s) | {_f(wall, 1)} | < 240 s: "
         f"{_met(None if wall is None else wall < 240)} |",
-        f"| claims/s adjudicated | {_f(rate, 1)} | ≥ 150: "
-        f"{_met(None if rate is None else rate >= 150)} |",
+        # Here adjudication keeps pace with embedding (see "adjudicate done after embed"), so
+        # this rate is embedding's; the adjudicator's own is the backlog benchmark's.
+        f"| claims/s adjudicated, paced by embedding | {_f(rate, 1)} | – (≥ 150 is measured"
+        " on the backlog: see the headline) |",
+        f"| adjudicate done after the last embed (s) | "
+        f"{_f(data.get('adjudicate_done_after_embed_seconds'), 1)} | |",
         f"| adjudicator workers | {data.get('adjudicator_workers')} | |",
     ]
     for stage, value in data.get("stage_done_seconds", {}).items():
