@@ -29,7 +29,7 @@ from sqlalchemy import text
 from bench.locomo.corpus import DEFAULT_DATA_PATH, Question, load_questions
 from bench.locomo.metrics import CATEGORY_NAMES, evaluate, render_table
 from services.query import claims_repository as claims_repo
-from services.query.claims_context import claims_context
+from services.query.claims_context import EmbedQuery, claims_context
 from services.query.domain import ClaimsContextQuery
 from services.query.retrieval import Budget, read_snapshot, vector_channel, vector_literal
 from shared.db.embedded import EmbeddedPostgres
@@ -53,6 +53,17 @@ def turn_at(offsets: dict[str, tuple[int, int]], position: int) -> str | None:
 def turns_in(offsets: dict[str, tuple[int, int]], start: int, end: int) -> list[str]:
     ordered = sorted(offsets.items(), key=lambda pair: pair[1][0])
     return [turn for turn, (s, e) in ordered if s < end and e > start]
+
+
+def query_embedder() -> EmbedQuery:
+    """Embeds a text the query derives (see claims_context.nominate) with the packaged model,
+    as the query service does."""
+    model = OnnxMiniLmEmbedder.load()
+
+    async def embed(text: str) -> str | None:
+        return vector_literal(model.embed([text])[0])
+
+    return embed
 
 
 def question_vectors(data_dir: Path, questions: Sequence[Question]) -> list[str]:
@@ -127,6 +138,7 @@ async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
     offsets, questions = load_state(data_dir)
     conversations = sorted({q.conv_index for q in questions})
     vectors = question_vectors(data_dir, questions)
+    embed = query_embedder()
     server = EmbeddedPostgres(data_dir / "postgres")
     engine = create_engine(await asyncio.to_thread(server.start))
     now = datetime.now(UTC)
@@ -141,7 +153,7 @@ async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
             namespace = f"locomo-{question.conv_index}"
             q = ClaimsContextQuery(namespace, question.question, (), k, candidate_k, None)
             async with read_snapshot(engine, Budget(60)) as conn:
-                result = await claims_context(conn, q, vector, now)
+                result = await claims_context(conn, q, vector, now, embed)
                 channel_turns: dict[str, list[str]] = {}
                 for table, kind in (("claims", "claim"), ("chunks", "chunk")):
                     vec = await vector_channel(conn, table, namespace, vector, candidate_k)

@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo.corpus import Question
-from bench.locomo.diagnose import load_state, question_vectors, turn_at, turns_in
+from bench.locomo.diagnose import (
+    load_state,
+    query_embedder,
+    question_vectors,
+    turn_at,
+    turns_in,
+)
 from bench.locomo.metrics import evaluate
 from services.query.claims_context import nominate
 from services.query.claims_ranking import DEFAULT_WEIGHTS, Nominated, RankWeights, rank
@@ -65,6 +71,7 @@ async def _nominate_all(
 ) -> tuple[list[Question], dict[str, Nominated], Any]:
     offsets, questions = load_state(data_dir)
     vectors = question_vectors(data_dir, questions)
+    embed = query_embedder()
     server = EmbeddedPostgres(data_dir / "postgres")
     engine = create_engine(await asyncio.to_thread(server.start))
     now = datetime.now(UTC)
@@ -74,7 +81,7 @@ async def _nominate_all(
             namespace = f"locomo-{question.conv_index}"
             q = ClaimsContextQuery(namespace, question.question, (), k, candidate_k, None)
             async with read_snapshot(engine, Budget(60)) as conn:
-                nominated[question.question_id] = await nominate(conn, q, vector, now)
+                nominated[question.question_id] = await nominate(conn, q, vector, now, embed)
     finally:
         await engine.dispose()
         server.stop()

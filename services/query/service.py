@@ -105,6 +105,11 @@ class QueryService:
         rows = iter(await embed_async(self._embedder, wanted, executor=self._embed_pool))
         return [vector_literal(next(rows)) if t else None for t in texts]
 
+    async def _vector(self, text: str) -> str | None:
+        """One query embedding, for a read that derives a second text from its query."""
+        (vector,) = await self._vectors([text])
+        return vector
+
     async def _read_embedding(
         self,
         texts: Sequence[str],
@@ -210,7 +215,7 @@ class QueryService:
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
         ) -> ClaimsContextResult:
             (vector,) = await vectors()
-            return await claims_context(conn, q, vector, now)
+            return await claims_context(conn, q, vector, now, self._vector)
 
         return await self._read_embedding([q.query], work, lambda: self._claims_stopped(q, now))
 
@@ -234,7 +239,9 @@ class QueryService:
             facts_result = await facts_context(conn, facts, facts_vector, now)
             sources_vector = (await vectors())[1]
             return CombinedResult(
-                facts_result, await claims_context(conn, sources, sources_vector, now), now
+                facts_result,
+                await claims_context(conn, sources, sources_vector, now, self._vector),
+                now,
             )
 
         def stopped() -> CombinedResult:

@@ -27,7 +27,8 @@ if _version_not_supported:
 
 class QueryServiceStub:
     """QueryService serves every read except graph traversal. It is read-only and never calls a chat
-    model; it may embed the query text. Every read is bounded and says so in `truncation`. Typed
+    model; it may embed the query text (ClaimsAndSourcesContext also embeds it without the names of
+    the speakers it names). Every read is bounded and says so in `truncation`. Typed
     negatives (unknown_entity, known_empty, boundary) are answers, never errors. Common errors:
     INVALID_ARGUMENT naming each bad field (out-of-range k, unknown enum value, non-UTC time,
     as_of without both clocks, overlap with to < from, duplicate entity_ids), UNAVAILABLE when the
@@ -104,7 +105,8 @@ class QueryServiceStub:
 
 class QueryServiceServicer:
     """QueryService serves every read except graph traversal. It is read-only and never calls a chat
-    model; it may embed the query text. Every read is bounded and says so in `truncation`. Typed
+    model; it may embed the query text (ClaimsAndSourcesContext also embeds it without the names of
+    the speakers it names). Every read is bounded and says so in `truncation`. Typed
     negatives (unknown_entity, known_empty, boundary) are answers, never errors. Common errors:
     INVALID_ARGUMENT naming each bad field (out-of-range k, unknown enum value, non-UTC time,
     as_of without both clocks, overlap with to < from, duplicate entity_ids), UNAVAILABLE when the
@@ -273,7 +275,8 @@ def add_QueryServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class QueryService:
     """QueryService serves every read except graph traversal. It is read-only and never calls a chat
-    model; it may embed the query text. Every read is bounded and says so in `truncation`. Typed
+    model; it may embed the query text (ClaimsAndSourcesContext also embeds it without the names of
+    the speakers it names). Every read is bounded and says so in `truncation`. Typed
     negatives (unknown_entity, known_empty, boundary) are answers, never errors. Common errors:
     INVALID_ARGUMENT naming each bad field (out-of-range k, unknown enum value, non-UTC time,
     as_of without both clocks, overlap with to < from, duplicate entity_ids), UNAVAILABLE when the

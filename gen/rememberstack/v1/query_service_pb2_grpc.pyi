@@ -28,7 +28,8 @@ GRPC_VERSION: str
 
 class QueryServiceStub:
     """QueryService serves every read except graph traversal. It is read-only and never calls a chat
-    model; it may embed the query text. Every read is bounded and says so in `truncation`. Typed
+    model; it may embed the query text (ClaimsAndSourcesContext also embeds it without the names of
+    the speakers it names). Every read is bounded and says so in `truncation`. Typed
     negatives (unknown_entity, known_empty, boundary) are answers, never errors. Common errors:
     INVALID_ARGUMENT naming each bad field (out-of-range k, unknown enum value, non-UTC time,
     as_of without both clocks, overlap with to < from, duplicate entity_ids), UNAVAILABLE when the
@@ -76,7 +77,8 @@ class QueryServiceStub:
 @_typing.type_check_only
 class QueryServiceAsyncStub(QueryServiceStub):
     """QueryService serves every read except graph traversal. It is read-only and never calls a chat
-    model; it may embed the query text. Every read is bounded and says so in `truncation`. Typed
+    model; it may embed the query text (ClaimsAndSourcesContext also embeds it without the names of
+    the speakers it names). Every read is bounded and says so in `truncation`. Typed
     negatives (unknown_entity, known_empty, boundary) are answers, never errors. Common errors:
     INVALID_ARGUMENT naming each bad field (out-of-range k, unknown enum value, non-UTC time,
     as_of without both clocks, overlap with to < from, duplicate entity_ids), UNAVAILABLE when the
@@ -120,7 +122,8 @@ class QueryServiceAsyncStub(QueryServiceStub):
 
 class QueryServiceServicer(metaclass=_abc_1.ABCMeta):
     """QueryService serves every read except graph traversal. It is read-only and never calls a chat
-    model; it may embed the query text. Every read is bounded and says so in `truncation`. Typed
+    model; it may embed the query text (ClaimsAndSourcesContext also embeds it without the names of
+    the speakers it names). Every read is bounded and says so in `truncation`. Typed
     negatives (unknown_entity, known_empty, boundary) are answers, never errors. Common errors:
     INVALID_ARGUMENT naming each bad field (out-of-range k, unknown enum value, non-UTC time,
     as_of without both clocks, overlap with to < from, duplicate entity_ids), UNAVAILABLE when the

@@ -157,6 +157,7 @@ class World:
         holder: str | None = None,
         current: bool = True,
         turn_id: str | None = None,
+        speaker: str | None = None,
     ) -> uuid.UUID:
         start = doc.text.find(claim_text)
         start = max(start, 0)
@@ -181,6 +182,7 @@ class World:
             is_attributed=holder is not None,
             holder=holder,
             turn_id=turn_id,
+            speaker=speaker,
             extractor_name="test",
             extractor_version="1",
             is_current_testimony=current,
