@@ -24,7 +24,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-__all__ = ["StatisticsRefresher", "stale_tables"]
+__all__ = ["StatisticsRefresher", "analyze_stale_tables"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ _STALE = text(
 )
 
 
-async def stale_tables(
+async def analyze_stale_tables(
     engine: AsyncEngine, *, min_changes: int = MIN_CHANGES, growth: float = GROWTH
 ) -> list[str]:
     """Analyze the tables of the current schema that outgrew their statistics; their names.
@@ -88,7 +88,7 @@ class StatisticsRefresher:
         while True:
             await asyncio.sleep(self._interval)
             try:
-                analyzed = await stale_tables(self._engine)
+                analyzed = await analyze_stale_tables(self._engine)
             except (SQLAlchemyError, OSError) as exc:
                 logger.warning("refreshing planner statistics failed: %s", exc)
                 continue

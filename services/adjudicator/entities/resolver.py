@@ -191,7 +191,10 @@ class EntityResolver:
         choice = Choice(None, "no_candidate")
         # Hits a step fetched ahead for a later one (the trigram search brings phonetic hits).
         prefetched: dict[str, list[lookup.AliasHit]] = {}
-        for step in ("exact_alias", "trigram", "phonetic", "embedding"):
+        # A description (more words than a name has) is not searched by spelling or sound.
+        fuzzy = len(norm.split()) <= t.fuzzy_max_words
+        steps = ("exact_alias", "trigram", "phonetic") if fuzzy else ("exact_alias",)
+        for step in (*steps, "embedding"):
             hits = await self._nominate(call, step, norm, mention.text, prefetched)
             fresh = [h for h in hits if h.entity_id not in pool]
             if not fresh:
@@ -235,9 +238,6 @@ class EntityResolver:
         if step == "exact_alias":
             return call.exact.get(norm, [])
         if step == "trigram":
-            if len(norm.split()) > t.fuzzy_max_words:
-                prefetched["phonetic"] = []
-                return []
             # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
             first, *rest = norm.split()
             queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]

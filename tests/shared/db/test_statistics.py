@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shared.db.engine import create_engine, to_asyncpg_dsn
-from shared.db.statistics import MIN_CHANGES, StatisticsRefresher, stale_tables
+from shared.db.statistics import MIN_CHANGES, StatisticsRefresher, analyze_stale_tables
 
 
 @pytest.fixture
@@ -75,18 +75,18 @@ async def test_a_table_that_outgrew_its_statistics_is_analyzed_once(
     await _await_counted(own_engine, "small", 10)
     assert await _reltuples(own_engine, "grown") == -1  # never analyzed
 
-    assert await stale_tables(own_engine) == ["grown"]
+    assert await analyze_stale_tables(own_engine) == ["grown"]
     assert await _reltuples(own_engine, "grown") == 3 * MIN_CHANGES
     assert await _reltuples(own_engine, "small") == -1  # too few changes to matter
-    assert await stale_tables(own_engine) == []
+    assert await analyze_stale_tables(own_engine) == []
 
     # Growing by less than its size is left to autovacuum; doubling again is not.
     await _grow(own_engine, "grown", 2 * MIN_CHANGES)
     await _await_counted(own_engine, "grown", 2 * MIN_CHANGES)
-    assert await stale_tables(own_engine) == []
+    assert await analyze_stale_tables(own_engine) == []
     await _grow(own_engine, "grown", 3 * MIN_CHANGES)
     await _await_counted(own_engine, "grown", 5 * MIN_CHANGES)
-    assert await stale_tables(own_engine) == ["grown"]
+    assert await analyze_stale_tables(own_engine) == ["grown"]
     assert await _reltuples(own_engine, "grown") == 8 * MIN_CHANGES
 
 
@@ -98,8 +98,8 @@ async def test_only_one_refresher_analyzes_at_a_time(own_engine: AsyncEngine) ->
         await other.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended('rememberstack:analyze', 0))")
         )
-        assert await stale_tables(own_engine) == []
-    assert await stale_tables(own_engine) == ["grown"]
+        assert await analyze_stale_tables(own_engine) == []
+    assert await analyze_stale_tables(own_engine) == ["grown"]
 
 
 async def test_the_refresher_analyzes_in_the_background_until_stopped(
