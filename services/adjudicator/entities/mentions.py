@@ -60,6 +60,10 @@ class ResolvedMention:
 class ResolverThresholds:
     """Nomination floors and acceptance bars of the cascade."""
 
+    # The trigram step's floor for a lone word or a name with an initial: its given-name,
+    # surname and initials matches score this low ("ravi" is 0.44 of "ravi patel"). Any other
+    # name is searched at `fuzzy_accept`, since nothing less similar can be taken (see
+    # `trigram_floor`).
     trigram_nominate: float = 0.3
     fuzzy_accept: float = 0.5
     embedding_nominate: float = 0.6
@@ -71,6 +75,19 @@ class ResolverThresholds:
     # of the trigram time on LoCoMo at a fifth of the names (a search reads the postings of
     # most of its trigrams, and a long phrase has sixty).
     fuzzy_max_words: int = 5
+
+    def trigram_floor(self, normalized: str) -> float:
+        """The least similarity at which a trigram nominee of `normalized` can change the
+        verdict. A name of several full words can only be taken by a close spelling: the
+        structural matches (given name, surname, initials: rules.match_kind) need a lone word
+        or an initial, and a short form is searched by its expansions. Below `fuzzy_accept`
+        its matches are other people ("ravi shah" is 0.31 of "ravi patel"), whose proposals
+        were noise, and the search reads the postings of most of the name's trigrams instead
+        of a third: three times the cost at 100k aliases (bench/entity_resolution.py)."""
+        words = normalized.split()
+        if len(words) > 1 and all(len(w) > 1 for w in words):
+            return max(self.trigram_nominate, self.fuzzy_accept)
+        return self.trigram_nominate
 
 
 @dataclass

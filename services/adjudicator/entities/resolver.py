@@ -241,9 +241,10 @@ class EntityResolver:
             # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
             first, *rest = norm.split()
             queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
-            await call.flush_if_near(queries, t.trigram_nominate)
+            floor = t.trigram_floor(norm)
+            await call.flush_if_near(queries, floor)
             per_query, prefetched["phonetic"] = await trigram_phonetic_hits(
-                session, ns, queries, phonetic_code(norm), t.trigram_nominate, t.nominees_per_step
+                session, ns, queries, phonetic_code(norm), floor, t.nominees_per_step
             )
             return [hit for hits in per_query for hit in hits]
         if step == "phonetic":

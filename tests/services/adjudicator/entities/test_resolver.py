@@ -279,6 +279,22 @@ async def test_given_name_without_context_support_creates_new_entity_and_proposa
         assert len(await _proposals(session, namespace)) == 1
 
 
+async def test_a_full_name_sharing_only_a_given_name_proposes_nothing_but_initials_match(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        full, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
+        # 0.31 trigram-similar to "Ravi Patel": another person, not a merge to review.
+        other, _ = await _resolve(session, namespace, document_claims, ["Ravi Shah", "Lena Vogel"])
+        assert other.created and other.entity_id != full.entity_id
+        assert await _proposals(session, namespace) == []
+        # An initial keeps the low floor: "R. Patel" is 0.5 similar and found by the trigram step.
+        initial, _ = await _resolve(session, namespace, document_claims, ["R. Patel", "Priya Shah"])
+        assert initial.entity_id == full.entity_id and initial.step == "trigram"
+
+
 async def test_every_mention_records_a_verdict_with_step_scores_version_and_claim(
     session_factory: async_sessionmaker[AsyncSession],
     namespace: str,
