@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 import math
-import re
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -15,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.entities.lookup import ALIAS_COLUMNS, AliasHit, alias_hits
 from shared.entities.normalize import trigram_similarity, trigrams
 
-__all__ = ["trigram_hits", "trigram_phonetic_hits"]
+__all__ = ["NameHits", "NameSearch", "trigram_hits", "trigram_phonetic_hits"]
 
 # Rarity of a query trigram is read from at most this many of its postings: the order only
 # decides which postings are read, never which aliases qualify, so a cap keeps it cheap.
@@ -61,17 +62,18 @@ def _length_plan(q: int, min_similarity: float) -> _LengthPlan | None:
     return _LengthPlan(reachable[0], overlap, need, cut, max_len)
 
 
-# One statement (the function `alias_trigram_matches`, migration 0002): rank the query trigrams
-# by (capped) rarity; read the postings of each rank only for the alias lengths whose prefix
-# includes it (the length bound too: similarity <= shorter / longer); keep aliases sharing
-# enough of what was read; count the trigrams they did not read, by primary-key probes when
-# they are few, else by one scan of those postings (a probe costs about as much as reading
+# One statement (the function `alias_trigram_matches`, migrations 0002 and 0003): rank the
+# query trigrams by (capped) rarity; read the postings of each rank only for the alias lengths
+# whose prefix includes it (the length bound too: similarity <= shorter / longer); keep aliases
+# sharing enough of what was read; count the trigrams they did not read, by primary-key probes
+# when they are few, else by one scan of those postings (a probe costs about as much as reading
 # twenty postings); score exactly and return the best `limit` ids, best first.
-# Plain joins, no optimisation fences: with current statistics the planner picks index probes
-# for rare trigrams and bulk reads for common ones; forcing per-trigram probes made full-name
-# searches at 100k aliases a hundred times slower. The function plans the statement once per
-# connection: the trigrams are ranked inside it, so a plan per execution bought nothing but
-# planning time (twice the execution at 1,000 aliases).
+# Plain joins, with one fence: with current statistics the planner picks index probes for rare
+# trigrams and bulk reads for common ones; forcing per-trigram probes made full-name searches
+# at 100k aliases a hundred times slower. The scan of unread postings is materialized, since a
+# plan that probed it per candidate walked a length range per probe (a second per search). The
+# function plans the statement once per connection: the trigrams are ranked inside it, so a
+# plan per execution bought nothing but planning time (twice the execution at 1,000 aliases).
 _MATCHES = (
     "alias_trigram_matches(:ns, CAST(:grams AS text[]), :cap, :q, :shortest,"
     " CAST(:max_len AS int[]), CAST(:need AS int[]), CAST(:cut AS int[]),"
@@ -82,12 +84,6 @@ _TRIGRAM_QUERY = (
     " ON m.alias_id = a.id ORDER BY m.n"
 )
 _TRIGRAM_SQL = text(_TRIGRAM_QUERY)
-# The parameters one trigram search binds besides the namespace.
-_OWN_PARAMS = re.compile(r":(grams|cap|q|shortest|max_len|need|cut|overlap|probe_max|limit)\b")
-_PHONETIC_QUERY = (
-    ALIAS_COLUMNS + " WHERE a.namespace = :ns AND a.phonetic_code = :code"
-    " ORDER BY a.mention_count DESC, a.id LIMIT :phonetic_limit"
-)
 
 
 def _params(query: frozenset[str], plan: _LengthPlan, limit: int) -> dict[str, Any]:
@@ -127,33 +123,91 @@ async def trigram_hits(
     return _scored(query, alias_hits(rows))
 
 
+@dataclass(frozen=True, slots=True)
+class NameSearch:
+    """What the cascade's trigram and phonetic steps look up for one name: the trigram search
+    of each of `queries` (the name, then its short-form expansions) at `min_similarity`, and
+    the aliases sharing `phonetic_code`."""
+
+    queries: tuple[str, ...]
+    phonetic_code: str
+    min_similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class NameHits:
+    """A NameSearch's answer: `trigram_hits` per query, and the phonetic hits most mentioned
+    first (as `lookup.phonetic_hits`)."""
+
+    per_query: list[list[AliasHit]]
+    phonetic: list[AliasHit]
+
+
+_SPEC_KEYS = ("grams", "q", "shortest", "max_len", "need", "cut", "overlap")
+# One statement, whatever the number of searches (so one prepared statement): a row of
+# parameters per trigram query, each run through the search function, and a phonetic lookup
+# per distinct code. The parts are numbered from 0 for trigram queries, from -1 down for codes.
+# OFFSET 0 keeps each hit's alias and entity a probe: the planner guesses a thousand rows per
+# function call and otherwise hashed all of `entities` (45 ms instead of 1 at 100k).
+_SEARCHES_SQL = text(
+    "SELECT s.part, m.n, x.* FROM jsonb_to_recordset(CAST(:specs AS jsonb))"
+    " AS s(part int, grams text[], q int, shortest int, max_len int[], need int[], cut int[],"
+    " overlap int[])"
+    " CROSS JOIN LATERAL alias_trigram_matches(:ns, s.grams, :cap, s.q, s.shortest, s.max_len,"
+    " s.need, s.cut, s.overlap, :probe_max, :limit) WITH ORDINALITY AS m(alias_id, n)"
+    " CROSS JOIN LATERAL (" + ALIAS_COLUMNS + " WHERE a.id = m.alias_id OFFSET 0) x"
+    " UNION ALL"
+    " SELECT -c.k, p.* FROM unnest(CAST(:codes AS text[])) WITH ORDINALITY AS c(code, k)"
+    " CROSS JOIN LATERAL (SELECT row_number() OVER () AS n, y.* FROM ("
+    + ALIAS_COLUMNS
+    + " WHERE a.namespace = :ns AND a.phonetic_code = c.code"
+    " ORDER BY a.mention_count DESC, a.id LIMIT :limit) y) p"
+)
+
+
 async def trigram_phonetic_hits(
-    session: AsyncSession,
-    namespace: str,
-    normalized: Sequence[str],
-    phonetic_code: str,
-    min_similarity: float,
-    limit: int,
-) -> tuple[list[list[AliasHit]], list[AliasHit]]:
-    """In one statement, `trigram_hits` of each of `normalized` and the `limit` aliases sharing
-    `phonetic_code`, most mentioned first (as `lookup.phonetic_hits`): a name that finds no
-    trigram match is looked up phonetically next, so one round trip serves both."""
-    params: dict[str, Any] = {"ns": namespace, "code": phonetic_code, "phonetic_limit": limit}
-    parts: list[str] = []
-    queries: dict[int, frozenset[str]] = {}
-    for index, name in enumerate(normalized):
-        query = trigrams(name)
-        plan = _length_plan(len(query), min_similarity) if query else None
-        if plan is None:
-            continue
-        queries[index] = query
-        params |= {f"{k}_{index}": v for k, v in _params(query, plan, limit).items()}
-        own = _OWN_PARAMS.sub(rf":\1_{index}", _TRIGRAM_QUERY)
-        parts.append(f"SELECT {index} AS part, row_number() OVER () AS n, x.* FROM ({own}) x")
-    parts.append(f"SELECT -1 AS part, row_number() OVER () AS n, y.* FROM ({_PHONETIC_QUERY}) y")
-    result = await session.execute(text(" UNION ALL ".join(parts)), params)
-    rows = sorted(result, key=lambda r: (r.part, r.n))
-    trigram: list[list[AliasHit]] = [[] for _ in normalized]
-    for index, query in queries.items():
-        trigram[index] = _scored(query, alias_hits(r for r in rows if r.part == index))
-    return trigram, alias_hits(r for r in rows if r.part == -1)
+    session: AsyncSession, namespace: str, searches: Sequence[NameSearch], limit: int
+) -> list[NameHits]:
+    """Every search's `limit` best trigram hits per query and `limit` phonetic hits, in one
+    statement: a name that finds no trigram match is looked up phonetically next, and the
+    names of one adjudicator batch are searched together, so one round trip serves them all."""
+    if not searches:
+        return []
+    specs: list[dict[str, Any]] = []
+    grams: dict[int, frozenset[str]] = {}
+    codes = list(dict.fromkeys(s.phonetic_code for s in searches))
+    part = 0
+    for search in searches:
+        for query_text in search.queries:
+            query = trigrams(query_text)
+            plan = _length_plan(len(query), search.min_similarity) if query else None
+            if plan is not None:
+                grams[part] = query
+                spec = _params(query, plan, limit)
+                specs.append({k: spec[k] for k in _SPEC_KEYS} | {"part": part})
+            part += 1
+    rows = await session.execute(
+        _SEARCHES_SQL,
+        {
+            "ns": namespace,
+            "specs": json.dumps(specs),
+            "codes": codes,
+            "cap": _RARITY_CAP,
+            "probe_max": _PROBE_MAX,
+            "limit": limit,
+        },
+    )
+    by_part: dict[int, list[Any]] = defaultdict(list)
+    for row in sorted(rows, key=lambda r: (r.part, r.n)):
+        by_part[row.part].append(row)
+    answers = []
+    part = 0
+    for search in searches:
+        per_query = []
+        for _ in search.queries:
+            query = grams.get(part)
+            per_query.append(_scored(query, alias_hits(by_part[part])) if query else [])
+            part += 1
+        code_part = -1 - codes.index(search.phonetic_code)
+        answers.append(NameHits(per_query, alias_hits(by_part[code_part])))
+    return answers

@@ -20,6 +20,7 @@ from shared.entities.normalize import (
     trigram_similarity,
     trigrams,
 )
+from shared.entities.trigram_search import NameHits
 
 __all__ = ["Mention", "MentionRole", "ResolutionContext", "ResolvedMention", "ResolverThresholds"]
 
@@ -120,6 +121,16 @@ class ResolutionContext:
     upcoming: list[str] = field(default_factory=list)
     embedded: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
     profiles_exist: bool | None = None
+    # Every normalized alias decided in this transaction, written or not, in order; and the
+    # trigram/phonetic answers read ahead for a call's names, with how many of those aliases
+    # had been decided when each was read (see `searched_since`).
+    aliases: list[str] = field(default_factory=list)
+    searched: dict[str, tuple[int, NameHits]] = field(default_factory=dict)
+
+    def decide(self, written: repo.Written) -> None:
+        """Queue a verdict that chose (or created) an entity."""
+        self.written.append(written)
+        self.aliases.append(written.normalized)
 
     async def flush(self, *, proposals: bool = False) -> None:
         """Write the verdicts decided so far, and with `proposals` the merge proposals too
@@ -134,17 +145,17 @@ class ResolutionContext:
     async def flush_if_near(self, queries: Sequence[str], floor: float) -> None:
         """Flush before a trigram/phonetic search whose answer an unwritten alias could change:
         one at least `floor` trigram-similar to a query or sharing the first one's code."""
-        if not self.written:
-            return
-        grams = [trigrams(q) for q in queries]
-        code = phonetic_code(queries[0])
-        for w in self.written:
-            mine = trigrams(w.normalized)
-            if phonetic_code(w.normalized) == code or any(
-                trigram_similarity(g, mine) >= floor for g in grams
-            ):
-                await self.flush()
-                return
+        if _near([w.normalized for w in self.written], queries, floor):
+            await self.flush()
+
+    def read_ahead(self, queries: Sequence[str], floor: float) -> NameHits | None:
+        """The answer read ahead for `queries[0]`, unless an alias decided since could change
+        it (as `flush_if_near` judges): then the name must be searched again."""
+        found = self.searched.get(queries[0])
+        if found is None:
+            return None
+        mark, hits = found
+        return None if _near(self.aliases[mark:], queries, floor) else hits
 
     async def lock_names_ahead(self, texts: Sequence[str]) -> None:
         """Take, in one sorted statement, the creation locks resolving these texts would take
@@ -228,3 +239,17 @@ class ResolutionContext:
         if mention.document_id in self.doc_names:
             self.doc_names[mention.document_id][normalized] = (entity_id, name)
             self.doc_entities[mention.document_id].add(entity_id)
+
+
+def _near(aliases: Sequence[str], queries: Sequence[str], floor: float) -> bool:
+    """Whether a trigram/phonetic search of `queries` could find one of `aliases`: one at least
+    `floor` trigram-similar to a query, or sharing the first query's phonetic code."""
+    if not aliases:
+        return False
+    grams = [trigrams(q) for q in queries]
+    code = phonetic_code(queries[0])
+    for alias in aliases:
+        mine = trigrams(alias)
+        if phonetic_code(alias) == code or any(trigram_similarity(g, mine) >= floor for g in grams):
+            return True
+    return False

@@ -37,7 +37,7 @@ from shared.entities.normalize import (
     trigram_similarity,
     trigrams,
 )
-from shared.entities.trigram_search import trigram_phonetic_hits
+from shared.entities.trigram_search import NameSearch, trigram_phonetic_hits
 
 if TYPE_CHECKING:
     # Only the type: the chooser (and the openai client) load where one is configured.
@@ -119,6 +119,7 @@ class EntityResolver:
             call.locked.update(to_lock)
             await call.load_exact_again(to_lock)
         await call.load_documents([m.document_id for m, _ in open_ if m.document_id])
+        await self._search_ahead(call, open_)
         call.upcoming = [m.text for m, _ in open_]
         resolved = []
         for mention, norm in zip(mentions, names, strict=True):
@@ -238,15 +239,13 @@ class EntityResolver:
         if step == "exact_alias":
             return call.exact.get(norm, [])
         if step == "trigram":
-            # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
-            first, *rest = norm.split()
-            queries = [norm] + [" ".join([full, *rest]) for full in short_form_expansions(first)]
-            floor = t.trigram_floor(norm)
-            await call.flush_if_near(queries, floor)
-            per_query, prefetched["phonetic"] = await trigram_phonetic_hits(
-                session, ns, queries, phonetic_code(norm), floor, t.nominees_per_step
-            )
-            return [hit for hits in per_query for hit in hits]
+            search = self._name_search(norm)
+            found = call.read_ahead(search.queries, search.min_similarity)
+            if found is None:
+                await call.flush_if_near(search.queries, search.min_similarity)
+                (found,) = await trigram_phonetic_hits(session, ns, [search], t.nominees_per_step)
+            prefetched["phonetic"] = found.phonetic
+            return [hit for hits in found.per_query for hit in hits]
         if step == "phonetic":
             found = prefetched.pop("phonetic")  # the trigram step always runs first
             grams = trigrams(norm)
@@ -265,6 +264,37 @@ class EntityResolver:
             )
             call.embedded.update(zip(texts, per_text, strict=True))
         return call.embedded[text]
+
+    def _name_search(self, norm: str) -> NameSearch:
+        # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
+        first, *rest = norm.split()
+        expansions = [" ".join([full, *rest]) for full in short_form_expansions(first)]
+        return NameSearch((norm, *expansions), phonetic_code(norm), self._t.trigram_floor(norm))
+
+    async def _search_ahead(
+        self, call: ResolutionContext, open_: Sequence[tuple[Mention, str]]
+    ) -> None:
+        """Search, in one statement, every open name that will reach the trigram step: one
+        with no exact alias that its document does not pin (the others may stop earlier and
+        are searched when they get there). Entities created by earlier mentions of the call
+        are not in these answers: `read_ahead` sends a name that one could match to a search
+        of its own."""
+        names = [
+            norm
+            for mention, norm in open_
+            if not call.exact.get(norm)
+            and len(norm.split()) <= self._t.fuzzy_max_words
+            and self._same_document(call, mention, norm) is None
+        ]
+        searches = [self._name_search(n) for n in dict.fromkeys(names) if n not in call.searched]
+        if not searches:
+            return
+        found = await trigram_phonetic_hits(
+            call.session, call.namespace, searches, self._t.nominees_per_step
+        )
+        mark = len(call.aliases)
+        for search, hits in zip(searches, found, strict=True):
+            call.searched[search.queries[0]] = (mark, hits)
 
     async def _profiles_exist(self, call: ResolutionContext) -> bool:
         """Whether any entity has a profile embedding: without one the embedding step can
@@ -384,7 +414,7 @@ class EntityResolver:
         scores: dict[str, Any],
         version: str | None,
     ) -> None:
-        call.written.append(
+        call.decide(
             repo.Written(
                 entity_id,
                 new_name,

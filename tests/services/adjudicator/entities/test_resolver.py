@@ -241,6 +241,24 @@ async def test_a_misspelt_name_resolves_at_the_trigram_step_but_a_description_do
         assert await _proposals(session, namespace) == []
 
 
+async def test_a_misspelling_finds_the_entity_an_earlier_mention_of_the_call_created(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    # Both names are searched ahead, before the first creates its entity: the second must be
+    # searched again, or it would become a second entity.
+    async with session_factory() as session, session.begin():
+        name, misspelt, other = await _resolve(
+            session,
+            namespace,
+            document_claims,
+            ["Priyanka Ramaswamy", "Priyanka Ramaswami", "Lena Vogel"],
+        )
+        assert name.created and misspelt.entity_id == name.entity_id
+        assert misspelt.step == "trigram" and other.created
+
+
 async def test_bare_head_nouns_are_not_entities_unless_capitalized(
     session_factory: async_sessionmaker[AsyncSession],
     namespace: str,

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.adjudicator.entities import repository as repo
 from shared.entities import lookup
 from shared.entities.normalize import phonetic_code, trigram_similarity, trigrams
-from shared.entities.trigram_search import trigram_hits, trigram_phonetic_hits
+from shared.entities.trigram_search import NameSearch, trigram_hits, trigram_phonetic_hits
 
 _FIRST = ["ravi", "mel", "ethan", "ana", "li"]
 
@@ -114,17 +114,25 @@ async def test_trigram_phonetic_hits_equal_separate_trigram_and_phonetic_searche
     session_factory: async_sessionmaker[AsyncSession], namespace: str
 ) -> None:
     names = _names(300)
-    queries = [names[0], "zq xw", "mel", "ravi"]
+    searches = [
+        NameSearch((names[0], "zq xw"), phonetic_code(names[0]), 0.3),
+        NameSearch(("mel", "ravi", names[1]), phonetic_code("mel"), 0.5),
+        NameSearch((names[2],), phonetic_code(names[0]), 0.4),  # a code already asked for
+        NameSearch(("",), phonetic_code("zq xw"), 0.3),  # nothing to search by trigrams
+    ]
     async with session_factory() as session, session.begin():
         await _load(session, namespace, names)
-        code = phonetic_code(names[0])
-        per_query, phonetic = await trigram_phonetic_hits(
-            session, namespace, queries, code, 0.3, 10
-        )
-        expected = [await trigram_hits(session, namespace, q, 0.3, 10) for q in queries]
-        assert per_query == expected
-        assert phonetic == await lookup.phonetic_hits(session, namespace, code, 10)
-        assert phonetic and per_query[0] and per_query[1] == []
+        found = await trigram_phonetic_hits(session, namespace, searches, 10)
+        for search, hits in zip(searches, found, strict=True):
+            assert hits.per_query == [
+                await trigram_hits(session, namespace, q, search.min_similarity, 10)
+                for q in search.queries
+            ]
+            code = search.phonetic_code
+            assert hits.phonetic == await lookup.phonetic_hits(session, namespace, code, 10)
+        assert found[0].phonetic and found[0].per_query[0] and found[0].per_query[1] == []
+        assert found[1].per_query[2] and found[2].phonetic == found[0].phonetic
+        assert await trigram_phonetic_hits(session, namespace, [], 10) == []
 
 
 async def test_the_search_plans_once_per_connection(
