@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import json
 import math
+import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.entities.lookup import ALIAS_COLUMNS, AliasHit, alias_hits
 from shared.entities.normalize import trigram_similarity, trigrams
 
-__all__ = ["NameHits", "NameSearch", "trigram_hits", "trigram_phonetic_hits"]
+__all__ = ["NameHits", "NameSearch", "TrigramRarity", "trigram_hits", "trigram_phonetic_hits"]
 
 # Rarity of a query trigram is read from at most this many of its postings: the order only
 # decides which postings are read, never which aliases qualify, so a cap keeps it cheap.
@@ -123,6 +124,55 @@ async def trigram_hits(
     return _scored(query, alias_hits(rows))
 
 
+_RARITY_SQL = text(
+    "SELECT g, (SELECT count(*) FROM (SELECT 1 FROM alias_trigrams t WHERE t.namespace = :ns"
+    " AND t.trigram = g LIMIT :cap) x) AS n FROM unnest(CAST(:grams AS text[])) AS g"
+)
+
+
+class TrigramRarity:
+    """How many postings each trigram of a namespace has (counted up to the rarity cap), kept
+    by one process for `max_age` seconds.
+
+    The counts only order a search's reads, rarest first; they never decide what it finds. A
+    stale count therefore costs time, not answers, and one read of the counts serves many
+    searches, each of which would otherwise count up to 256 postings of each of its trigrams
+    (a third of a full-name search at 100k aliases). At most `max_entries` are kept; past that
+    the older half is forgotten."""
+
+    def __init__(
+        self,
+        max_age: float = 600.0,
+        max_entries: int = 200_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._max_age, self._max_entries, self._clock = max_age, max_entries, clock
+        self._counts: dict[tuple[str, str], tuple[float, int]] = {}
+
+    async def rank(
+        self, session: AsyncSession, namespace: str, queries: Sequence[frozenset[str]]
+    ) -> list[list[str]]:
+        """Each query's trigrams, rarest first, reading the counts not known (or too old)
+        in one statement."""
+        now = self._clock()
+        known = self._counts
+        missing = sorted(
+            g
+            for g in {g for query in queries for g in query}
+            if now - known.get((namespace, g), (-math.inf, 0))[0] > self._max_age
+        )
+        if missing:
+            rows = await session.execute(
+                _RARITY_SQL, {"ns": namespace, "grams": missing, "cap": _RARITY_CAP}
+            )
+            known.update({(namespace, g): (now, n) for g, n in rows})
+            if len(known) > self._max_entries:
+                by_age = sorted(known, key=lambda key: known[key][0])
+                for key in by_age[: len(known) // 2]:
+                    del known[key]
+        return [sorted(query, key=lambda g: (known[(namespace, g)][1], g)) for query in queries]
+
+
 @dataclass(frozen=True, slots=True)
 class NameSearch:
     """What the cascade's trigram and phonetic steps look up for one name: the trigram search
@@ -166,11 +216,16 @@ _SEARCHES_SQL = text(
 
 
 async def trigram_phonetic_hits(
-    session: AsyncSession, namespace: str, searches: Sequence[NameSearch], limit: int
+    session: AsyncSession,
+    namespace: str,
+    searches: Sequence[NameSearch],
+    limit: int,
+    rarity: TrigramRarity | None = None,
 ) -> list[NameHits]:
     """Every search's `limit` best trigram hits per query and `limit` phonetic hits, in one
     statement: a name that finds no trigram match is looked up phonetically next, and the
-    names of one adjudicator batch are searched together, so one round trip serves them all."""
+    names of one adjudicator batch are searched together, so one round trip serves them all.
+    With `rarity` the trigrams are ranked from its counts instead of inside each search."""
     if not searches:
         return []
     specs: list[dict[str, Any]] = []
@@ -186,13 +241,18 @@ async def trigram_phonetic_hits(
                 spec = _params(query, plan, limit)
                 specs.append({k: spec[k] for k in _SPEC_KEYS} | {"part": part})
             part += 1
+    if rarity is not None and specs:
+        ranked = await rarity.rank(session, namespace, [grams[spec["part"]] for spec in specs])
+        for spec, order in zip(specs, ranked, strict=True):
+            spec["grams"] = order
     rows = await session.execute(
         _SEARCHES_SQL,
         {
             "ns": namespace,
             "specs": json.dumps(specs),
             "codes": codes,
-            "cap": _RARITY_CAP,
+            # 0: the trigrams come ranked (by `rarity`).
+            "cap": 0 if rarity is not None else _RARITY_CAP,
             "probe_max": _PROBE_MAX,
             "limit": limit,
         },

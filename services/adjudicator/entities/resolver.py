@@ -37,7 +37,7 @@ from shared.entities.normalize import (
     trigram_similarity,
     trigrams,
 )
-from shared.entities.trigram_search import NameSearch, trigram_phonetic_hits
+from shared.entities.trigram_search import NameSearch, TrigramRarity, trigram_phonetic_hits
 
 if TYPE_CHECKING:
     # Only the type: the chooser (and the openai client) load where one is configured.
@@ -74,6 +74,7 @@ class EntityResolver:
         # Namespaces whose row this resolver already upserted; rows are never deleted.
         self._namespaces: set[str] = set()
         self._profiles_seen = False
+        self._rarity = TrigramRarity()
 
     async def resolve_mentions(
         self,
@@ -243,7 +244,9 @@ class EntityResolver:
             found = call.read_ahead(search.queries, search.min_similarity)
             if found is None:
                 await call.flush_if_near(search.queries, search.min_similarity)
-                (found,) = await trigram_phonetic_hits(session, ns, [search], t.nominees_per_step)
+                (found,) = await trigram_phonetic_hits(
+                    session, ns, [search], t.nominees_per_step, self._rarity
+                )
             prefetched["phonetic"] = found.phonetic
             return [hit for hits in found.per_query for hit in hits]
         if step == "phonetic":
@@ -290,7 +293,7 @@ class EntityResolver:
         if not searches:
             return
         found = await trigram_phonetic_hits(
-            call.session, call.namespace, searches, self._t.nominees_per_step
+            call.session, call.namespace, searches, self._t.nominees_per_step, self._rarity
         )
         mark = len(call.aliases)
         for search, hits in zip(searches, found, strict=True):

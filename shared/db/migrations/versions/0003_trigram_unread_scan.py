@@ -1,4 +1,4 @@
-"""Alias trigram search: the unread trigrams of many candidates are counted by a scan again.
+"""Alias trigram search: unread trigrams counted by a scan again, rarity ranked by the caller.
 
 When a search keeps more candidates than it probes (`p_probe_max`), the trigrams they did not
 read are meant to be counted by one scan of those postings (see `trigram_search.py`). The plan
@@ -6,6 +6,10 @@ kept for the connection could instead probe the index per candidate and trigram 
 id behind a range on `alias_grams`, so each probe walked the range: a lone given name shared
 by 2,000 aliases took a second at 100k aliases instead of 10 ms. The postings are now read
 once, materialized, and only then matched to the candidates.
+
+`p_cap = 0` now means the caller passes the trigrams already rarest first: ranking them inside
+counts up to `p_cap` postings of each, a third of a full-name search, which a caller that
+remembers the counts (`TrigramRarity`) need not pay per search. The signature is unchanged.
 
 Revision ID: 0003
 Revises: 0002
@@ -23,8 +27,8 @@ down_revision: str | None = "0002"
 branch_labels: str | None = None
 depends_on: str | None = None
 
-# Migration 0002's function with its `unread` part split: the postings scan is materialized,
-# so no candidate can drive a probe into it.
+# Migration 0002's function with its `unread` part split (the postings scan is materialized,
+# so no candidate can drive a probe into it) and its trigrams taken in order when p_cap = 0.
 _REPLACE = r"""CREATE OR REPLACE FUNCTION alias_trigram_matches(
     p_ns text, p_grams text[], p_cap int, p_q int, p_shortest int, p_max_len int[],
     p_need int[], p_cut int[], p_overlap int[], p_probe_max int, p_limit int
@@ -34,9 +38,10 @@ SET plan_cache_mode = force_generic_plan
 AS $fn$
 BEGIN
 RETURN QUERY
-WITH q AS MATERIALIZED (SELECT g, row_number() OVER (ORDER BY (SELECT count(*) FROM
-    (SELECT 1 FROM alias_trigrams t WHERE t.namespace = p_ns AND t.trigram = g
-    LIMIT p_cap) x), g) AS r FROM unnest(p_grams) AS g),
+WITH q AS MATERIALIZED (SELECT u.g, row_number() OVER (ORDER BY CASE WHEN p_cap = 0
+    THEN u.i ELSE (SELECT count(*) FROM (SELECT 1 FROM alias_trigrams t
+    WHERE t.namespace = p_ns AND t.trigram = u.g LIMIT p_cap) x) END, u.g) AS r
+    FROM unnest(p_grams) WITH ORDINALITY AS u(g, i)),
   hits AS MATERIALIZED (SELECT t.alias_id, t.alias_grams AS a, count(*) AS c FROM q
     JOIN alias_trigrams t ON t.namespace = p_ns AND t.trigram = q.g
     AND t.alias_grams BETWEEN p_shortest AND p_max_len[q.r]

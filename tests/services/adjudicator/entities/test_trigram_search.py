@@ -11,7 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.adjudicator.entities import repository as repo
 from shared.entities import lookup
 from shared.entities.normalize import phonetic_code, trigram_similarity, trigrams
-from shared.entities.trigram_search import NameSearch, trigram_hits, trigram_phonetic_hits
+from shared.entities.trigram_search import (
+    NameSearch,
+    TrigramRarity,
+    trigram_hits,
+    trigram_phonetic_hits,
+)
 
 _FIRST = ["ravi", "mel", "ethan", "ana", "li"]
 
@@ -145,3 +150,25 @@ async def test_the_search_plans_once_per_connection(
             text("SELECT proconfig FROM pg_proc WHERE proname = 'alias_trigram_matches'")
         )
     assert config == ["plan_cache_mode=force_generic_plan"]
+
+
+async def test_rarity_counts_read_before_the_aliases_existed_change_no_answer(
+    session_factory: async_sessionmaker[AsyncSession], namespace: str
+) -> None:
+    names = _names(600)
+    queries = ["ravi", "mel", "ravi zqxw", "ethan bakeda", names[3], names[7][:-1]]
+    searches = [NameSearch((q,), phonetic_code(q), floor) for q in queries for floor in (0.3, 0.5)]
+    now = [0.0]
+    rarity = TrigramRarity(max_age=60.0, clock=lambda: now[0])
+    async with session_factory() as session, session.begin():
+        # Counted in an empty namespace: every trigram looks equally rare, ranked by spelling.
+        stale = await rarity.rank(session, namespace, [trigrams("ravi bakeda")])
+        assert stale == [sorted(trigrams("ravi bakeda"))]
+        await _load(session, namespace, names)
+        assert await rarity.rank(session, namespace, [trigrams("ravi bakeda")]) == stale
+        expected = await trigram_phonetic_hits(session, namespace, searches, 10)
+        assert await trigram_phonetic_hits(session, namespace, searches, 10, rarity) == expected
+        now[0] = 61.0  # past max_age the counts are read again: "ravi" is the common part
+        (fresh,) = await rarity.rank(session, namespace, [trigrams("ravi bakeda")])
+        assert fresh != stale[0] and set(fresh[-4:]) == trigrams("ravi")
+        assert await trigram_phonetic_hits(session, namespace, searches, 10, rarity) == expected
