@@ -135,7 +135,7 @@ _STATEMENT_STEPS = (
     ("SELECT pg_advisory_xact_lock", "name_locks"),
     ("SELECT c.document_id", "document_map"),
     ("SELECT s.part", "trigram_phonetic"),
-    ("WITH docs AS", "neighbours"),
+    ("SELECT i AS eid", "neighbours"),
     ("SELECT profile_embedding IS NOT NULL", "profile_probe"),
     ("SELECT q.n, h.*", "embedding"),
     ("WITH e AS (INSERT", "writes"),

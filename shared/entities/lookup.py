@@ -166,37 +166,39 @@ async def entity_neighbours(
     session: AsyncSession, namespace: str, entity_ids: Sequence[UUID], limit: int = 2000
 ) -> dict[UUID, set[UUID]]:
     """Entities each of `entity_ids` shared a document with, or is linked to by a current
-    relation: the context two same-named mentions are compared on. Claims and verdicts
-    are read per id, document and claim (LATERAL behind OFFSET 0: with statistics of a smaller
-    table the planner hashed every claim and verdict of the namespace), the facts per id
-    behind OFFSET 0 fences (the object side filters on currency outside, where the partial
-    index of current facts by subject cannot be picked), so a table grown since its last
-    analyze is still read through the index of that id."""
+    relation: the context two same-named mentions are compared on. At most `limit` of each
+    kind per id, so what an id gets does not depend on which others are asked with it (a
+    shared limit had cut 40 of 64 LoCoMo entities short, and which ones depended on the plan).
+    Each id is read on its own (LATERAL): its verdicts' documents, then per document its
+    claims and their verdicts (behind OFFSET 0: with statistics of a smaller table the planner
+    hashed every claim and verdict of the namespace), and its facts behind OFFSET 0 fences
+    (the object side filters on currency outside, where the partial index of current facts by
+    subject cannot be picked), so a table grown since its last analyze is still read through
+    the index of that id."""
     result: dict[UUID, set[UUID]] = {entity_id: set() for entity_id in entity_ids}
     if not entity_ids:
         return result
     rows = await session.execute(
         text(
-            "WITH docs AS MATERIALIZED (SELECT DISTINCT v.chosen_entity_id AS eid,"
-            "  c.document_id FROM resolution_verdicts v CROSS JOIN LATERAL"
+            "SELECT i AS eid, n.other FROM unnest(CAST(:ids AS uuid[])) AS i CROSS JOIN LATERAL"
+            " ((SELECT DISTINCT o.other FROM (SELECT DISTINCT c.document_id"
+            "  FROM resolution_verdicts v CROSS JOIN LATERAL"
             "  (SELECT document_id FROM claims WHERE id = v.claim_id OFFSET 0) c"
-            "  WHERE v.namespace = :ns AND v.chosen_entity_id = ANY(:ids))"
-            " (SELECT DISTINCT d.eid, o.other FROM docs d CROSS JOIN LATERAL"
+            "  WHERE v.namespace = :ns AND v.chosen_entity_id = i) d CROSS JOIN LATERAL"
             "  (SELECT v2.chosen_entity_id AS other FROM claims c2 CROSS JOIN LATERAL"
             "  (SELECT chosen_entity_id FROM resolution_verdicts WHERE namespace = :ns"
             "  AND claim_id = c2.id OFFSET 0) v2"
             "  WHERE c2.namespace = :ns AND c2.document_id = d.document_id"
-            "  AND v2.chosen_entity_id IS NOT NULL AND v2.chosen_entity_id <> d.eid OFFSET 0) o"
+            "  AND v2.chosen_entity_id IS NOT NULL AND v2.chosen_entity_id <> i OFFSET 0) o"
             "  LIMIT :limit)"
             " UNION"
-            " (SELECT i, f.other FROM unnest(CAST(:ids AS uuid[])) AS i CROSS JOIN LATERAL"
-            "  (SELECT object_entity_id AS other FROM facts WHERE namespace = :ns"
-            "  AND subject_entity_id = i AND object_entity_id IS NOT NULL"
+            " (SELECT f.other FROM (SELECT object_entity_id AS other FROM facts"
+            "  WHERE namespace = :ns AND subject_entity_id = i AND object_entity_id IS NOT NULL"
             "  AND invalidated_at IS NULL OFFSET 0) f LIMIT :limit)"
             " UNION"
-            " (SELECT i, f.other FROM unnest(CAST(:ids AS uuid[])) AS i CROSS JOIN LATERAL"
-            "  (SELECT subject_entity_id AS other, invalidated_at FROM facts WHERE namespace = :ns"
-            "  AND object_entity_id = i OFFSET 0) f WHERE f.invalidated_at IS NULL LIMIT :limit)"
+            " (SELECT f.other FROM (SELECT subject_entity_id AS other, invalidated_at FROM facts"
+            "  WHERE namespace = :ns AND object_entity_id = i OFFSET 0) f"
+            "  WHERE f.invalidated_at IS NULL LIMIT :limit)) n(other)"
         ),
         {"ns": namespace, "ids": list(entity_ids), "limit": limit},
     )
