@@ -29,7 +29,7 @@ from bench.entity_resolution_batched import (
     document,
     latency_summary,
 )
-from services.adjudicator.entities.resolver import EntityResolver, Mention
+from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolverThresholds
 from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
 from shared.db.engine import session_factory
 from shared.embedding import OnnxMiniLmEmbedder, embed_async
@@ -266,6 +266,7 @@ async def speed(
     # As the adjudicator builds it: with the embedder its embedding step uses.
     embedder = OnnxMiniLmEmbedder.load()
     resolver = EntityResolver(embedder)
+    thresholds = ResolverThresholds()
     clock = StatementClock(engine)
     samples: dict[str, list[float]] = defaultdict(list)
     kinds = ["existing"] * 6 + ["typo"] * 2 + ["new"] * 2
@@ -290,17 +291,19 @@ async def speed(
                 ),
             ):
                 await _timed(samples, step, query)
+            # At the floor the resolver searches this name from (0.5 for a full name).
+            floor = thresholds.trigram_floor(norm)
             hits = await _timed(
                 samples,
                 f"step_trigram_query_{kind}",
-                trigram_hits(session, namespace, norm, 0.3, 10),
+                trigram_hits(session, namespace, norm, floor, 10),
             )
             await _timed(
                 samples,
                 f"step_trigram_query_previous_{kind}",
-                _scan_trigram_hits(session, namespace, norm, 0.3, 10, 50),
+                _scan_trigram_hits(session, namespace, norm, floor, 10, 50),
             )
-            reference = await _scan_trigram_hits(session, namespace, norm, 0.3, 10, None)
+            reference = await _scan_trigram_hits(session, namespace, norm, floor, 10, None)
             found = [(h.score, h.mention_count, h.normalized_alias) for h in hits]
             mismatches += n >= 20 and found != reference
             if kind != "existing":

@@ -265,8 +265,8 @@ async def trigram_phonetic_hits(
     for search in searches:
         per_query = []
         for _ in search.queries:
-            query = grams.get(part)
-            per_query.append(_scored(query, alias_hits(by_part[part])) if query else [])
+            searched = grams.get(part)
+            per_query.append(_scored(searched, alias_hits(by_part[part])) if searched else [])
             part += 1
         code_part = -1 - codes.index(search.phonetic_code)
         answers.append(NameHits(per_query, alias_hits(by_part[code_part])))

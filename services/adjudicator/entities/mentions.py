@@ -121,16 +121,18 @@ class ResolutionContext:
     upcoming: list[str] = field(default_factory=list)
     embedded: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
     profiles_exist: bool | None = None
-    # Every normalized alias decided in this transaction, written or not, in order; and the
-    # trigram/phonetic answers read ahead for a call's names, with how many of those aliases
-    # had been decided when each was read (see `searched_since`).
-    aliases: list[str] = field(default_factory=list)
+    # Every verdict choosing an entity decided in this transaction, written or not, in order;
+    # what was read ahead for a call's names, each with how many of those verdicts had been
+    # decided when it was read: trigram/phonetic answers (see `read_ahead`) and the neighbours
+    # of their candidates (taken by `load_neighbours` unless a verdict since changed them).
+    decided: list[repo.Written] = field(default_factory=list)
     searched: dict[str, tuple[int, NameHits]] = field(default_factory=dict)
+    neighbours_ahead: dict[UUID, tuple[int, set[UUID]]] = field(default_factory=dict)
 
     def decide(self, written: repo.Written) -> None:
         """Queue a verdict that chose (or created) an entity."""
         self.written.append(written)
-        self.aliases.append(written.normalized)
+        self.decided.append(written)
 
     async def flush(self, *, proposals: bool = False) -> None:
         """Write the verdicts decided so far, and with `proposals` the merge proposals too
@@ -155,7 +157,7 @@ class ResolutionContext:
         if found is None:
             return None
         mark, hits = found
-        return None if _near(self.aliases[mark:], queries, floor) else hits
+        return None if _near([w.normalized for w in self.decided[mark:]], queries, floor) else hits
 
     async def lock_names_ahead(self, texts: Sequence[str]) -> None:
         """Take, in one sorted statement, the creation locks resolving these texts would take
@@ -210,26 +212,35 @@ class ResolutionContext:
 
     async def load_neighbours(self, entity_ids: Sequence[UUID]) -> None:
         missing = [i for i in set(entity_ids) if i not in self.neighbours]
-        if missing and self._changes_neighbours(set(missing)):
+        for entity_id in list(missing):
+            ahead = self.neighbours_ahead.pop(entity_id, None)
+            if ahead is not None and not _changes_neighbours(
+                {entity_id}, self.decided[ahead[0] :], self.doc_entities
+            ):
+                self.neighbours[entity_id] = ahead[1]
+                missing.remove(entity_id)
+        if missing and _changes_neighbours(set(missing), self.written, self.doc_entities):
             await self.flush()
         if missing:
             self.neighbours.update(
                 await lookup.entity_neighbours(self.session, self.namespace, missing)
             )
 
-    def _changes_neighbours(self, entity_ids: set[UUID]) -> bool:
-        """Whether an unwritten verdict would change what `entity_neighbours` reads for these
-        entities: one choosing them, or one in a document they were chosen in (known from the
-        document map; a document without one counts as shared)."""
-        for w in self.written:
-            if w.entity_id in entity_ids:
-                return True
-            if w.claim_id is None:
-                continue  # a verdict without a claim belongs to no document
-            chosen = self.doc_entities.get(w.document_id) if w.document_id else None
-            if chosen is None or not chosen.isdisjoint(entity_ids):
-                return True
-        return False
+    async def load_neighbours_ahead(self, entity_ids: Sequence[UUID]) -> None:
+        """Read, in one statement, neighbours that later mentions of the call may need; each
+        is taken when first needed, as read then unless a verdict decided since changed it."""
+        missing = [
+            i
+            for i in set(entity_ids)
+            if i not in self.neighbours and i not in self.neighbours_ahead
+        ]
+        if not missing:
+            return
+        if _changes_neighbours(set(missing), self.written, self.doc_entities):
+            await self.flush()
+        mark = len(self.decided)
+        found = await lookup.entity_neighbours(self.session, self.namespace, missing)
+        self.neighbours_ahead.update((i, (mark, others)) for i, others in found.items())
 
     def remember(self, mention: Mention, normalized: str, entity_id: UUID, name: str) -> None:
         hits = self.exact.setdefault(normalized, [])
@@ -251,5 +262,24 @@ def _near(aliases: Sequence[str], queries: Sequence[str], floor: float) -> bool:
     for alias in aliases:
         mine = trigrams(alias)
         if phonetic_code(alias) == code or any(trigram_similarity(g, mine) >= floor for g in grams):
+            return True
+    return False
+
+
+def _changes_neighbours(
+    entity_ids: set[UUID],
+    verdicts: Sequence[repo.Written],
+    doc_entities: dict[UUID, set[UUID]],
+) -> bool:
+    """Whether one of `verdicts` changes what `entity_neighbours` reads for these entities:
+    one choosing them, or one in a document they were chosen in (known from the document
+    map; a document without one counts as shared)."""
+    for w in verdicts:
+        if w.entity_id in entity_ids:
+            return True
+        if w.claim_id is None:
+            continue  # a verdict without a claim belongs to no document
+        chosen = doc_entities.get(w.document_id) if w.document_id else None
+        if chosen is None or not chosen.isdisjoint(entity_ids):
             return True
     return False

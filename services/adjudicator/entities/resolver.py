@@ -17,6 +17,7 @@ from services.adjudicator.entities.mentions import (
     ResolvedMention,
     ResolverThresholds,
 )
+from services.adjudicator.entities.name_search import NameSearcher
 from services.adjudicator.entities.rules import (
     Choice,
     Nominee,
@@ -28,16 +29,13 @@ from services.adjudicator.entities.rules import (
 from shared.beliefs.locks import lock_names
 from shared.embedding import Embedder, embed_async
 from shared.entities import lookup
-from shared.entities.nicknames import short_form_expansions
 from shared.entities.normalize import (
     display_name,
     is_bare_head_noun,
     normalize_name,
-    phonetic_code,
     trigram_similarity,
     trigrams,
 )
-from shared.entities.trigram_search import NameSearch, TrigramRarity, trigram_phonetic_hits
 
 if TYPE_CHECKING:
     # Only the type: the chooser (and the openai client) load where one is configured.
@@ -74,7 +72,7 @@ class EntityResolver:
         # Namespaces whose row this resolver already upserted; rows are never deleted.
         self._namespaces: set[str] = set()
         self._profiles_seen = False
-        self._rarity = TrigramRarity()
+        self._searcher = NameSearcher(self._t)
 
     async def resolve_mentions(
         self,
@@ -126,6 +124,7 @@ class EntityResolver:
         for mention, norm in zip(mentions, names, strict=True):
             resolved.append(await self._resolve_one(call, mention, norm))
         call.upcoming = []
+        call.neighbours_ahead.clear()  # the adjudicator may write facts before the next call
         await call.flush(proposals=True)
         return resolved
 
@@ -210,11 +209,7 @@ class EntityResolver:
                 only = self._nominee(call, mention, norm, step, fresh[0])
                 return Choice(only, "exact_unique"), [only]
             # The phonetic hits came with the trigram ones: their context is read with them.
-            grams = trigrams(norm)
-            ahead = [
-                replace(h, score=trigram_similarity(grams, trigrams(h.normalized_alias)))
-                for h in prefetched.get("phonetic", [])
-            ]
+            ahead = _spelling_scored(norm, prefetched.get("phonetic", []))
             await call.load_neighbours(
                 [h.entity_id for h in fresh + ahead if self._context_matters(norm, h)]
             )
@@ -240,22 +235,12 @@ class EntityResolver:
         if step == "exact_alias":
             return call.exact.get(norm, [])
         if step == "trigram":
-            search = self._name_search(norm)
-            found = call.read_ahead(search.queries, search.min_similarity)
-            if found is None:
-                await call.flush_if_near(search.queries, search.min_similarity)
-                (found,) = await trigram_phonetic_hits(
-                    session, ns, [search], t.nominees_per_step, self._rarity
-                )
+            found = await self._searcher.search(call, norm)
             prefetched["phonetic"] = found.phonetic
             return [hit for hits in found.per_query for hit in hits]
         if step == "phonetic":
-            found = prefetched.pop("phonetic")  # the trigram step always runs first
-            grams = trigrams(norm)
-            return [
-                replace(h, score=trigram_similarity(grams, trigrams(h.normalized_alias)))
-                for h in found
-            ]
+            # The trigram step always runs first and brought them.
+            return _spelling_scored(norm, prefetched.pop("phonetic"))
         if self._embedder is None or not await self._profiles_exist(call):
             return []
         if text not in call.embedded:
@@ -267,12 +252,6 @@ class EntityResolver:
             )
             call.embedded.update(zip(texts, per_text, strict=True))
         return call.embedded[text]
-
-    def _name_search(self, norm: str) -> NameSearch:
-        # Short forms are searched by their expansions too ("mel smith" -> "melanie smith").
-        first, *rest = norm.split()
-        expansions = [" ".join([full, *rest]) for full in short_form_expansions(first)]
-        return NameSearch((norm, *expansions), phonetic_code(norm), self._t.trigram_floor(norm))
 
     async def _search_ahead(
         self, call: ResolutionContext, open_: Sequence[tuple[Mention, str]]
@@ -289,15 +268,14 @@ class EntityResolver:
             and len(norm.split()) <= self._t.fuzzy_max_words
             and self._same_document(call, mention, norm) is None
         ]
-        searches = [self._name_search(n) for n in dict.fromkeys(names) if n not in call.searched]
-        if not searches:
-            return
-        found = await trigram_phonetic_hits(
-            call.session, call.namespace, searches, self._t.nominees_per_step, self._rarity
-        )
-        mark = len(call.aliases)
-        for search, hits in zip(searches, found, strict=True):
-            call.searched[search.queries[0]] = (mark, hits)
+        candidates = []
+        for norm, hits in await self._searcher.search_ahead(call, names):
+            # Whose context the cascade will read (see `_cascade`), all in one statement.
+            phonetic = _spelling_scored(norm, hits.phonetic)
+            for hit in [h for query in hits.per_query for h in query] + phonetic:
+                if self._context_matters(norm, hit):
+                    candidates.append(hit.entity_id)
+        await call.load_neighbours_ahead(candidates)
 
     async def _profiles_exist(self, call: ResolutionContext) -> bool:
         """Whether any entity has a profile embedding: without one the embedding step can
@@ -438,3 +416,9 @@ class EntityResolver:
         call.unlinked.append(
             repo.Verdict(mention.claim_id, mention.text, mention.role, step, scores, self._version)
         )
+
+
+def _spelling_scored(norm: str, hits: Sequence[lookup.AliasHit]) -> list[lookup.AliasHit]:
+    """Phonetic hits scored by their trigram similarity to the mention, as trigram hits are."""
+    grams = trigrams(norm)
+    return [replace(h, score=trigram_similarity(grams, trigrams(h.normalized_alias))) for h in hits]
