@@ -66,9 +66,10 @@ def _length_plan(q: int, min_similarity: float) -> _LengthPlan | None:
 # One statement (the function `alias_trigram_matches`, migrations 0002 and 0003): rank the
 # query trigrams by (capped) rarity; read the postings of each rank only for the alias lengths
 # whose prefix includes it (the length bound too: similarity <= shorter / longer); keep aliases
-# sharing enough of what was read; count the trigrams they did not read, by primary-key probes
-# when they are few, else by one scan of those postings (a probe costs about as much as reading
-# twenty postings); score exactly and return the best `limit` ids, best first.
+# sharing enough of what was read; count the trigrams they share, from their alias text when
+# they are few (a query trigram is one of the alias's when it occurs in the alias with each
+# word padded by a space on both sides), else by one scan of the postings they did not read;
+# score exactly and return the best `limit` ids, best first.
 # Plain joins, with one fence: with current statistics the planner picks index probes for rare
 # trigrams and bulk reads for common ones; forcing per-trigram probes made full-name searches
 # at 100k aliases a hundred times slower. The scan of unread postings is materialized, since a

@@ -172,3 +172,16 @@ async def test_rarity_counts_read_before_the_aliases_existed_change_no_answer(
         (fresh,) = await rarity.rank(session, namespace, [trigrams("ravi bakeda")])
         assert fresh != stale[0] and set(fresh[-4:]) == trigrams("ravi")
         assert await trigram_phonetic_hits(session, namespace, searches, 10, rarity) == expected
+
+
+def test_a_trigram_is_an_aliases_exactly_when_it_occurs_in_the_padded_alias() -> None:
+    # What the search function verifies few candidates by: strpos over the alias with each
+    # word padded by a space on both sides (' ' || replace(alias, ' ', '  ') || ' ').
+    rng = random.Random(3)
+    words = ["r", "ra", "ravi", "avi", "vir", "ir", "a", "iv", "patel", "el", "tel"]
+    for _ in range(2000):
+        alias = " ".join(rng.choice(words) for _ in range(rng.randint(1, 3)))
+        query = " ".join(rng.choice(words) for _ in range(rng.randint(1, 3)))
+        padded = " " + alias.replace(" ", "  ") + " "
+        found = {g for g in trigrams(query) if g in padded}
+        assert found == trigrams(query) & trigrams(alias), (alias, query)
