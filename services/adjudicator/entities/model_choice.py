@@ -18,11 +18,12 @@ RATIONALE_MAX = 200
 NEW = "new"
 _SYSTEM = """You resolve a name mentioned in a text to an entity of a memory. Candidates are \
 existing entities nominated by alias, spelling, sound or profile similarity, with their scores, \
-how the name matches (exact, given_name, surname, initials, short_form, fuzzy, other_head) and \
-whether the context supports them (same document, co-mentioned, related to a co-mentioned entity) \
-or shares nothing with them (disjoint). Choose the candidate's entity_id the mention refers to, \
-or "new" when it names someone or something else. Different people can share a first name: \
-prefer "new" when the context does not support a candidate. Give a confidence in 0..1."""
+how the name matches (exact, given_name, surname, initials, short_form, fuzzy, other_head, \
+other_words) and whether the context supports them (same document, co-mentioned, related to a \
+co-mentioned entity) or shares nothing with them (disjoint). Choose the candidate's entity_id \
+the mention refers to, or "new" when it names someone or something else. Different people can \
+share a first name: prefer "new" when the context does not support a candidate. Give a \
+confidence in 0..1."""
 
 
 class ChoiceInvalid(Exception):

@@ -25,6 +25,7 @@ from services.adjudicator.entities.rules import (
     choose,
     describe,
     match_kind,
+    takeable,
 )
 from shared.beliefs.locks import lock_names
 from shared.embedding import Embedder, embed_async
@@ -213,7 +214,8 @@ class EntityResolver:
             await call.load_neighbours(
                 [h.entity_id for h in fresh + ahead if self._context_matters(norm, h)]
             )
-            for hit in fresh:
+            # An entity found through several aliases is nominated by its closest one.
+            for hit in sorted(fresh, key=lambda h: h.score):
                 pool[hit.entity_id] = self._nominee(call, mention, norm, step, hit)
             ranked = sorted(pool.values(), key=lambda n: -n.score)
             choice = choose(
@@ -290,12 +292,12 @@ class EntityResolver:
 
     def _context_matters(self, norm: str, hit: lookup.AliasHit) -> bool:
         """Whether the entities around a nominee can change the choice: not for a match the
-        rule model never takes (another head, a loose spelling), unless a chat model, which
-        is shown them, chooses. Their context is then neither read nor recorded."""
+        rule model never takes (another head, other words, a loose spelling), unless a chat
+        model, which is shown them, chooses. Their context is then neither read nor recorded."""
         if self._chooser is not None:
             return True
         kind = match_kind(norm, hit.normalized_alias, hit.normalized_name)
-        return kind != "other_head" and (kind != "fuzzy" or hit.score >= self._t.fuzzy_accept)
+        return takeable(kind, hit.score, self._t.fuzzy_accept)
 
     def _nominee(
         self, call: ResolutionContext, mention: Mention, norm: str, step: str, hit: lookup.AliasHit

@@ -11,7 +11,7 @@ from jellyfish import jaro_winkler_similarity as jaro_winkler
 
 from shared.entities.nicknames import is_short_form_of
 
-__all__ = ["Choice", "Nominee", "Support", "choose", "describe", "match_kind"]
+__all__ = ["Choice", "Nominee", "Support", "choose", "describe", "match_kind", "takeable"]
 
 Support = Literal["document", "co_mentioned", "related"]
 _SUPPORT_RANK: dict[str, int] = {"document": 0, "co_mentioned": 1, "related": 2}
@@ -63,7 +63,25 @@ def match_kind(mention: str, alias: str, candidate_name: str) -> str:
         return "short_form"
     if _other_head(m, a):
         return "other_head"
+    if not _misspelling(m, alias.split()):
+        return "other_words"
     return "fuzzy"
+
+
+def _misspelling(m: list[str], a: list[str]) -> bool:
+    """Whether one could be the other misspelt: the same words, each spelt nearly the same.
+    "last time" is not another spelling of "time", nor "maria and others both" of "maria and
+    others", nor "nate fourth video game tournament" of "nate first video game tournament",
+    however many trigrams they share."""
+    return len(m) == len(a) and all(
+        x == y or jaro_winkler(x, y) >= _HEAD_SPELLING for x, y in zip(m, a, strict=True)
+    )
+
+
+def takeable(kind: str, score: float, fuzzy_accept: float) -> bool:
+    """Whether the rule model may take a nominee of this kind: never a compound with another
+    head or other words than a misspelling has, and a misspelling only when close."""
+    return kind not in ("other_head", "other_words") and (kind != "fuzzy" or score >= fuzzy_accept)
 
 
 def _other_head(m: list[str], a: list[str]) -> bool:
@@ -103,11 +121,7 @@ def choose(
     # A loose spelling match next to a co-mentioned namesake ("Ravi Patel" vs "Priya Patel")
     # must not ride on that support: plain fuzzy matches need a close score as well.
     # A compound with another head names a different thing, however much context it shares.
-    eligible = [
-        n
-        for n in nominees
-        if n.kind != "other_head" and (n.kind != "fuzzy" or n.score >= fuzzy_accept)
-    ]
+    eligible = [n for n in nominees if takeable(n.kind, n.score, fuzzy_accept)]
     supported = _best_supported(exact or eligible)
     if supported is not None:
         return Choice(supported, f"{supported.kind}+{supported.support}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.adjudicator.entities.rules import match_kind
+from services.adjudicator.entities.rules import match_kind, takeable
 from shared.entities.normalize import display_name, is_bare_head_noun, normalize_name
 
 
@@ -83,3 +83,36 @@ def test_names_with_shared_modifiers_and_another_head_are_other_heads(
 
 def test_near_spelling_of_the_head_stays_fuzzy() -> None:
     assert match_kind("ravi patil", "ravi patel", "ravi patel") == "fuzzy"
+
+
+@pytest.mark.parametrize(
+    ("mention", "alias", "candidate"),
+    [
+        ("ravi patle", "ravi patel", "ravi patel"),
+        ("priyanka ramaswami", "priyanka ramaswamy", "priyanka ramaswamy"),
+        ("jon smith", "john smith", "john smith"),
+        ("jon's dream", "jon's dreams", "jon's dreams"),
+    ],
+)
+def test_a_misspelling_keeps_the_words_each_spelt_nearly_the_same(
+    mention: str, alias: str, candidate: str
+) -> None:
+    assert match_kind(mention, alias, candidate) == "fuzzy"
+
+
+@pytest.mark.parametrize(
+    ("mention", "alias", "candidate"),
+    [
+        # LoCoMo phrases a spelling match with related support had merged.
+        ("last time", "time", "time flies"),
+        ("maria and others all", "john and others all", "john and others all"),
+        ("nate fourth video game tournament", "nate first video game tournament", "nate first"),
+        ("a competing car maintenance shop", "dave own car maintenance shop", "dave shop"),
+    ],
+)
+def test_other_words_than_a_misspelling_has_are_never_taken(
+    mention: str, alias: str, candidate: str
+) -> None:
+    kind = match_kind(mention, alias, candidate)
+    assert kind == "other_words"
+    assert not takeable(kind, 0.9, 0.5) and takeable("fuzzy", 0.9, 0.5)

@@ -259,6 +259,24 @@ async def test_a_misspelling_finds_the_entity_an_earlier_mention_of_the_call_cre
         assert misspelt.step == "trigram" and other.created
 
 
+async def test_an_entity_found_through_several_aliases_is_nominated_by_its_closest(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        full, surname = await _resolve(
+            session, namespace, document_claims, ["Priyanka Ramaswamy", "Ramaswamy"]
+        )
+        assert surname.entity_id == full.entity_id  # "ramaswamy" is now one of its aliases
+        # 0.64 similar to the alias "ramaswamy", 0.33 to "priyanka ramaswamy": the close one
+        # decides, with the co-mentioned full name as support.
+        (misspelt,) = await _resolve(
+            session, namespace, document_claims, ["Ramaswami"], ("Priyanka Ramaswamy",)
+        )
+        assert misspelt.entity_id == full.entity_id and misspelt.step == "trigram"
+
+
 async def test_bare_head_nouns_are_not_entities_unless_capitalized(
     session_factory: async_sessionmaker[AsyncSession],
     namespace: str,
