@@ -13,7 +13,7 @@ from shared.chat import ChatError, complete_json
 
 __all__ = ["MODEL_CHOOSER_VERSION", "ChatModelChooser", "choice_schema", "parse_choice"]
 
-MODEL_CHOOSER_VERSION = "entity-llm-1"
+MODEL_CHOOSER_VERSION = "entity-llm-2"
 RATIONALE_MAX = 200
 NEW = "new"
 _SYSTEM = """You resolve a name mentioned in a text to an entity of a memory. Candidates are \

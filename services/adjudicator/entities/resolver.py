@@ -51,7 +51,7 @@ __all__ = [
     "ResolverThresholds",
 ]
 
-RESOLVER_VERSION = "entity-rules-1"
+RESOLVER_VERSION = "entity-rules-2"
 
 
 class EntityResolver:

@@ -166,7 +166,7 @@ async def test_resolver_with_a_chooser_records_the_model_verdict_and_follows_it(
         verdict = await _verdict(session, mention.mention.claim_id)
     assert mention.entity_id == known.entity_id and mention.step == "model"
     assert verdict.step == "model" and verdict.chosen_entity_id == known.entity_id
-    assert verdict.resolver_version == "entity-llm-1:fake-model"
+    assert verdict.resolver_version == "entity-llm-2:fake-model"
     assert verdict.scores["model"]["confidence"] == 0.9
     assert verdict.scores["rule"] == "model"
 
@@ -185,7 +185,7 @@ async def test_resolver_with_an_invalid_model_answer_keeps_the_rule_outcome(
     assert mention.created and mention.entity_id != known.entity_id
     assert verdict.step == "new" and verdict.created_new
     assert "neither a nominated candidate" in verdict.scores["model"]["fallback"]
-    assert verdict.resolver_version == "entity-llm-1:fake-model"
+    assert verdict.resolver_version == "entity-llm-2:fake-model"
 
 
 @pytest.mark.llm
@@ -204,7 +204,7 @@ async def test_real_chat_model_decides_a_mention_with_a_recorded_valid_verdict(
         known, mention = await _resolve_dana_twice(session, namespace, document_claims, resolver)
         verdict = await _verdict(session, mention.mention.claim_id)
     record = verdict.scores["model"]
-    assert verdict.resolver_version == f"entity-llm-1:{llama_server.model}"
+    assert verdict.resolver_version == f"entity-llm-2:{llama_server.model}"
     assert record["model"] == llama_server.model
     # A toy model may answer anything; what is recorded must be a valid outcome either way.
     if "fallback" in record:
