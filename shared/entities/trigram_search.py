@@ -231,7 +231,10 @@ async def trigram_phonetic_hits(
         return []
     specs: list[dict[str, Any]] = []
     grams: dict[int, frozenset[str]] = {}
-    codes = list(dict.fromkeys(s.phonetic_code for s in searches))
+    # Each distinct code is looked up once, as part -1, -2, ...
+    code_parts = {
+        code: -1 - n for n, code in enumerate(dict.fromkeys(s.phonetic_code for s in searches))
+    }
     part = 0
     for search in searches:
         for query_text in search.queries:
@@ -251,7 +254,7 @@ async def trigram_phonetic_hits(
         {
             "ns": namespace,
             "specs": json.dumps(specs),
-            "codes": codes,
+            "codes": list(code_parts),
             # 0: the trigrams come ranked (by `rarity`).
             "cap": 0 if rarity is not None else _RARITY_CAP,
             "probe_max": _PROBE_MAX,
@@ -269,6 +272,5 @@ async def trigram_phonetic_hits(
             searched = grams.get(part)
             per_query.append(_scored(searched, alias_hits(by_part[part])) if searched else [])
             part += 1
-        code_part = -1 - codes.index(search.phonetic_code)
-        answers.append(NameHits(per_query, alias_hits(by_part[code_part])))
+        answers.append(NameHits(per_query, alias_hits(by_part[code_parts[search.phonetic_code]])))
     return answers

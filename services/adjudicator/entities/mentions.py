@@ -219,12 +219,8 @@ class ResolutionContext:
             ):
                 self.neighbours[entity_id] = ahead[1]
                 missing.remove(entity_id)
-        if missing and _changes_neighbours(set(missing), self.written, self.doc_entities):
-            await self.flush()
         if missing:
-            self.neighbours.update(
-                await lookup.entity_neighbours(self.session, self.namespace, missing)
-            )
+            self.neighbours.update(await self._read_neighbours(missing))
 
     async def load_neighbours_ahead(self, entity_ids: Sequence[UUID]) -> None:
         """Read, in one statement, neighbours that later mentions of the call may need; each
@@ -236,11 +232,15 @@ class ResolutionContext:
         ]
         if not missing:
             return
-        if _changes_neighbours(set(missing), self.written, self.doc_entities):
-            await self.flush()
+        found = await self._read_neighbours(missing)
         mark = len(self.decided)
-        found = await lookup.entity_neighbours(self.session, self.namespace, missing)
         self.neighbours_ahead.update((i, (mark, others)) for i, others in found.items())
+
+    async def _read_neighbours(self, entity_ids: list[UUID]) -> dict[UUID, set[UUID]]:
+        """Their neighbours as stored, after writing the verdicts that would change them."""
+        if _changes_neighbours(set(entity_ids), self.written, self.doc_entities):
+            await self.flush()
+        return await lookup.entity_neighbours(self.session, self.namespace, entity_ids)
 
     def remember(self, mention: Mention, normalized: str, entity_id: UUID, name: str) -> None:
         hits = self.exact.setdefault(normalized, [])

@@ -210,9 +210,8 @@ class EntityResolver:
                 only = self._nominee(call, mention, norm, step, fresh[0])
                 return Choice(only, "exact_unique"), [only]
             # The phonetic hits came with the trigram ones: their context is read with them.
-            ahead = _spelling_scored(norm, prefetched.get("phonetic", []))
             await call.load_neighbours(
-                [h.entity_id for h in fresh + ahead if self._context_matters(norm, h)]
+                self._context_ids(norm, fresh, prefetched.get("phonetic", []))
             )
             # An entity found through several aliases is nominated by its closest one.
             for hit in sorted(fresh, key=lambda h: h.score):
@@ -270,14 +269,16 @@ class EntityResolver:
             and len(norm.split()) <= self._t.fuzzy_max_words
             and self._same_document(call, mention, norm) is None
         ]
-        candidates = []
-        for norm, hits in await self._searcher.search_ahead(call, names):
-            # Whose context the cascade will read (see `_cascade`), all in one statement.
-            phonetic = _spelling_scored(norm, hits.phonetic)
-            for hit in [h for query in hits.per_query for h in query] + phonetic:
-                if self._context_matters(norm, hit):
-                    candidates.append(hit.entity_id)
-        await call.load_neighbours_ahead(candidates)
+        # Whose context the cascade will read (see `_cascade`), all in one statement.
+        await call.load_neighbours_ahead(
+            [
+                entity_id
+                for norm, hits in await self._searcher.search_ahead(call, names)
+                for entity_id in self._context_ids(
+                    norm, [h for query in hits.per_query for h in query], hits.phonetic
+                )
+            ]
+        )
 
     async def _profiles_exist(self, call: ResolutionContext) -> bool:
         """Whether any entity has a profile embedding: without one the embedding step can
@@ -289,6 +290,17 @@ class EntityResolver:
             call.profiles_exist = await lookup.any_profile_embedding(call.session)
             self._profiles_seen = call.profiles_exist
         return call.profiles_exist
+
+    def _context_ids(
+        self,
+        norm: str,
+        nominated: Sequence[lookup.AliasHit],
+        phonetic: Sequence[lookup.AliasHit],
+    ) -> list[UUID]:
+        """The entities whose neighbours the choice among these hits needs: the step's own
+        hits and the phonetic ones fetched with them (scored by spelling, as that step will)."""
+        hits = [*nominated, *_spelling_scored(norm, phonetic)]
+        return [h.entity_id for h in hits if self._context_matters(norm, h)]
 
     def _context_matters(self, norm: str, hit: lookup.AliasHit) -> bool:
         """Whether the entities around a nominee can change the choice: not for a match the
