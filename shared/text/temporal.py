@@ -7,6 +7,7 @@ import re
 
 __all__ = [
     "ATOM_RES",
+    "BEFORE_RE",
     "DURATION_RE",
     "FROM_RE",
     "JOIN_RE",
@@ -39,6 +40,15 @@ _DAY = r"(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NUM = r"(?P<num>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+# A time of day ("16:30", "9am", "9:15 p.m.") and an optional zone ("UTC+2", "(CET)", "GMT").
+_CLOCK = (
+    r"(?:(?P<hh>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap]\.?m\.?))?"
+    r"|(?P<hh12>1[0-2]|0?[1-9])\s*(?P<ampm12>[ap]\.?m\.?))"
+)
+_ZONE = (
+    r"(?:(?P<utc>utc|gmt|z)\s*(?P<off>[+\-−]\s*\d{1,2}(?::?[0-5]\d)?)?"
+    r"|(?P<zone>cest|cet|bst|edt|est|pdt|pst|pt|et|ct|mt|ist|jst|aest|eest|eet|west|wet|sgt|hkt))"
+)
 # A bare month or year is only temporal after one of these words ("May" is also a modal verb).
 _LEAD = r"(?:in|during|since|until|till|by|from|to|through|of|last|next|this|early|mid|late|for)"
 
@@ -47,11 +57,15 @@ _ATOMS: list[tuple[str, str]] = [
     (
         "iso",
         r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})"
-        r"(?:[T ](?P<hh>\d{2}):(?P<mi>\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?\b",
+        r"(?:[T ](?P<hh>\d{2}):(?P<mi>\d{2})(?::\d{2})?(?P<off>Z|[+-]\d{2}:?\d{2})?)?\b",
     ),
     ("iso_month", r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])\b(?!-)"),
     ("mdy", rf"\b{_MON}\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?"),
     ("dmy", rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?:,?\s+{_YEAR}\b)?"),
+    (
+        "year_edge",
+        rf"\b(?:the\s+)?(?P<edge>end|start|beginning)\s+of\s+(?:(?P<rel>this|next|last|the)\s+year|{_YEAR})\b",
+    ),
     (
         "month_end",
         rf"\b(?:the\s+)?end\s+of\s+(?:(?P<rel>this|the|next|last)\s+month|{_MON}(?:\s+{_YEAR})?)\b",
@@ -59,7 +73,8 @@ _ATOMS: list[tuple[str, str]] = [
     ("my", rf"\b(?:(?P<part>early|mid|late)[- ])?{_MON}\s+{_YEAR}\b"),
     (
         "quarter",
-        rf"\bq(?P<q>[1-4])(?:\s*(?:of\s+)?(?:{_YEAR}|fy(?P<fy>\d{{2}})|'(?P<yy>\d{{2}})))?\b",
+        rf"\b(?:(?P<part>early|mid|late)[- ]|(?P<edge>end|start|beginning)\s+of\s+(?:the\s+)?)?"
+        rf"q(?P<q>[1-4])(?:\s*(?:of\s+)?(?:{_YEAR}|fy(?P<fy>\d{{2}})|'(?P<yy>\d{{2}})))?\b",
     ),
     (
         "quarter_words",
@@ -81,13 +96,20 @@ _ATOMS: list[tuple[str, str]] = [
         rf"\b(?:{_LEAD}\s+)(?:(?P<part>early|mid|late)[- ])?"
         rf"(?P<rel>last\s+|next\s+|this\s+)?{_MON}\b",
     ),
-    ("lead_year", rf"\b(?:{_LEAD}|the\s+year|early|mid|late)[- ]{_YEAR}\b"),
+    ("lead_year", rf"\b(?:(?P<part>early|mid|late)|{_LEAD}|the\s+year)[- ]{_YEAR}\b"),
+    (
+        "clock",
+        rf"\b(?:at\s+)?{_CLOCK}(?:\s*\(?\s*{_ZONE}\s*\)?)?(?=\W|$)",
+    ),
 ]
 ATOM_RES = [(name, re.compile(pattern, re.I)) for name, pattern in _ATOMS]
 SINCE_RE = re.compile(
-    r"(?:since|starting(?:\s+(?:in|on|from))?|as\s+of|beginning(?:\s+in)?)\s*$", re.I
+    r"(?:since|starting(?:\s+(?:in|on|from|with))?|as\s+(?:of|from)|effective(?:\s+(?:from|on))?"
+    r"|beginning(?:\s+(?:in|on|from|with))?|from)\s*$",
+    re.I,
 )
-UNTIL_RE = re.compile(r"(?:until|till|through|thru|up\s+to)\s*$", re.I)
+UNTIL_RE = re.compile(r"(?:until|till|through|thru|up\s+to|by|no\s+later\s+than)\s*$", re.I)
+BEFORE_RE = re.compile(r"(?:before|prior\s+to)\s*$", re.I)
 FROM_RE = re.compile(r"(?:from|between)\s*$", re.I)
 JOIN_RE = re.compile(r"^\s*(?:to|until|till|through|thru|and|-|–)\s*$", re.I)
 VAGUE_RE = re.compile(

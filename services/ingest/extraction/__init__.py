@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.ingest.extraction.base import (
     ClaimExtractor,
     ExtractedClaim,
+    ExtractedRelation,
     ExtractionInput,
     Polarity,
     Span,
@@ -15,6 +16,7 @@ from services.ingest.extraction.base import (
 __all__ = [
     "ClaimExtractor",
     "ExtractedClaim",
+    "ExtractedRelation",
     "ExtractionInput",
     "Polarity",
     "Span",

@@ -10,6 +10,7 @@ from typing import Literal, Protocol
 __all__ = [
     "ClaimExtractor",
     "ExtractedClaim",
+    "ExtractedRelation",
     "ExtractionInput",
     "Polarity",
     "Span",
@@ -44,6 +45,17 @@ class Span:
 
 
 @dataclass(frozen=True)
+class ExtractedRelation:
+    """A further (subject, predicate phrase, object) one claim states besides its main one:
+    "Dana Whitfield, the CTO of Northwind, approved the budget" also places Dana at Northwind;
+    "was hired by Umbrella from Hooli" also ends a placement at Hooli."""
+
+    subject_text: str
+    predicate_text: str
+    object_text: str
+
+
+@dataclass(frozen=True)
 class ExtractedClaim:
     """One self-contained statement; offsets are absolute in the stored document and
     `claim_valid_until` is the inclusive end as stated (the last day, or the instant)."""
@@ -63,6 +75,7 @@ class ExtractedClaim:
     subject_text: str | None
     predicate_text: str | None
     object_text: str | None
+    extra_relations: tuple[ExtractedRelation, ...] = ()
 
 
 class ClaimExtractor(Protocol):

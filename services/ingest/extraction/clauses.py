@@ -31,6 +31,16 @@ _EVALUATIVE = frozenset(
         "fabulous", "superb", "outstanding", "messy", "ugly", "elegant", "clunky", "slick",
         "solid", "weak", "meaningful", "special", "touching", "inspirational", "adorable",
         "overrated", "underrated", "wrong", "right", "smart", "silly", "stupid", "crazy",
+        "triumph", "disaster", "mess", "success", "failure", "flop", "nightmare", "joke",
+        "masterpiece", "gem", "waste", "win", "hit", "bargain", "steal", "shambles", "dream",
+        "delight", "pleasure", "letdown", "let-down", "disappointment", "embarrassment",
+    }
+)  # fmt: skip
+# Sentence adverbs that mark what follows as the writer's own view.
+_STANCE_ADVERBS = frozenset(
+    {
+        "honestly", "frankly", "personally", "truly", "seriously", "clearly", "obviously",
+        "definitely", "absolutely", "really", "totally", "imo", "imho", "arguably",
     }
 )  # fmt: skip
 _HYPOTHETICAL_AUX = frozenset({"would", "could", "might", "may", "'d", "’d"})
@@ -41,44 +51,69 @@ _PERSONAL = frozenset({"i", "me", "we", "he", "she", "they"})
 
 @dataclass(frozen=True)
 class Clause:
-    """A contiguous run of tokens with one finite head (its own subject)."""
+    """A contiguous run of tokens with one finite head. `shared_subject` is the subject token
+    of the verb this one is coordinated with, when it has none of its own ("Maria left Acme
+    and joined Globex": "joined Globex" is Maria's)."""
 
     tokens: tuple[Any, ...]
     head: Any
+    shared_subject: Any | None = None
 
 
-def _own_subject(tok: Any) -> bool:
-    return any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in tok.children)
+def _subject_of(tok: Any) -> Any | None:
+    return next((c for c in tok.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
 
 
-def _conj_heads(tok: Any) -> list[Any]:
-    found: list[Any] = []
+def _own_complement(tok: Any) -> bool:
+    """A verb phrase that states something by itself: it has an object or a complement."""
+    return any(
+        c.dep_ in ("dobj", "attr", "acomp", "oprd", "xcomp", "ccomp", "dative", "agent")
+        or (c.dep_ == "prep" and any(g.dep_ == "pobj" for g in c.children))
+        for c in tok.children
+    )
+
+
+def _conj_heads(tok: Any, subject: Any | None) -> list[tuple[Any, Any | None]]:
+    """Coordinated verbs under `tok` and the subject each stands with: its own, or `tok`'s
+    when it has none and is a verb phrase of its own."""
+    found: list[tuple[Any, Any | None]] = []
     for c in tok.children:
-        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and _own_subject(c):
-            found.append(c)
-            found.extend(_conj_heads(c))
+        if c.dep_ != "conj" or c.pos_ not in ("VERB", "AUX"):
+            continue
+        own = _subject_of(c)
+        if own is not None:
+            found.append((c, None))
+            found.extend(_conj_heads(c, own))
+        elif subject is not None and _own_complement(c):
+            found.append((c, subject))
+            found.extend(_conj_heads(c, subject))
     return found
 
 
 def split_clauses(sent: Any) -> list[Clause]:
-    """Split a sentence at coordinated clauses that have their own subject; the pieces are
-    contiguous so each keeps an exact source span."""
+    """Split a sentence at coordinated clauses, with their own subject or sharing the first
+    one's; the pieces are contiguous so each keeps an exact source span."""
     root = sent.root
-    heads = [root, *sorted(_conj_heads(root), key=lambda t: t.left_edge.i)]
-    starts = [sent.start] + [h.left_edge.i for h in heads[1:]]
+    conj = sorted(_conj_heads(root, _subject_of(root)), key=lambda hs: hs[0].left_edge.i)
+    heads = [(root, None), *conj]
+    starts = [sent.start] + [h.left_edge.i for h, _ in heads[1:]]
     ends = [*starts[1:], sent.end]
     doc = sent.doc
     clauses = []
-    for head, s, e in zip(heads, starts, ends, strict=True):
+    for (head, shared), s, e in zip(heads, starts, ends, strict=True):
         toks = [doc[i] for i in range(s, e)]
         while toks and (toks[-1].is_punct or toks[-1].dep_ == "cc" or toks[-1].is_space):
             if toks[-1].text in ("?", "!", ".") and toks[-1].i == sent.end - 1:
                 break  # keep the sentence's own final mark in the span
             toks.pop()
-        while toks and (toks[0].is_space or (toks[0].dep_ == "cc" and toks[0].i != sent.start)):
+        while toks and (
+            toks[0].is_space
+            or (toks[0].dep_ == "cc" and toks[0].i != sent.start)
+            or (toks[0].is_punct and toks[0].i != sent.start)
+        ):
             toks.pop(0)
         if toks:
-            clauses.append(Clause(tuple(toks), head))
+            clauses.append(Clause(tuple(toks), head, shared))
     return clauses
 
 
@@ -106,6 +141,18 @@ def _holderless_opinion(head: Any) -> bool:
     return not (subj.lower_ in _PERSONAL or subj.ent_type_ == "PERSON")
 
 
+def _stance_opinion(head: Any) -> bool:
+    """ "Honestly, it is a triumph", "Frankly the new flow is clunky": a view with no holder."""
+    if not any(c.dep_ == "advmod" and c.lower_ in _STANCE_ADVERBS for c in head.children):
+        return False
+    subj = _subject(head)
+    if subj is not None and (subj.lower_ in _PERSONAL or subj.ent_type_ == "PERSON"):
+        return False
+    return head.lemma_.lower() in ("be", "seem", "look", "sound", "feel") and any(
+        c.dep_ in ("acomp", "attr") for c in head.children
+    )
+
+
 def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> str | None:
     """Why this clause is not a claim (None when it is one). `content` is the head of the
     asserted proposition (the complement of an attribution frame, else the clause head)."""
@@ -117,7 +164,9 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
         return "social"
     if _BOILERPLATE_RE.search(text):
         return "boilerplate"
-    if len(words) < 3 or not any(t.pos_ in ("VERB", "AUX") for t in words):
+    # A verb coordinated with another counts that one's subject ("… and joined Globex").
+    shared = len(list(clause.shared_subject.subtree)) if clause.shared_subject is not None else 0
+    if len(words) + shared < 3 or not any(t.pos_ in ("VERB", "AUX") for t in words):
         return "fragment"
     first = words[0]
     if first.lower_ in ("let", "let's", "please") or (first.lower_ == "let" and len(words) > 1):
@@ -126,6 +175,7 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     if (
         head.tag_ == "VB"
         and _subject(head) is None
+        and clause.shared_subject is None
         and not any(c.dep_ in ("aux", "auxpass") for c in head.children)
     ):
         return "advice"  # imperative
@@ -133,7 +183,7 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
         reason = _modal_reason(h, clause.tokens)
         if reason:
             return reason
-    if not attributed and _holderless_opinion(content):
+    if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
         return "opinion"
     return None
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Mention", "Rewriter", "context_mentions", "third_person"]
+__all__ = ["Mention", "Rewriter", "ShortForms", "context_mentions", "third_person"]
 
 _PERSON_PRONOUNS = {"he", "him", "she", "himself", "herself"}
 _PERSON_POSSESSIVE = {"his", "hers"}
@@ -74,6 +74,38 @@ def context_mentions(context: str | None, known: Mapping[str, str]) -> list[Ment
     return found
 
 
+@dataclass(frozen=True)
+class ShortForms:
+    """Full names a document used before a passage, by their given name and surname, so a
+    later bare "Leo" or "Whitaker" reads as "Leo Whitaker" (SPEC §3). A short form two full
+    names share stays as written: the resolver sees it ambiguous and records so."""
+
+    by_word: Mapping[str, tuple[str, ...]]
+
+    @classmethod
+    def from_names(cls, names: Iterable[str]) -> ShortForms:
+        index: dict[str, list[str]] = {}
+        for name in dict.fromkeys(names):
+            words = name.split()
+            if len(words) < 2:
+                continue
+            for word in {words[0], words[-1]}:
+                if word not in index.get(word, []):
+                    index.setdefault(word, []).append(name)
+        return cls({word: tuple(full) for word, full in index.items()})
+
+    def expand(self, word: str) -> str | None:
+        """The one full name `word` is short for, or None (unknown or ambiguous)."""
+        full = self.by_word.get(word, ())
+        return full[0] if len(full) == 1 else None
+
+    def ambiguous(self, word: str) -> bool:
+        return len(self.by_word.get(word, ())) > 1
+
+
+_NO_SHORT_FORMS = ShortForms({})
+
+
 class Rewriter:
     """Rewrites a clause's tokens into decontextualised text for one passage."""
 
@@ -83,11 +115,17 @@ class Rewriter:
         speaker: str | None,
         title: str | None,
         base_offset: int,
+        short_forms: ShortForms = _NO_SHORT_FORMS,
+        lone_names: frozenset[int] = frozenset(),
     ) -> None:
+        """`lone_names` are indices of tokens that are a whole name by themselves (a bare
+        "Leo"), the only ones a short form may expand."""
         self._mentions = sorted(mentions, key=lambda m: m.position)
         self._speaker = speaker
         self._title = title
         self._base = base_offset
+        self._short_forms = short_forms
+        self._lone_names = lone_names
         self.used: list[Mention] = []
 
     def antecedent(self, token: Any, labels: Iterable[str]) -> Mention | None:
@@ -122,10 +160,23 @@ class Rewriter:
         if low in _PERSON_POSSESSIVE or (low == "her" and token.tag_ == "PRP$"):
             return self._named(token, ("PERSON",), possessive=True)
         if low in _ORG_PRONOUNS and token.tag_ == "PRP" and not _dummy_it(token):
-            return self._named(token, ("ORG",), possessive=False, nearby=True)
+            named = self._named(token, ("ORG",), possessive=False, nearby=True)
+            return named or self._title_for_it(token)
         if low in _ORG_POSSESSIVE:
             return self._named(token, ("ORG",), possessive=True, nearby=True)
+        if token.i in self._lone_names and token.text != self._speaker:
+            return self._short_forms.expand(token.text)
         return self._agreement(token)
+
+    def _title_for_it(self, token: Any) -> str | None:
+        """A subject "it" with nothing named before it in the passage or its context: the
+        document is about one thing, and its title names it ("Orion rollout": "It went live
+        in six warehouses")."""
+        if token.lower_ != "it" or token.dep_ not in ("nsubj", "nsubjpass") or not self._title:
+            return None
+        if any(m.position < token.idx and m.label == "ORG" for m in self._mentions):
+            return None  # a thing was named, but too far back to be sure
+        return self._title
 
     def _named(
         self, token: Any, labels: tuple[str, ...], possessive: bool, nearby: bool = False
@@ -195,4 +246,5 @@ class Rewriter:
         low, noun = tok.lower_, nxt.lower_
         if low == "this" and noun in _DOC_NOUNS:
             return True
-        return low in ("the", "today's") and noun in ("meeting", "call")
+        # "today's meeting" is this one; "the call" may be any call the notes mention.
+        return low == "today's" and noun in ("meeting", "call")

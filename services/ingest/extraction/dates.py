@@ -5,13 +5,15 @@ from __future__ import annotations
 import calendar
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
+from services.ingest.extraction.clock import offset_zone, read_clock
 from shared.text.temporal import (
     ATOM_RES,
+    BEFORE_RE,
     DURATION_RE,
     FROM_RE,
     JOIN_RE,
@@ -30,6 +32,8 @@ __all__ = ["DateResolver", "Precision", "Tense", "TimeWindow"]
 Precision = Literal["unknown", "instant", "day", "month", "quarter", "year", "open"]
 Tense = Literal["past", "present", "future"]
 Shape = Literal["point", "since", "until", "range"]
+_BACKWARD_RE = re.compile(r"\bsince\s*$", re.I)
+_BACKWARD_LEAD_RE = re.compile(r"since\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ class _Atom:
     end: int
     instant: datetime | None = None
     year_given: bool = True
+    # A time of day without a date ("16:30 (UTC+2)"): (hour, minute, zone) for `_combine`.
+    clock: tuple[int, int, Any] | None = None
 
 
 def _utc(d: date) -> datetime:
@@ -128,36 +134,55 @@ class DateResolver:
         said_on: datetime | None,
         tense: Tense = "present",
         date_entities: Sequence[tuple[int, int]] = (),
+        *,
+        keep: Callable[[int, int], bool] | None = None,
+        reschedule: bool = False,
     ) -> TimeWindow | None:
         """Resolve `text` (one clause); `date_entities` are NER DATE spans tried with dateparser
-        when no rule matched them. Returns None when nothing temporal resolves."""
+        when no rule matched them. `keep` says which phrases date the clause (the others are
+        mentioned in passing); `reschedule` reads "moved from June 8 to June 9" as the new
+        date. Returns None when nothing temporal resolves."""
         today = said_on.astimezone(UTC).date() if said_on is not None else None
         atoms: list[_Atom] = []
+        seen: list[tuple[int, int]] = []
         for kind, regex in ATOM_RES:
             for m in regex.finditer(text):
                 s, e = m.span()
-                if not any(a.start < e and s < a.end for a in atoms):
-                    # "since March" points backwards whatever the verb's tense
-                    since = SINCE_RE.search(text[: s + 6]) is not None
-                    atom = self._atom(kind, m, today, "past" if since else tense)
-                    if atom is not None:
-                        atoms.append(atom)
+                if any(a < e and s < b for a, b in seen):
+                    continue
+                seen.append((s, e))
+                if keep is not None and not keep(s, e):
+                    continue
+                # "since March" points backwards whatever the verb's tense ("from", "starting"
+                # and "as of" follow it: "applies from 1 May" said in March is this May)
+                since = bool(_BACKWARD_RE.search(text[:s]) or _BACKWARD_LEAD_RE.match(m.group(0)))
+                atom = self._atom(kind, m, today, "past" if since else tense)
+                if atom is not None:
+                    atoms.append(atom)
         if today is not None:
             for s, e in date_entities:
-                if not any(a.start < e and s < a.end for a in atoms):
-                    fallback = self._dateparser(text[s:e], s, today, tense)
-                    if fallback:
-                        atoms.append(fallback)
+                if any(a < e and s < b for a, b in seen):
+                    continue
+                if keep is not None and not keep(s, e):
+                    continue
+                fallback = self._dateparser(text[s:e], s, today, tense)
+                if fallback:
+                    atoms.append(fallback)
+        atoms = _attach_clocks(atoms)
         if not atoms:
             return None
         atoms.sort(key=lambda a: a.start)
-        return _combine(text, atoms)
+        return _combine(text, atoms, reschedule)
 
     def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> _Atom | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
         s, e = m.span()
         if kind.startswith("lead_"):  # the leading preposition is not part of the date
             s = min(m.start(k) for k in ("part", "rel", "mon", "year") if k in g)
+            part = re.match(r"(early|mid|late)\b", m.group(0), re.I)
+            if part and "part" not in g:  # "early March": the lead word is the part
+                g["part"] = part.group(1)
+                s = m.start()
         try:
             return _build_atom(kind, g, s, e, today, tense)
         except ValueError:  # impossible calendar dates such as 31 June
@@ -197,15 +222,66 @@ def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> _Atom | No
     return _Atom(d, d, "day", 0, 0)
 
 
+def _clock_atom(g: dict[str, str], s: int, e: int) -> _Atom | None:
+    """A time of day; only a date in the same clause makes it an instant (see `_combine`)."""
+    clock = read_clock(g)
+    if clock is None:
+        return None
+    placeholder = date(1, 1, 1)
+    return _Atom(placeholder, placeholder, "instant", s, e, clock=clock)
+
+
+def _attach_clocks(atoms: list[_Atom]) -> list[_Atom]:
+    """Join each time of day to the clause's one day ("16:30 (UTC+2) on 14 May" is an instant
+    in UTC); a time of day without a day states no date and is dropped."""
+    clocks = [a for a in atoms if a.clock is not None]
+    if not clocks:
+        return atoms
+    days = [a for a in atoms if a.clock is None and a.precision == "day" and a.first == a.last]
+    rest = [a for a in atoms if a.clock is None]
+    if len(days) != 1 or len(clocks) != 1:
+        return rest
+    (day,), (clock,) = days, clocks
+    assert clock.clock is not None
+    hour, minute, zone = clock.clock
+    local = datetime(day.first.year, day.first.month, day.first.day, hour, minute, tzinfo=zone)
+    instant = local.astimezone(UTC)
+    joined = _Atom(
+        day.first, day.last, "instant", min(day.start, clock.start), max(day.end, clock.end),
+        instant, day.year_given,
+    )  # fmt: skip
+    return [a for a in rest if a is not day] + [joined]
+
+
+def _month_part(y: int, mo: int, part: str) -> tuple[date, date]:
+    if part == "early":
+        return date(y, mo, 1), date(y, mo, 10)
+    if part == "mid":
+        return date(y, mo, 11), date(y, mo, 20)
+    return date(y, mo, 21), _month_last(y, mo)
+
+
 def _build_atom(
     kind: str, g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
 ) -> _Atom | None:
     if kind == "iso":
         d = date(int(g["y"]), int(g["m"]), int(g["d"]))
         if "hh" in g:
-            inst = datetime(d.year, d.month, d.day, int(g["hh"]), int(g["mi"]), tzinfo=UTC)
-            return _Atom(d, d, "instant", s, e, inst)
+            zone = offset_zone(g.get("off", "Z"))
+            local = datetime(d.year, d.month, d.day, int(g["hh"]), int(g["mi"]), tzinfo=zone)
+            return _Atom(d, d, "instant", s, e, local.astimezone(UTC))
         return _Atom(d, d, "day", s, e)
+    if kind == "clock":
+        return _clock_atom(g, s, e)
+    if kind == "year_edge":
+        if "year" in g:
+            y = int(g["year"])
+        elif today is not None:
+            y = today.year + {"next": 1, "last": -1}.get(g.get("rel", "").lower(), 0)
+        else:
+            return None
+        mo = 12 if g["edge"].lower() == "end" else 1
+        return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
     if kind == "iso_month":
         y, mo = int(g["y"]), int(g["m"])
         return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
@@ -252,6 +328,9 @@ def _build_atom(
             y = today.year
         else:
             y = _pick_year(mo, None, today, tense)
+        if "part" in g:  # "early March" is its first ten days, "late March" from the 21st
+            first, last = _month_part(y, mo, g["part"].lower())
+            return _Atom(first, last, "day", s, e, year_given="year" in g)
         return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given="year" in g)
     if kind in ("quarter", "quarter_words"):
         q = int(g["q"]) if "q" in g else ORDINAL_Q[g["qw"].lower()]
@@ -265,9 +344,22 @@ def _build_atom(
             return None
         first, last = _quarter(y, q)
         given = bool({"year", "fy", "yy"} & g.keys())
+        part = g.get("part", "").lower() or {"end": "late", "start": "early"}.get(
+            g.get("edge", "").lower(), "early" if g.get("edge") else ""
+        )
+        if part:  # "early Q2" is April, "mid-Q2" May, "late Q2" and "end of Q2" June
+            mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
+            return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given=given)
         return _Atom(first, last, "quarter", s, e, year_given=given)
     if kind == "lead_year":
         y = int(g["year"])
+        part = g.get("part", "").lower()
+        if part == "early":  # the honest sub-period, never the whole year
+            return _Atom(date(y, 1, 1), date(y, 1, 31), "month", s, e)
+        if part == "mid":
+            return _Atom(date(y, 6, 1), date(y, 7, 31), "month", s, e)
+        if part == "late":
+            return _Atom(date(y, 12, 1), date(y, 12, 31), "month", s, e)
         return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
     if today is None:
         return None
@@ -323,23 +415,34 @@ def _relative_atom(
     return None
 
 
-def _combine(text: str, atoms: list[_Atom]) -> TimeWindow:
+def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWindow:
     for a, b in itertools.pairwise(atoms):
         if JOIN_RE.match(text[a.end : b.start]) and (
             FROM_RE.search(text[: a.start]) or text[a.end : b.start].strip() in ("-", "–")
         ):
+            if reschedule:  # "moved from June 8 to June 9": the new date is the one that holds
+                return _point(b)
             first = a.first
             if not a.year_given and b.year_given and first.year != b.first.year:
                 # "from March to June 2026": the start borrows the end's year
                 first = first.replace(year=b.first.year)
             precision = max(a.precision, b.precision, key=lambda p: ORDER.get(p, 0))
             return TimeWindow(_utc(first), _utc(b.last), precision, "range", a.start, b.end)
-    a = atoms[0]
+    a = atoms[-1] if reschedule and len(atoms) > 1 else atoms[0]
     before = text[: a.start]
     if SINCE_RE.search(before):
-        return TimeWindow(_utc(a.first), None, "open", "since", a.start, a.end)
+        start = a.instant or _utc(a.first)
+        return TimeWindow(start, None, "open", "since", a.start, a.end)
     if UNTIL_RE.search(before):
-        return TimeWindow(None, _utc(a.last), a.precision, "until", a.start, a.end)
+        end = a.instant or _utc(a.last)
+        return TimeWindow(None, end, a.precision, "until", a.start, a.end)
+    if BEFORE_RE.search(before):
+        end = a.instant or _utc(a.first - timedelta(days=1))
+        return TimeWindow(None, end, a.precision, "until", a.start, a.end)
+    return _point(a)
+
+
+def _point(a: _Atom) -> TimeWindow:
     if a.instant is not None:
         return TimeWindow(a.instant, a.instant, "instant", "point", a.start, a.end)
     return TimeWindow(_utc(a.first), _utc(a.last), a.precision, "point", a.start, a.end)

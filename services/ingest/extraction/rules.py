@@ -4,20 +4,40 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from services.ingest.extraction.anchoring import governing_filter
+from services.ingest.extraction.arguments import (
+    NAME_LABELS,
+    Phrase,
+    entity_like,
+    entity_phrase,
+    name_span,
+)
 from services.ingest.extraction.attribution import find_attribution
 from services.ingest.extraction.base import (
     ExtractedClaim,
+    ExtractedRelation,
     ExtractionInput,
     Polarity,
     Span,
     ValidKind,
 )
 from services.ingest.extraction.clauses import Clause, drop_reason, split_clauses
-from services.ingest.extraction.coref import Mention, Rewriter, context_mentions
+from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
+from services.ingest.extraction.frames import Frame, Relation, read_frame
+from services.ingest.extraction.markers import mask_markers
+from services.ingest.extraction.mentions import (
+    PERSON_LABEL,
+    entity_label,
+    full_names,
+    mentions,
+    subject_things,
+)
+from shared.text.temporal import ATOM_RES
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 
@@ -29,20 +49,24 @@ _STATE_VERBS = frozenset(
         "want", "need", "contain", "include", "require", "support", "depend", "consist", "mean",
         "seem", "feel", "serve", "teach", "date", "volunteer", "report", "cost", "keep",
         "store", "allow", "accept", "return", "handle", "expose", "target", "host", "follow",
+        "apply", "oppose", "favor", "favour", "price", "charge",
     }
 )  # fmt: skip
 _PERIOD_STATES = frozenset(
     {"work", "live", "lead", "manage", "own", "run", "head", "stay", "reside", "serve", "teach"}
-    | {"study", "date", "volunteer", "report", "remain"}
+    | {"study", "date", "volunteer", "report", "remain", "apply"}
 )
 _MEASURE_VERBS = frozenset(
     {"be", "reach", "grow", "fall", "rise", "drop", "increase", "decrease", "total", "hit"}
     | {"average", "exceed", "decline", "generate", "earn", "make", "cost"}
 )
+# Verbs of moving a date: "moved from June 8 to June 9" states the new date.
+_RESCHEDULE_VERBS = frozenset(
+    {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
+)
+# Placements that end, and those that begin: a job change's two halves share its date.
+_ENDING_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 _NUMERIC_ENTS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
-_ENT_LABELS = {"PERSON": "PERSON", "ORG": "ORG", "PRODUCT": "ORG"}
-_OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "dative")
-_CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 _DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
@@ -64,7 +88,7 @@ class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "1.0.0"
+    version = "2.0.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader
@@ -81,23 +105,58 @@ class RulesExtractor:
     def extract_batch(self, inputs: Sequence[ExtractionInput]) -> list[list[ExtractedClaim]]:
         """Extract claims from each input (one list per input, in order)."""
         nlp = self._pipeline()
-        docs = list(nlp.pipe((i.text for i in inputs), batch_size=self._batch_size))
+        # Discourse markers ("Update:", "Correction:") are blanked, not cut, so offsets hold.
+        masked = [mask_markers(i.text) for i in inputs]
+        docs = list(nlp.pipe(masked, batch_size=self._batch_size))
         self.last_sentence_count = sum(1 for doc in docs for _ in doc.sents)
         known: dict[str, str] = {}
         seen: set[str] = set()
         for doc in docs:
             for ent in doc.ents:
                 seen.add(ent.text)
-                if ent.label_ in _ENT_LABELS:
-                    known.setdefault(ent.text, _ENT_LABELS[ent.label_])
+                label = entity_label(ent.label_)
+                if label:
+                    known.setdefault(ent.text, label)
         for tail_doc in self._context_docs(nlp, inputs, seen):
             for ent in tail_doc.ents:
-                if ent.label_ in _ENT_LABELS:
-                    known.setdefault(ent.text, _ENT_LABELS[ent.label_])
+                label = entity_label(ent.label_)
+                if label:
+                    known.setdefault(ent.text, label)
         for inp in inputs:
             if inp.speaker:
-                known[inp.speaker] = "PERSON"
-        return [self._extract_one(inp, doc, known) for inp, doc in zip(inputs, docs, strict=True)]
+                known[inp.speaker] = PERSON_LABEL
+        before = self._antecedents_before(nlp, inputs, docs)
+        return [
+            self._extract_one(inp, doc, known, before.get(i, []))
+            for i, (inp, doc) in enumerate(zip(inputs, docs, strict=True))
+        ]
+
+    def _antecedents_before(
+        self, nlp: Any, inputs: Sequence[ExtractionInput], docs: Sequence[Any]
+    ) -> dict[int, list[Mention]]:
+        """For passages that open with "It …": the things the preceding text's last sentence
+        was about ("Orion shipped in January." then "It went live …"), from a parse of the
+        context's tail. Only those passages pay for the parse."""
+        wanted = {
+            i: inp.context[-_CONTEXT_NER_CHARS:]
+            for i, (inp, doc) in enumerate(zip(inputs, docs, strict=True))
+            if inp.context and len(doc) and doc[0].lower_ in ("it", "its")
+        }
+        if not wanted:
+            return {}
+        tails = sorted(set(wanted.values()))
+        parsed = dict(zip(tails, nlp.pipe(tails, batch_size=self._batch_size), strict=True))
+        found: dict[int, list[Mention]] = {}
+        for i, tail in wanted.items():
+            sents = list(parsed[tail].sents)
+            if not sents:
+                continue
+            last = sents[-1]
+            things = subject_things(ExtractionInput(text=tail), last.as_doc(), set())
+            found[i] = [
+                Mention(m.name, m.label, m.position + last.start_char - len(tail)) for m in things
+            ]
+        return found
 
     def _context_docs(
         self, nlp: Any, inputs: Sequence[ExtractionInput], seen: set[str]
@@ -119,44 +178,86 @@ class RulesExtractor:
             return list(nlp.pipe(sorted(tails), batch_size=self._batch_size))
 
     def _extract_one(
-        self, inp: ExtractionInput, doc: Any, known: dict[str, str]
+        self, inp: ExtractionInput, doc: Any, known: dict[str, str], before: list[Mention]
     ) -> list[ExtractedClaim]:
-        mentions = _mentions(inp, doc, known)
+        named = before + mentions(inp, doc, known)
+        short_forms = ShortForms.from_names(full_names(inp, doc, known))
+        lone = frozenset(
+            t.i
+            for t in doc
+            if t.text[:1].isupper()
+            and (t.pos_ == "PROPN" or t.ent_type_ in NAME_LABELS)
+            and len(name_span(t) or ()) == 1
+        )
         claims: list[ExtractedClaim] = []
         for sent in doc.sents:
+            found: list[tuple[ExtractedClaim, str]] = []
             for clause in split_clauses(sent):
-                claim = self._claim(inp, sent, clause, mentions)
-                if claim is not None:
-                    claims.append(claim)
+                rewriter = Rewriter(
+                    named, inp.speaker, inp.document_title, inp.base_offset, short_forms, lone
+                )
+                built = self._claim(inp, sent, clause, rewriter)
+                if built is not None:
+                    found.append(built)
+            claims.extend(_share_job_change_dates(found))
         return claims
 
     def _claim(
-        self, inp: ExtractionInput, sent: Any, clause: Clause, mentions: list[Mention]
-    ) -> ExtractedClaim | None:
+        self, inp: ExtractionInput, sent: Any, clause: Clause, rewriter: Rewriter
+    ) -> tuple[ExtractedClaim, str] | None:
         attribution = find_attribution(clause.head)
         content = attribution.content if attribution else clause.head
         if drop_reason(sent, clause, content, attribution is not None):
             return None
-        rewriter = Rewriter(mentions, inp.speaker, inp.document_title, inp.base_offset)
         holder = None
+        temporal = _temporal_tokens(clause)
+        inside = {t.i for t in clause.tokens}
+        shared = clause.shared_subject
+        if shared is not None:
+            inside |= {t.i for t in shared.subtree}
+        holder_roles: tuple[Relation, ...] = ()
         if attribution is not None:
-            holder = _holder(attribution.holder_tokens, rewriter, inp.speaker)
+            holder_phrase = _holder_phrase(attribution.holder_tokens, inside)
+            holder = _holder(sorted(holder_phrase.tokens, key=lambda t: t.i), rewriter, inp.speaker)
+            holder_roles = tuple(
+                Relation(Phrase(holder_phrase.tokens), role.predicate, Phrase(role.target))
+                for role in holder_phrase.roles
+            )
+        frame = read_frame(content, inside, temporal, shared)
+        frame = replace(frame, extras=holder_roles + frame.extras)
         first, last = clause.tokens[0], clause.tokens[-1]
         local_start, local_end = first.idx, last.idx + len(last.text)
-        window = self._window(inp.text, clause, content, inp.said_on)
+        reschedule = content.lemma_.lower() in _RESCHEDULE_VERBS and any(
+            c.dep_ == "prep"
+            and c.lower_ in ("to", "from")
+            and any(g.dep_ == "pobj" and g.i in temporal for g in c.children)
+            for c in content.children
+        )
+        window = self._window(inp.text, clause, content, inp.said_on, temporal, reschedule)
         kind = _kind(content, clause, window)
         claim_text = rewriter.render(clause.tokens)
+        if shared is not None:
+            subject_words = [t for t in shared.subtree if t.i not in {c.i for c in clause.tokens}]
+            claim_text = (
+                f"{rewriter.render(subject_words)} {claim_text[:1].lower()}{claim_text[1:]}"
+            )
         claim_text = re.sub(r"[.!]+$", "", claim_text).strip()
-        subject, predicate, obj = _spo(content, clause, rewriter)
+        main = frame.main
         start = inp.base_offset + local_start
         end = inp.base_offset + local_end
         evidence = [Span(start, end, inp.text[local_start:local_end])]
+        if shared is not None:
+            s_tokens = sorted(shared.subtree, key=lambda t: t.i)
+            s_start, s_end = s_tokens[0].idx, s_tokens[-1].idx + len(s_tokens[-1].text)
+            evidence.append(
+                Span(inp.base_offset + s_start, inp.base_offset + s_end, inp.text[s_start:s_end])
+            )
         for m in rewriter.used:
             if m.char_start is not None and m.char_end is not None:
                 span = Span(m.char_start, m.char_end, m.name)
                 if span not in evidence:
                     evidence.append(span)
-        return ExtractedClaim(
+        claim = ExtractedClaim(
             claim_text=claim_text,
             char_start=start,
             char_end=end,
@@ -169,43 +270,110 @@ class RulesExtractor:
             is_attributed=attribution is not None,
             holder=holder,
             polarity=_polarity(clause, content, attribution),
-            subject_text=subject,
-            predicate_text=predicate,
-            object_text=obj,
+            subject_text=_render(main.subject, rewriter),
+            predicate_text=main.predicate,
+            object_text=_render(main.object, rewriter) if entity_like(main.object) else None,
+            extra_relations=_extras(frame, rewriter),
         )
+        return claim, content.lemma_.lower()
 
     def _window(
-        self, text: str, clause: Clause, content: Any, said_on: datetime | None
+        self,
+        text: str,
+        clause: Clause,
+        content: Any,
+        said_on: datetime | None,
+        temporal: set[int],
+        reschedule: bool,
     ) -> TimeWindow | None:
         first, last = clause.tokens[0], clause.tokens[-1]
         s, e = first.idx, last.idx + len(last.text)
         ents = [
             (ent.start_char - s, ent.end_char - s)
             for ent in first.doc.ents
-            if ent.label_ == "DATE" and ent.start_char >= s and ent.end_char <= e
+            if ent.label_ in ("DATE", "TIME") and ent.start_char >= s and ent.end_char <= e
         ]
-        return self._dates.resolve(text[s:e], said_on, _tense(content), ents)
+        keep = governing_filter(clause.tokens, content, temporal)
+        # A date something moved to lies ahead or behind as the calendar says, whatever the
+        # tense of "moved": the nearest reading.
+        tense: Tense = "present" if reschedule else _tense(content)
+        return self._dates.resolve(
+            text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
+        )
 
 
-def _mentions(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[Mention]:
+def _render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:
+    if phrase is None or not phrase.tokens:
+        return None
+    return rewriter.render(sorted(phrase.tokens, key=lambda t: t.i), capitalise=False) or None
+
+
+def _extras(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation, ...]:
     found = []
-    if inp.context:
-        tail_names = {}
-        for m in _CAPITALISED_RE.finditer(inp.context[-1500:]):
-            run = m.group(0)
-            for cand in (run, *run.split()):
-                if cand in known:
-                    tail_names[cand] = known[cand]
-        found.extend(context_mentions(inp.context, tail_names))
-    for ent in doc.ents:
-        if ent.label_ in _ENT_LABELS:
-            start = inp.base_offset + ent.start_char
-            found.append(
-                Mention(
-                    ent.text, _ENT_LABELS[ent.label_], ent.start_char, start, start + len(ent.text)
-                )
-            )
+    for rel in frame.extras:
+        if not entity_like(rel.object):
+            continue
+        subject, obj = _render(rel.subject, rewriter), _render(rel.object, rewriter)
+        if subject and obj and subject != obj:
+            found.append(ExtractedRelation(subject, rel.predicate, obj))
+    return tuple(dict.fromkeys(found))
+
+
+def _share_job_change_dates(
+    found: Sequence[tuple[ExtractedClaim, str]],
+) -> list[ExtractedClaim]:
+    """ "Maria left Acme and joined Globex in March": one date for both halves of the change."""
+    claims = [c for c, _ in found]
+    dated = [c for c in claims if c.claim_valid_from is not None]
+    if len(claims) < 2 or len(dated) != 1:
+        return claims
+    verbs = {lemma for _, lemma in found}
+    if not verbs & _ENDING_VERBS:
+        return claims
+    source = dated[0]
+    return [
+        c
+        if c.claim_valid_from is not None
+        else replace(
+            c,
+            claim_valid_from=source.claim_valid_from,
+            claim_valid_until=source.claim_valid_until,
+            claim_valid_precision=source.claim_valid_precision,
+            claim_valid_kind=source.claim_valid_kind,
+        )
+        for c in claims
+    ]
+
+
+def _temporal_tokens(clause: Clause) -> set[int]:
+    """Indices of the clause's tokens inside a temporal phrase (NER or the resolver's rules),
+    plus a leading "Starting"/"Effective" that the parser may have made a noun."""
+    first = clause.tokens[0]
+    base = first.idx
+    text = first.doc.text[base : clause.tokens[-1].idx + len(clause.tokens[-1].text)]
+    ranges = [(m.start() + base, m.end() + base) for _, rx in ATOM_RES for m in rx.finditer(text)]
+    found = {
+        t.i
+        for t in clause.tokens
+        if t.ent_type_ in ("DATE", "TIME") or any(s <= t.idx < e for s, e in ranges)
+    }
+    for t in clause.tokens:
+        if t.lower_ in ("starting", "effective", "beginning") and t.i + 1 in found:
+            found.add(t.i)
     return found
+
+
+def _holder_phrase(tokens: Sequence[Any], inside: set[int]) -> Phrase:
+    """The holder's name out of its whole subtree ("Dana Whitfield, the CTO of Northwind"),
+    with the roles the subtree gives them."""
+    words = [t for t in tokens if not t.is_punct]
+    if len(words) == 1:
+        return Phrase(tuple(words))
+    head = next((t for t in tokens if t.head not in tokens or t.head == t), None)
+    if head is None:
+        return Phrase(tuple(tokens))
+    phrase = entity_phrase(head, {t.i for t in tokens} | inside)
+    return phrase if phrase.tokens else Phrase(tuple(tokens))
 
 
 def _holder(tokens: Sequence[Any], rewriter: Rewriter, speaker: str | None) -> str:
@@ -236,6 +404,8 @@ def _kind(content: Any, clause: Clause, window: TimeWindow | None) -> ValidKind:
         return "measurement_period"
     if window is not None and window.shape in ("since", "until", "range"):
         return "effective_period"
+    if lemma == "be" and window is not None:
+        return "event_time"  # "the call is at 16:30 on 14 May": something happens then
     if progressive and lemma not in _STATE_VERBS and window is not None:
         return "event_time"  # "tomorrow I'm taking the kids to the museum"
     if lemma in _STATE_VERBS or progressive:
@@ -255,32 +425,3 @@ def _polarity(clause: Clause, content: Any, attribution: Any) -> Polarity:
                 return "negative"
     words = {t.lower_ for t in clause.tokens}
     return "negative" if {"no", "longer"} <= words else "positive"
-
-
-def _spo(content: Any, clause: Clause, rewriter: Rewriter) -> tuple[str | None, str, str | None]:
-    inside = {t.i for t in clause.tokens}
-
-    def phrase(tok: Any) -> str:
-        return rewriter.render([t for t in tok.subtree if t.i in inside], capitalise=False)
-
-    subj = next((c for c in content.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    head = content
-    pred = [head.lemma_.lower()]
-    xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ == "VERB"), None)
-    if xcomp is not None and not any(c.dep_ in _OBJECT_DEPS for c in head.children):
-        pred += ["to", xcomp.lemma_.lower()]
-        head = xcomp
-    pred += [c.lower_ for c in head.children if c.dep_ == "prt"]
-    obj = next((c for c in head.children if c.dep_ in _OBJECT_DEPS), None)
-    if obj is None:
-        for prep in (c for c in head.children if c.dep_ in ("prep", "agent")):
-            pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
-            if pobj is not None and pobj.ent_type_ not in ("DATE", "TIME"):
-                pred.append(prep.lower_)
-                obj = pobj
-                break
-    return (
-        phrase(subj) if subj is not None else None,
-        " ".join(pred),
-        phrase(obj) if obj is not None else None,
-    )

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 from rememberstack.v1 import document_pb2, ingest_service_pb2
 
+from services.ingest.extraction.rules import RulesExtractor
+
 pb = ingest_service_pb2
 SAID_ON = datetime(2026, 1, 15, 9, 0, tzinfo=UTC)
 
@@ -80,7 +82,7 @@ async def test_claims_carry_spans_that_round_trip_to_the_stored_text(
         for span in c.evidence_spans:
             assert text[span["char_start"] : span["char_end"]] == span["text"]
         assert c.asserted_at == SAID_ON
-        assert (c.extractor_name, c.extractor_version) == ("rules", "1.0.0")
+        assert (c.extractor_name, c.extractor_version) == ("rules", RulesExtractor.version)
         assert c.embedded and c.is_current_testimony
     negated = [c for c in claims if "Ravi" in c.source_span]
     assert negated and negated[0].polarity == "negative"

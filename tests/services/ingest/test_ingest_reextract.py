@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rememberstack.v1 import ingest_service_pb2
 
+from services.ingest.extraction.rules import RulesExtractor
+
 pb = ingest_service_pb2
 NOTE = "Dana leads the billing team. Ravi did not approve the vendor contract."
 
@@ -40,7 +42,7 @@ async def test_new_extractor_version_replaces_the_old_claims_as_current_testimon
         )
     old_rows = [r for r in rows if r.id in old_ids]
     new_rows = [r for r in rows if r.id not in old_ids]
-    assert all(r.extractor_version == "1.0.0" for r in old_rows)
+    assert all(r.extractor_version == RulesExtractor.version for r in old_rows)
     assert all(
         (r.is_current_testimony, r.currency_reason) == (False, "reextracted") for r in old_rows
     )

@@ -1,0 +1,85 @@
+"""Which temporal phrases of a clause date its proposition, read from the dependency parse.
+
+A date governs a claim only when it is an adjunct of the claim's own verb ("moved to Berlin in
+June", "is on 14 April", "starting Q3, …"). A date inside a noun phrase names a thing ("the June
+date is too tight", "Acme's 2025 audit", "the Q3 roadmap"); a date in another clause dates that
+clause ("is on the team, as agreed twice today"; "said on Monday that …" dates the saying). Those
+are mentioned in passing and never become the claim's world time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["governing_filter"]
+
+_NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "quantmod"})
+# Clauses with a proposition of their own: their dates are theirs.
+_OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "ccomp", "csubj", "csubjpass", "parataxis", "conj"})
+_NOMINAL = frozenset({"NOUN", "PROPN", "PRON"})
+
+
+def _temporal_word(tok: Any, temporal: set[int]) -> bool:
+    return tok.i in temporal or tok.ent_type_ in ("DATE", "TIME")
+
+
+def _own_clause(verb: Any) -> bool:
+    """A subordinate verb with its own proposition (not "after leaving Square")."""
+    if verb.dep_ in _OWN_CLAUSE_DEPS:
+        return True
+    if verb.dep_ == "advcl":
+        return any(c.dep_ in ("mark", "nsubj", "nsubjpass") for c in verb.children)
+    return False
+
+
+def governs(root: Any, content: Any, temporal: set[int]) -> bool:
+    """Whether the temporal phrase whose syntactic root is `root` dates `content`'s clause."""
+    x = root
+    for _ in range(64):  # parses are trees; the bound only guards against a malformed one
+        if x.i == content.i:
+            return True
+        parent = x.head
+        if parent.i == x.i:
+            return False  # the sentence root, and `content` was not on the way
+        if (
+            x.dep_ in _NOUN_MODIFIER_DEPS
+            and parent.pos_ in _NOMINAL
+            and not _temporal_word(parent, temporal)
+        ):
+            return False  # "the June date", "the 2025 audit"
+        if x.pos_ == "ADP" and parent.pos_ in _NOMINAL and not _temporal_word(parent, temporal):
+            return False  # "the launch in May": the launch's date, not the clause's
+        if x.pos_ in ("VERB", "AUX") and _own_clause(x):
+            return False
+        x = parent
+    return False
+
+
+def _span_root(tokens: Sequence[Any]) -> Any:
+    """The token of a span whose head lies outside it (the last one if the parse is odd)."""
+    indices = {t.i for t in tokens}
+    for tok in tokens:
+        if tok.head.i not in indices or tok.head.i == tok.i:
+            return tok
+    return tokens[-1]
+
+
+def governing_filter(
+    clause_tokens: Sequence[Any], content: Any, temporal: set[int]
+) -> Callable[[int, int], bool]:
+    """A predicate over character ranges relative to the clause start: does the temporal
+    phrase there date the clause? `temporal` holds the indices of temporal tokens."""
+    base = clause_tokens[0].idx
+
+    def keep(start: int, end: int) -> bool:
+        tokens = [
+            t
+            for t in clause_tokens
+            if t.idx - base < end and start < t.idx - base + len(t.text) and not t.is_space
+        ]
+        if not tokens:
+            return True
+        return governs(_span_root(tokens), content, temporal)
+
+    return keep

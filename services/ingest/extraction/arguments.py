@@ -1,0 +1,242 @@
+"""The entity a noun phrase names, read from spaCy's parse (NER, compounds, heads, appositions).
+
+A subject or object of a clause is a whole subtree in the parse ("Maria Lopez from the Berlin
+sales office", "Dana Whitfield, the CTO of Northwind"), but the entity it names is a part of it:
+the name (a NER span, or a run of proper nouns), or a common noun with the modifiers that make it
+nameable ("the billing migration"). What else the phrase says becomes a relation of its own when
+it is a role ("the CTO of Northwind": works for Northwind) and is dropped otherwise (a place of
+origin, a relative clause). A possessed thing ("Acme's 2025 audit") is anchored on its possessor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from shared.text.units import TEAM_HEADS, is_team_head
+
+__all__ = [
+    "NAME_LABELS",
+    "Phrase",
+    "Role",
+    "entity_like",
+    "entity_phrase",
+    "is_name",
+    "is_role_word",
+    "name_span",
+    "role_predicate",
+]
+
+# NER labels whose spans are names of things an agent may ask about. Dates, numbers and money
+# are values, never entities.
+NAME_LABELS = frozenset(
+    {"PERSON", "ORG", "PRODUCT", "GPE", "LOC", "FAC", "NORP", "WORK_OF_ART", "EVENT", "LAW"}
+)
+# Titles and positions: "the CTO of Northwind" names a person through their role in Northwind.
+_ROLE_WORDS = frozenset(
+    {
+        "ceo", "cto", "cfo", "coo", "cio", "ciso", "cmo", "cpo", "cro", "vp", "svp", "evp",
+        "president", "chair", "chairman", "chairwoman", "chairperson", "director", "manager",
+        "head", "lead", "founder", "cofounder", "co-founder", "owner", "partner", "principal",
+        "engineer", "developer", "designer", "analyst", "architect", "consultant", "advisor",
+        "adviser", "counsel", "officer", "chief", "secretary", "treasurer", "editor",
+        "researcher", "scientist", "recruiter", "administrator", "coordinator", "specialist",
+        "strategist", "marketer", "accountant", "lawyer", "attorney", "intern", "contractor",
+        "employee", "member", "staffer", "representative", "rep", "spokesperson", "spokesman",
+        "spokeswoman", "ambassador", "executive", "supervisor", "controller", "auditor",
+        "evangelist", "steward", "captain",
+    }
+)  # fmt: skip
+_FOUNDER_WORDS = frozenset({"founder", "cofounder", "co-founder"})
+_ROLE_PREPOSITIONS = frozenset({"of", "at", "for", "with"})
+# Children of a noun that belong to its name; everything else (prepositional modifiers,
+# relative clauses, appositions) says something about it and is not part of the name.
+_NAME_DEPS = frozenset({"det", "compound", "amod", "nmod", "nummod", "quantmod", "poss", "case"})
+_NAME_DEPS |= {"flat", "predet"}
+# "for"/"of" complements make a common head nameable ("the cutover for the billing migration").
+_COMPLEMENT_PREPOSITIONS = frozenset({"of", "for"})
+
+
+@dataclass(frozen=True)
+class Role:
+    """A relation a noun phrase states about the entity it names ("the CTO of Northwind")."""
+
+    predicate: str  # a verb phrase the normalizer maps: "work for", "member of", "found"
+    target: tuple[Any, ...]  # tokens naming the organization (or team)
+    tokens: tuple[Any, ...]  # the role phrase, for the claim text ("the CTO of Northwind")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """The tokens naming an entity (in document order) and the roles the phrase gives it."""
+
+    tokens: tuple[Any, ...]
+    roles: tuple[Role, ...] = ()
+
+
+def _proper(tok: Any) -> bool:
+    """A proper noun as written: the small tagger also calls "cutover" one."""
+    return bool(tok.pos_ == "PROPN" and tok.text[:1].isupper())
+
+
+def is_name(tok: Any) -> bool:
+    """A token inside a name: a NER name span (not a title NER mislabelled) or a proper noun."""
+    if tok.lower_ in _ROLE_WORDS:
+        return False
+    return (tok.ent_type_ in NAME_LABELS) or _proper(tok)
+
+
+def name_span(tok: Any) -> tuple[Any, ...] | None:
+    """The whole name `tok` is part of: its NER span, else its run of compound proper nouns."""
+    if not is_name(tok):
+        return None
+    if tok.ent_type_ in NAME_LABELS:
+        for ent in tok.doc.ents:
+            if ent.start <= tok.i < ent.end:
+                words = tuple(t for t in ent if not t.is_punct or t.text in ("&", "-", "."))
+                words = tuple(t for t in words if t.lower_ not in ("the", "'s", "’s"))
+                if words and all(t.lower_ not in _ROLE_WORDS for t in words):
+                    return words
+    if not _proper(tok):
+        return (tok,)
+    head = tok
+    while head.dep_ in ("compound", "flat") and _proper(head.head) and head.head.i > head.i:
+        head = head.head
+    # The proper nouns right before the head: "Priya Shah", never "Berlin sales office".
+    doc, start = head.doc, head.i
+    while (
+        start > 0
+        and _proper(doc[start - 1])
+        and doc[start - 1].dep_ in ("compound", "flat")
+        and doc[start - 1].lower_ not in _ROLE_WORDS
+    ):
+        start -= 1
+    return tuple(doc[start : head.i + 1])
+
+
+def role_predicate(role_word: str, target_text: str) -> str:
+    """The verb phrase a role maps to: founders founded it, members of a team are members, and
+    holding any other position in an organization is working for it."""
+    if role_word.lower() in _FOUNDER_WORDS:
+        return "found"
+    return "member of" if is_team_head(target_text) else "work for"
+
+
+def is_role_word(tok: Any) -> bool:
+    """A title or position ("CTO", "head", "engineer")."""
+    return tok.lower_ in _ROLE_WORDS or tok.lemma_.lower() in _ROLE_WORDS
+
+
+def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    """The organization a role noun is held in: "CTO of/at Northwind", "Northwind's CTO"."""
+    for child in head.children:
+        if child.i not in inside:
+            continue
+        if child.dep_ == "poss":
+            span = name_span(child)
+            if span:
+                return span
+        if child.dep_ == "prep" and child.lower_ in _ROLE_PREPOSITIONS:
+            pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
+            if pobj is not None:
+                span = name_span(pobj) or _team_phrase(pobj, inside)
+                if span:
+                    return span
+    for child in head.children:  # "the Northwind CTO"
+        if child.dep_ == "compound" and child.i in inside:
+            span = name_span(child)
+            if span:
+                return span
+    return None
+
+
+def _team_phrase(tok: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    if tok.lower_ not in TEAM_HEADS:
+        return None
+    return _core(tok, inside)
+
+
+def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
+    """A common noun with the modifiers that name it and a "for"/"of" complement."""
+    keep = {head.i}
+    for child in head.children:
+        if child.i not in inside:
+            continue
+        if child.dep_ in _NAME_DEPS or (
+            child.dep_ == "prep" and child.lower_ in _COMPLEMENT_PREPOSITIONS and child.i > head.i
+        ):
+            keep.update(t.i for t in child.subtree if t.i in inside)
+    doc = head.doc
+    tokens = [doc[i] for i in sorted(keep)]
+    # Trim punctuation at the edges ("the team," keeps no comma).
+    while tokens and (tokens[-1].is_punct or tokens[-1].is_space):
+        tokens.pop()
+    while tokens and (tokens[0].is_punct or tokens[0].is_space):
+        tokens.pop(0)
+    return tuple(tokens)
+
+
+def _appositive_roles(head: Any, holder: tuple[Any, ...], inside: set[int]) -> list[Role]:
+    roles = []
+    for child in head.children:
+        if child.dep_ != "appos" or child.i not in inside:
+            continue
+        if is_role_word(child):
+            target = _role_target(child, inside)
+            if target:
+                tokens = _core(child, inside)
+                roles.append(Role(role_predicate(child.lower_, _text(target)), target, tokens))
+    return roles
+
+
+def _text(tokens: Sequence[Any]) -> str:
+    return "".join(t.text_with_ws for t in tokens).strip()
+
+
+def entity_phrase(head: Any, inside: set[int], *, anchor_possessor: bool = False) -> Phrase:
+    """What the noun phrase headed by `head` names (only tokens whose index is in `inside`).
+
+    `anchor_possessor`: a possessed common noun names its possessor ("Acme's 2025 audit found
+    two gaps" is about Acme); used for subjects, whose phrase anchors an observation.
+    """
+    if head.pos_ == "PRON":
+        return Phrase((head,))
+    if is_role_word(head):
+        target = _role_target(head, inside)
+        named = next(
+            (c for c in head.children if c.dep_ == "appos" and c.i in inside and is_name(c)), None
+        )
+        if named is not None:  # "Northwind's CTO, Dana Whitfield"
+            holder = name_span(named) or (named,)
+            if target is None:
+                return Phrase(holder)
+            role = Role(role_predicate(head.lower_, _text(target)), target, _core(head, inside))
+            return Phrase(holder, (role,))
+        if target:  # "the CTO of Acme": an unnamed person of Acme
+            return Phrase(target)
+    span = name_span(head)
+    if span:
+        return Phrase(span, tuple(_appositive_roles(head, span, inside)))
+    if anchor_possessor and head.lower_ not in TEAM_HEADS:
+        possessor = next(
+            (c for c in head.children if c.dep_ == "poss" and c.i in inside and is_name(c)), None
+        )
+        if possessor is not None:
+            return Phrase(name_span(possessor) or (possessor,))
+    core = _core(head, inside)
+    return Phrase(core, tuple(_appositive_roles(head, core, inside)))
+
+
+def entity_like(phrase: Phrase | None) -> bool:
+    """Whether a phrase can name an entity a relation points at: a name, a pronoun (resolved
+    later), or a noun the modifiers before it make nameable ("the data platform team", "the
+    billing migration"). A bare or merely described noun ("the party", "her previous
+    employer") names no entity of its own."""
+    if phrase is None or not phrase.tokens:
+        return False
+    if any(_proper(t) or t.pos_ == "PRON" or t.ent_type_ in NAME_LABELS for t in phrase.tokens):
+        return True
+    return any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") for t in phrase.tokens) or any(
+        t.dep_ == "prep" for t in phrase.tokens
+    )

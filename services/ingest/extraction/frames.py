@@ -1,0 +1,206 @@
+"""Subject, predicate and object of a clause, and the further relations its phrases state.
+
+The predicate is a verb phrase in lemma form ("work for", "join", "part of") that the
+adjudicator's normalizer maps onto the vocabulary; the subject and object are `Phrase`s naming
+entities (see `arguments`). Some clauses state more than one relation: "was hired by Umbrella
+from Hooli" also ends the employment at Hooli, "after leaving Square" ends one at Square, and
+"Dana Whitfield, the CTO of Northwind," places Dana at Northwind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from services.ingest.extraction.arguments import (
+    Phrase,
+    entity_phrase,
+    is_role_word,
+    role_predicate,
+)
+
+__all__ = ["Frame", "Relation", "read_frame"]
+
+_OBJECT_DEPS = ("dobj", "attr", "oprd", "dative")
+# Nouns of a copula that relate the subject to a whole: "is part of", "is a subsidiary of".
+_RELATIONAL_NOUNS = frozenset(
+    {
+        "part", "subsidiary", "division", "unit", "arm", "branch", "component", "member",
+        "subset", "piece", "portion", "section", "affiliate", "department", "module", "subteam",
+        "sub-team", "offshoot",
+    }
+)  # fmt: skip
+# Verbs of moving between places: the destination is the relation, the origin its end.
+_MOTION_VERBS = frozenset({"move", "transfer", "switch", "relocate", "shift", "go", "come"})
+# Verbs that start a placement; an origin ("joined Globex from Initech") ends the old one.
+_START_VERBS = frozenset({"join", "start", "hire", "rejoin", "return", "begin", "recruit"})
+_START_VERBS |= _MOTION_VERBS
+# Verbs that end a placement ("after leaving Square", "having quit Hooli").
+_END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
+# Verbs of moving whose destination may be a place ("moved to Denver") rather than a company.
+_PLACE_VERBS = frozenset({"move", "relocate", "leave"})
+_PLACE_LABELS = frozenset({"GPE", "LOC"})
+# Nouns that look like objects but say how, not what ("works part-time at Globex").
+_ADVERBIAL_NOUNS = frozenset({"time", "part-time", "full-time", "remote", "home", "today"})
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One (subject, predicate, object) a clause states; phrases are token tuples."""
+
+    subject: Phrase | None
+    predicate: str
+    object: Phrase | None
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The clause's main relation and the further relations its phrases state."""
+
+    main: Relation
+    extras: tuple[Relation, ...] = ()
+
+
+def _first(head: Any, deps: tuple[str, ...], inside: set[int], skip: set[int]) -> Any | None:
+    return next(
+        (c for c in head.children if c.dep_ in deps and c.i in inside and c.i not in skip), None
+    )
+
+
+def _pobj(prep: Any) -> Any | None:
+    return next((g for g in prep.children if g.dep_ == "pobj"), None)
+
+
+def _adverbial(tok: Any) -> bool:
+    words = {tok.lower_, "-".join(t.lower_ for t in tok.subtree if not t.is_punct)}
+    return bool(words & _ADVERBIAL_NOUNS)
+
+
+def _is_place(phrase: Phrase) -> bool:
+    return bool(phrase.tokens) and all(
+        t.ent_type_ in _PLACE_LABELS for t in phrase.tokens if not t.is_punct
+    )
+
+
+def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase | None] | None:
+    """ "X is part of Y", "X is the CTO of Y", "X is on the Y team": predicate and object."""
+    attr = _first(head, ("attr",), inside, skip)
+    if attr is not None:
+        prep = next((c for c in attr.children if c.dep_ == "prep" and c.i in inside), None)
+        pobj = _pobj(prep) if prep is not None else None
+        relational = attr.lemma_.lower() in _RELATIONAL_NOUNS
+        if relational and prep is not None and prep.lower_ == "of" and pobj is not None:
+            return f"{attr.lemma_.lower()} of", entity_phrase(pobj, inside)
+        phrase = entity_phrase(attr, inside)
+        if is_role_word(attr) and attr not in phrase.tokens:
+            # A role held in an organization: "the CTO of Northwind" names Northwind.
+            target_text = "".join(t.text_with_ws for t in phrase.tokens).strip()
+            return role_predicate(attr.lower_, target_text), phrase
+        return "be", phrase
+    for prep in (c for c in head.children if c.dep_ == "prep" and c.i in inside):
+        pobj = _pobj(prep)
+        if pobj is not None and pobj.i not in skip:
+            return f"be {prep.lower_}", entity_phrase(pobj, inside)
+    return None
+
+
+def _origin(head: Any, subject: Phrase | None, inside: set[int], skip: set[int]) -> list[Relation]:
+    """ "hired by Umbrella from Hooli", "moved from search to payments": the place left."""
+    if head.lemma_.lower() not in _START_VERBS:
+        return []
+    found = []
+    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):
+        pobj = _pobj(prep)
+        if pobj is not None and pobj.i in inside and pobj.i not in skip:
+            found.append(Relation(subject, "leave", entity_phrase(pobj, inside)))
+    return found
+
+
+def _subordinate_ends(
+    head: Any, subject: Phrase | None, inside: set[int], skip: set[int]
+) -> list[Relation]:
+    """ "started at Stripe after leaving Square": a placement ended on the way."""
+    found = []
+    for prep in (c for c in head.children if c.dep_ in ("prep", "advcl") and c.i in inside):
+        verb = prep if prep.pos_ == "VERB" else None
+        if verb is None:
+            verb = next((g for g in prep.children if g.dep_ == "pcomp" and g.pos_ == "VERB"), None)
+        if verb is None or verb.lemma_.lower() not in _END_VERBS:
+            continue
+        if any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
+            continue  # a clause of its own, about someone else perhaps
+        obj = _first(verb, ("dobj",), inside, skip)
+        if obj is None:
+            prep2 = next((c for c in verb.children if c.dep_ == "prep"), None)
+            obj = _pobj(prep2) if prep2 is not None else None
+        if obj is not None and obj.i in inside:
+            found.append(Relation(subject, "leave", entity_phrase(obj, inside)))
+    return found
+
+
+def _with_roles(relation: Relation) -> list[Relation]:
+    """The roles the subject's and object's phrases state, as relations of their own."""
+    found = []
+    for phrase in (relation.subject, relation.object):
+        if phrase is None:
+            continue
+        for role in phrase.roles:
+            found.append(Relation(Phrase(phrase.tokens), role.predicate, Phrase(role.target)))
+    return found
+
+
+def read_frame(
+    content: Any, inside: set[int], temporal: set[int], shared_subject: Any | None = None
+) -> Frame:
+    """Read the clause whose content head is `content`. `inside` is the clause's token indices
+    (plus a shared subject's, for a verb coordinated with another: "left Acme and joined
+    Globex"); `temporal` holds tokens of temporal phrases, which are never arguments."""
+    skip = temporal
+    subj_tok = _first(content, ("nsubj", "nsubjpass"), inside, skip)
+    if subj_tok is None:
+        subj_tok = shared_subject
+    subject = entity_phrase(subj_tok, inside, anchor_possessor=True) if subj_tok else None
+    head = content
+    pred = [head.lemma_.lower()]
+    xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ == "VERB"), None)
+    if xcomp is not None and not any(c.dep_ in _OBJECT_DEPS for c in head.children):
+        pred += ["to", xcomp.lemma_.lower()]
+        head = xcomp
+    pred += [c.lower_ for c in head.children if c.dep_ == "prt"]
+    obj: Phrase | None = None
+    lemma = head.lemma_.lower()
+    if lemma == "be" and len(pred) == 1:
+        copular = _copular(head, inside, skip)
+        if copular is not None:
+            verb, obj = copular
+            pred = verb.split()
+    else:
+        obj_tok = _first(head, _OBJECT_DEPS, inside, skip)
+        if obj_tok is not None and _adverbial(obj_tok):
+            obj_tok = None
+        if obj_tok is None:
+            preps = [c for c in head.children if c.dep_ in ("prep", "agent") and c.i in inside]
+            if lemma in _MOTION_VERBS:  # the destination, not the origin
+                preps.sort(key=lambda p: p.lower_ != "to")
+            for prep in preps:
+                pobj = _pobj(prep)
+                if (
+                    pobj is not None
+                    and pobj.i not in skip
+                    and pobj.ent_type_ not in ("DATE", "TIME")
+                ):
+                    if prep.lower_ == "from" and lemma in _START_VERBS:
+                        continue  # the origin: see `_origin`
+                    pred.append(prep.lower_)
+                    obj_tok = pobj
+                    break
+        if obj_tok is not None:
+            obj = entity_phrase(obj_tok, inside)
+    predicate = " ".join(pred)
+    if obj is not None and lemma in _PLACE_VERBS and _is_place(obj):
+        # "moved to Denver", "left Boston": where someone lives, not where they work
+        predicate = "relocate from" if lemma in _END_VERBS else "relocate to"
+    main = Relation(subject, predicate, obj)
+    extras = [*_with_roles(main), *_origin(head, subject, inside, skip)]
+    extras += _subordinate_ends(head, subject, inside, skip)
+    return Frame(main, tuple(extras))

@@ -1,0 +1,24 @@
+"""Discourse markers that open a line ("Update:", "Correction —", "FYI,") and are not content."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["mask_markers"]
+
+# Words that label what follows rather than say anything: never an entity, never a subject.
+_MARKER_WORDS = (
+    r"update|updates|correction|corrections|note|notes|nb|n\.b\.|fyi|reminder|heads[- ]up|"
+    r"edit|edited|ps|p\.s\.|important|announcement|clarification|addendum|erratum|summary|"
+    r"tl;?dr|recap|context|background|action|action\s+item|decision|outcome|result|status|"
+    r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?"
+)
+_MARKER_RE = re.compile(
+    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:{_MARKER_WORDS})\s*(?:[:—–]|-\s|,(?=\s)))"
+)
+
+
+def mask_markers(text: str) -> str:
+    """`text` with each line-opening discourse marker replaced by spaces (offsets unchanged),
+    so the parser never reads "Update" as the subject of the sentence after it."""
+    return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), text)

@@ -1,0 +1,325 @@
+"""Classes of input the rules extractor must read from the parse, each in several phrasings:
+entity spans, roles, possessors, discourse markers, short forms, placements, world time,
+references and selection (issue 16)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+
+SAID = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)  # a Monday
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+def _claims(
+    extractor: RulesExtractor, text: str, context: str | None = None, **kw: object
+) -> list[ExtractedClaim]:
+    inp = ExtractionInput(text=text, said_on=SAID, context=context, **kw)  # type: ignore[arg-type]
+    return extractor.extract_batch([inp])[0]
+
+
+def _one(extractor: RulesExtractor, text: str, **kw: object) -> ExtractedClaim:
+    (claim,) = _claims(extractor, text, **kw)
+    return claim
+
+
+def _day(claim: ExtractedClaim) -> tuple[str | None, str | None, str]:
+    def day(value: datetime | None) -> str | None:
+        return value.date().isoformat() if value else None
+
+    return day(claim.claim_valid_from), day(claim.claim_valid_until), claim.claim_valid_precision
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Maria Lopez from the Berlin sales office signed the renewal.", "Maria Lopez"),
+        ("Kenji Watanabe of the Osaka team reviewed the contract.", "Kenji Watanabe"),
+        ("Amara Okafor, who runs procurement, approved the order.", "Amara Okafor"),
+    ],
+)
+def test_a_name_does_not_swallow_what_follows_it(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    assert _one(extractor, text).subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "org"),
+    [
+        (
+            "Dana Whitfield, the CTO of Northwind, approved the budget.",
+            "Dana Whitfield",
+            "Northwind",
+        ),
+        ("Northwind's CFO, Lars Berg, signed the audit.", "Lars Berg", "Northwind"),
+        ("Priya Nair, head of design at Lumen, presented the roadmap.", "Priya Nair", "Lumen"),
+    ],
+)
+def test_a_role_in_an_apposition_is_a_relation_to_the_organization(
+    extractor: RulesExtractor, text: str, person: str, org: str
+) -> None:
+    claim = _one(extractor, text)
+    assert claim.subject_text == person
+    assert [(r.subject_text, r.predicate_text, r.object_text) for r in claim.extra_relations] == [
+        (person, "work for", org)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("Tom Baker works for the CTO of Acme.", "Acme"),
+        ("Dana is the CTO of Northwind.", "Northwind"),
+        ("Lena Park is a senior engineer at Globex.", "Globex"),
+    ],
+)
+def test_a_role_phrase_names_its_organization(
+    extractor: RulesExtractor, text: str, obj: str
+) -> None:
+    claim = _one(extractor, text)
+    assert (claim.predicate_text, claim.object_text) == ("work for", obj)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Acme's 2025 audit found two compliance gaps.", "Acme"),
+        ("Globex's pricing page confuses new customers.", "Globex"),
+        ("Initech's quarterly report shows a loss.", "Initech"),
+    ],
+)
+def test_a_possessed_thing_is_anchored_on_its_possessor_and_its_date_is_not_the_window(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    claim = _one(extractor, text)
+    assert claim.subject_text == subject
+    assert claim.claim_valid_from is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Correction: the launch moved to 14 April.",
+        "Update: Priya Shah joined the data platform team.",
+        "FYI - the vendor renewed the contract.",
+        "Note: Ravi owns the incident process.",
+    ],
+)
+def test_a_discourse_marker_is_never_the_subject(extractor: RulesExtractor, text: str) -> None:
+    claim = _one(extractor, text)
+    marker = text.split()[0].strip(":").lower()
+    assert claim.subject_text and marker not in claim.subject_text.lower()
+    assert marker not in claim.claim_text.lower()
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "full"),
+    [
+        (
+            "Leo Whitaker runs the Lisbon office.",
+            "Leo said the lease ends in June.",
+            "Leo Whitaker",
+        ),
+        ("Our partner is Sofia Marquez.", "Marquez approved the plan.", "Sofia Marquez"),
+        (
+            "Hannah Schmidt chaired the call.",
+            "Later Hannah took the action item.",
+            "Hannah Schmidt",
+        ),
+    ],
+)
+def test_a_short_form_after_a_full_name_in_the_document_is_that_name(
+    extractor: RulesExtractor, context: str, text: str, full: str
+) -> None:
+    claim = _one(extractor, text, context=context)
+    assert full in claim.claim_text
+    assert full in ((claim.holder or "") + (claim.subject_text or ""))
+
+
+def test_a_short_form_two_full_names_share_stays_as_written(extractor: RulesExtractor) -> None:
+    context = "Leo Whitaker runs Lisbon. Leo Chen runs Porto."
+    claim = _one(extractor, "Leo approved the budget.", context=context)
+    assert claim.subject_text == "Leo"
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("Helix is part of Orbital Systems.", "part of", "Orbital Systems"),
+        ("Sentinel is a subsidiary of Corvid Group.", "subsidiary of", "Corvid Group"),
+        ("The Payments Guild belongs to the Finance division.", "belong to", "Finance division"),
+        ("Brightline is a division of Halcyon.", "division of", "Halcyon"),
+    ],
+)
+def test_part_of_phrasings_name_the_whole(
+    extractor: RulesExtractor, text: str, predicate: str, obj: str
+) -> None:
+    claim = _one(extractor, text)
+    assert claim.predicate_text == predicate
+    assert claim.object_text is not None and claim.object_text.endswith(obj)
+
+
+@pytest.mark.parametrize(
+    ("text", "joined", "left"),
+    [
+        ("Maria left Acme and joined Globex in March.", "Globex", "Acme"),
+        ("Maria quit Acme in March and joined Globex.", "Globex", "Acme"),
+        ("Maria left Acme and started at Globex in March.", "Globex", "Acme"),
+    ],
+)
+def test_a_job_change_in_one_sentence_is_two_claims_sharing_the_date(
+    extractor: RulesExtractor, text: str, joined: str, left: str
+) -> None:
+    claims = _claims(extractor, text)
+    objects = {c.object_text: c for c in claims}
+    assert {joined, left} <= objects.keys()
+    assert _day(objects[joined]) == _day(objects[left]) == ("2026-03-01", "2026-03-31", "month")
+    assert all(c.subject_text == "Maria" for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("text", "main", "left"),
+    [
+        ("Omar was hired by Umbrella from Hooli in January.", "Umbrella", "Hooli"),
+        ("Ravi started at Stripe after leaving Square in 2024.", "Stripe", "Square"),
+        ("Ben moved from the search team to the payments team in June.", "payments team", None),
+    ],
+)
+def test_the_placement_left_on_the_way_is_a_further_relation(
+    extractor: RulesExtractor, text: str, main: str, left: str | None
+) -> None:
+    claim = _one(extractor, text)
+    assert claim.object_text is not None and claim.object_text.endswith(main)
+    ends = [r.object_text for r in claim.extra_relations if r.predicate_text == "leave"]
+    assert ends == ([left] if left else ["the search team"])
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("The new pricing applies from 1 May.", "2026-05-01"),
+        ("As of Monday, Kim owns the incident process.", "2026-03-09"),
+        ("Starting Q3, the Berlin team reports to Ana Ruiz.", "2026-07-01"),
+        ("Effective 1 April, Jo leads support.", "2026-04-01"),
+    ],
+)
+def test_a_state_that_begins_at_a_date_is_open_from_there(
+    extractor: RulesExtractor, text: str, start: str
+) -> None:
+    assert _day(_one(extractor, text)) == (start, None, "open")
+
+
+@pytest.mark.parametrize(
+    ("text", "window"),
+    [
+        ("The migration should finish at the end of 2025.", ("2025-12-01", "2025-12-31", "month")),
+        ("The rollout starts early Q2.", ("2026-04-01", "2026-04-30", "month")),
+        ("We ship the beta in late April.", ("2026-04-21", "2026-04-30", "day")),
+        ("The office opens in mid-2026.", ("2026-06-01", "2026-07-31", "month")),
+    ],
+)
+def test_sub_periods_get_the_honest_part_not_the_whole(
+    extractor: RulesExtractor, text: str, window: tuple[str, str, str]
+) -> None:
+    assert _day(_one(extractor, text)) == window
+
+
+@pytest.mark.parametrize(
+    ("text", "instant"),
+    [
+        ("The call is at 16:30 (UTC+2) on 14 May.", datetime(2026, 5, 14, 14, 30, tzinfo=UTC)),
+        ("The review starts at 9am PT on 3 June.", datetime(2026, 6, 3, 16, 0, tzinfo=UTC)),
+        ("The demo is on 2026-04-07 at 10:15 CET.", datetime(2026, 4, 7, 8, 15, tzinfo=UTC)),
+    ],
+)
+def test_clock_times_with_zones_are_instants_in_utc(
+    extractor: RulesExtractor, text: str, instant: datetime
+) -> None:
+    claim = _one(extractor, text)
+    assert (claim.claim_valid_from, claim.claim_valid_precision) == (instant, "instant")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dana thinks the June date is too tight.",
+        "Priya is on the platform team, as agreed twice today.",
+        "The Q3 roadmap is approved.",
+        "Ravi said on Monday that the vendor is reliable.",
+    ],
+)
+def test_a_date_mentioned_in_passing_is_not_the_window(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert _one(extractor, text).claim_valid_from is None
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "name"),
+    [
+        ("Orion shipped to beta customers in January.", "It went live in six warehouses.", "Orion"),
+        (None, "The new routing engine shipped. It now handles returns.", "routing engine"),
+    ],
+)
+def test_it_names_what_it_refers_to(
+    extractor: RulesExtractor, context: str | None, text: str, name: str
+) -> None:
+    claims = _claims(extractor, text, context=context)
+    assert name in claims[-1].claim_text
+    assert not claims[-1].claim_text.lower().startswith("it ")
+
+
+def test_it_with_nothing_before_it_is_the_document_title(extractor: RulesExtractor) -> None:
+    claim = _one(extractor, "It went live in six warehouses.", document_title="Atlas rollout")
+    assert claim.claim_text.startswith("Atlas rollout went live")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Honestly it is a triumph.",
+        "Frankly, the new flow is clunky.",
+        "This release is a mess.",
+        "Is the vendor contract signed?",
+    ],
+)
+def test_holderless_opinions_and_questions_are_dropped(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert _claims(extractor, text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dana thinks the new flow is clunky.",
+        "According to Ravi, the release is a mess.",
+        "Priya believes the vendor is a bargain.",
+    ],
+)
+def test_attributed_opinions_are_kept_as_the_holders_view(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claim = _one(extractor, text)
+    assert claim.is_attributed and claim.holder
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the vendor signed the contract",
+        "We moved the standup to Thursdays.",
+        "Support tickets dropped by a third.",
+    ],
+)
+def test_plain_declaratives_are_never_dropped(extractor: RulesExtractor, text: str) -> None:
+    assert len(_claims(extractor, text)) == 1
