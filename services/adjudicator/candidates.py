@@ -99,7 +99,8 @@ _OBSERVATION_CANDIDATES = text(
 )
 _CLAIM_COLUMNS = (
     "c.id, c.document_id, c.claim_text, c.asserted_at, c.polarity, c.is_attributed, c.holder,"
-    " c.subject_text, c.predicate_text, c.object_text, c.claim_valid_from, c.claim_valid_until,"
+    " c.subject_text, c.predicate_text, c.object_text, c.extra_relations,"
+    " c.claim_valid_from, c.claim_valid_until,"
     " c.claim_valid_precision, c.claim_valid_kind, c.speaker, c.is_current_testimony,"
     " CAST(c.embedding AS text) AS vector, d.title"
 )
@@ -162,6 +163,7 @@ def _claim_row(row: Any) -> ClaimRow:
         subject_text=row.subject_text,
         predicate_text=row.predicate_text,
         object_text=row.object_text,
+        extra_relations=_extra_relations(row.extra_relations),
         window=Window.from_claim_fields(
             row.claim_valid_from, row.claim_valid_until, precision, row.claim_valid_kind
         ),
@@ -213,6 +215,15 @@ async def subjects_with_facts(
         _SUBJECTS_WITH_FACTS, {"ns": namespace, "subjects": sorted(set(subject_ids))}
     )
     return {(str(row.subject_entity_id), row.kind) for row in rows}
+
+
+def _extra_relations(raw: Any) -> tuple[tuple[str, str, str], ...]:
+    items = json.loads(raw) if isinstance(raw, str) else raw
+    return tuple(
+        (r["subject_text"], r["predicate_text"], r["object_text"])
+        for r in items or ()
+        if r.get("subject_text") and r.get("predicate_text") and r.get("object_text")
+    )
 
 
 def _window(row: Any) -> Window:

@@ -173,6 +173,8 @@ class ClaimView:
     object_text: str | None
     window: Window
     window_kind: str | None = None
+    # Further (subject, predicate, object) phrases the claim states (see the extractor).
+    extra_relations: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,8 @@ class Assertion:
     subject_name: str
     object_name: str | None = None
     label: str = ""
+    # What a relation's phrase said of the state: it holds, it began ("joined") or ended.
+    phase: Literal["state", "start", "end"] = "state"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity, Window
 from services.adjudicator.predicates import (
@@ -15,10 +16,13 @@ from services.adjudicator.predicates import (
     LABELS,
     OTHER_PREDICATE_RE,
     PACKS,
+    PHASES,
+    PLACEMENT_VERBS,
     STATE_PREDICATES,
     SYNONYMS,
 )
-from shared.text.temporal import strip_temporal
+from shared.text.temporal import strip_temporal, temporal_spans
+from shared.text.units import is_team_head
 
 __all__ = [
     "CORE_PREDICATES",
@@ -64,12 +68,30 @@ def _lemma_candidates(token: str, known: frozenset[str]) -> list[str]:
     return [f for i, f in enumerate(forms) if (i == 0 or f in known) and f not in forms[:i]]
 
 
+Phase = Literal["state", "start", "end"]
+
+
 @dataclass(frozen=True, slots=True)
 class DirectedPredicate:
-    """A vocabulary predicate and whether the phrase's subject is the relation's object."""
+    """A vocabulary predicate, whether the phrase's subject is the relation's object, and
+    whether the phrase states the relation, its start ("joined") or its end ("left").
+    `placement` marks a phrase whose relation depends on what the object names: joining a
+    team is membership, joining a company employment."""
 
     predicate: str
     inverted: bool
+    phase: Phase = "state"
+    placement: bool = False
+
+    def for_object(self, object_name: str) -> DirectedPredicate | None:
+        """The relation with this object: a team makes a placement membership; being "on"
+        anything but a team is no placement at all ("on vacation")."""
+        if not self.placement or self.predicate not in ("works_for", "member_of"):
+            return self
+        team = is_team_head(object_name)
+        if self.predicate == "member_of" and not team:
+            return None
+        return replace(self, predicate="member_of" if team else "works_for")
 
 
 class PredicateVocabulary:
@@ -84,11 +106,16 @@ class PredicateVocabulary:
             CORE_PREDICATES + tuple(p for pack in packs for p in PACKS[pack])
         )
         table: dict[str, tuple[str, bool]] = {}
+        phases: dict[str, Phase] = {}
         for phrase, target in SYNONYMS.items():
-            table.setdefault(" ".join(_tokens(phrase)), target)
+            key = " ".join(_tokens(phrase))
+            table.setdefault(key, target)
+            if phrase in PHASES:
+                phases[key] = "start" if PHASES[phrase] == "start" else "end"
         for name in CORE_PREDICATES + tuple(p for names in PACKS.values() for p in names):
             table.setdefault(" ".join(_tokens(name)), (name, False))
         self._table = table
+        self._phases = phases
         self._known = frozenset(word for phrase in table for word in phrase.split())
 
     def is_valid(self, predicate: str) -> bool:
@@ -113,18 +140,38 @@ class PredicateVocabulary:
         if found is None and len(tokens) > 1 and tokens[-1] == "by":
             active = self._lookup(tokens[:-1])
             if active is not None:
-                found = (active[0], not active[1])
-        if found is None or found[0] not in self.predicates:
+                found = (active[0], (active[1][0], not active[1][1]))
+        if found is None or found[1][0] not in self.predicates:
             return None
-        return DirectedPredicate(found[0], found[1])
+        key, (predicate, inverted) = found
+        return DirectedPredicate(
+            predicate,
+            inverted,
+            self._phases.get(key, "state"),
+            key.split()[0] in PLACEMENT_VERBS,
+        )
 
-    def _lookup(self, tokens: list[str]) -> tuple[str, bool] | None:
+    def _lookup(self, tokens: list[str]) -> tuple[str, tuple[str, bool]] | None:
         options = [_lemma_candidates(t, self._known) for t in tokens]
         for combo in itertools.product(*options):
-            hit = self._table.get(" ".join(combo))
+            key = " ".join(combo)
+            hit = self._table.get(key)
             if hit is not None:
-                return hit
+                return key, hit
         return None
+
+
+_AMOUNT_RE = re.compile(
+    r"^\W*[$€£]?\s*\d[\d.,]*\s*(?:%|k|m|bn|percent|thousand|million|billion)?\W*$", re.I
+)
+
+
+def _is_value(text: str) -> bool:
+    """A date or an amount ("2026-06-08", "$40k"), not something a relation could point at."""
+    rest = text
+    for start, end in reversed(temporal_spans(text)):
+        rest = rest[:start] + rest[end:]
+    return not rest.strip(" ,.;:") or bool(_AMOUNT_RE.match(rest))
 
 
 def observation_label(statement: str) -> str:
@@ -166,17 +213,30 @@ class Normalizer:
        `dropped_predicates`; the statement survives as an observation so the fact layer does
        not lose it. A predicate before a value ("is scheduled for 2026-06-08") is not a
        relation predicate and is not counted.
+    4. Every further relation the claim states (`extra_relations`: a role in an apposition, the
+       employer left in "was hired by Umbrella from Hooli") that maps gives a relation too,
+       whatever the main statement gave.
     A claim whose subject names no entity ("the team agreed…") is likewise an observation on
     the `fallback`, so the belief layer does not lose it; without one it yields nothing and
     only the claim keeps the statement.
     An observation's statement is the claim text (the values it states, a cutover date or a
     price, are what the engine compares); its label drops the temporal phrases, since the
-    world-time window lives only in the validity fields. An event that establishes a state
-    relation ("moved to the search team in June") starts it: the relation's window is open.
+    world-time window lives only in the validity fields.
+
+    Phases: an event that starts a state ("joined the search team in June") gives the state a
+    known start and an open end; one that ends it ("left Acme in March") gives it that end. An
+    ending without a date says only that the state no longer holds: a negative relation.
     """
 
     def __init__(self, vocabulary: PredicateVocabulary) -> None:
         self.vocabulary = vocabulary
+
+    def relation_predicate(self, predicate_text: str | None) -> DirectedPredicate | None:
+        """The vocabulary predicate a claim's phrase maps to, if any (what decides whether
+        its object is worth resolving to an entity)."""
+        if not predicate_text:
+            return None
+        return self.vocabulary.normalize_directed(predicate_text)
 
     def normalize_claim(
         self,
@@ -184,21 +244,47 @@ class Normalizer:
         resolve: Callable[[str], EntityRef | None],
         fallback: EntityRef | None = None,
     ) -> NormalizationResult:
+        extras = self._extra_relations(claim, resolve)
         if claim.is_attributed:
             holder = resolve(claim.holder) if claim.holder else None
-            return NormalizationResult(self._observation(claim, holder or fallback), ())
+            return NormalizationResult(self._observation(claim, holder or fallback) + extras, ())
         subject = resolve(claim.subject_text) if claim.subject_text else None
         if subject is None:
-            return NormalizationResult(self._observation(claim, fallback), ())
+            return NormalizationResult(self._observation(claim, fallback) + extras, ())
         dropped: list[str] = []
-        obj = resolve(claim.object_text) if claim.object_text else None
-        if claim.predicate_text and obj is not None and obj.id != subject.id:
-            directed = self.vocabulary.normalize_directed(claim.predicate_text)
-            if directed is None:
-                dropped.append(claim.predicate_text)
+        directed = self.relation_predicate(claim.predicate_text)
+        if (
+            claim.object_text
+            and claim.predicate_text
+            and directed is None
+            and not _is_value(claim.object_text)
+        ):
+            # A verb between the subject and something nameable that no entry fits (objects
+            # of such verbs are not resolved: see the adjudicator's mentions).
+            dropped.append(claim.predicate_text)
+        obj = resolve(claim.object_text) if claim.object_text and directed else None
+        if directed is not None and obj is not None and obj.id != subject.id:
+            placed = directed.for_object(obj.name)
+            if placed is None:
+                dropped.append(claim.predicate_text or "")
             else:
-                return NormalizationResult((self._relation(claim, subject, obj, directed),), ())
-        return NormalizationResult(self._observation(claim, subject), tuple(dropped))
+                relation = (self._relation(claim, subject, obj, placed),)
+                return NormalizationResult(relation + extras, ())
+        return NormalizationResult(self._observation(claim, subject) + extras, tuple(dropped))
+
+    def _extra_relations(
+        self, claim: ClaimView, resolve: Callable[[str], EntityRef | None]
+    ) -> tuple[Assertion, ...]:
+        found: list[Assertion] = []
+        for subject_text, predicate_text, object_text in claim.extra_relations:
+            subject, obj = resolve(subject_text), resolve(object_text)
+            directed = self.vocabulary.normalize_directed(predicate_text)
+            if subject is None or obj is None or directed is None or subject.id == obj.id:
+                continue
+            placed = directed.for_object(obj.name)
+            if placed is not None:
+                found.append(self._relation(claim, subject, obj, placed))
+        return tuple(found)
 
     @staticmethod
     def _relation(
@@ -206,24 +292,34 @@ class Normalizer:
     ) -> Assertion:
         if directed.inverted:
             subject, obj = obj, subject
-        label = relation_label(subject.name, directed.predicate, obj.name, claim.polarity)
         window = claim.window
-        if claim.window_kind == "event_time" and directed.predicate in STATE_PREDICATES:
+        polarity = claim.polarity
+        stateful = directed.predicate in STATE_PREDICATES
+        if directed.phase == "end" and stateful:
+            if window.valid_from is not None:
+                # "Left Acme in March": the employment held until then.
+                window = Window(None, window.valid_from, window.precision)
+            else:
+                # "Left Acme", no date: only that it no longer holds.
+                window, polarity = Window(), "negative" if polarity == "positive" else "positive"
+        elif stateful and (directed.phase == "start" or claim.window_kind == "event_time"):
             # "Moved to the search team in June" starts a state that is still ongoing: a known
             # start with an open end, which is what precision `open` means.
             window = Window(window.valid_from, None, "open" if window.valid_from else "unknown")
+        label = relation_label(subject.name, directed.predicate, obj.name, polarity)
         return Assertion(
             kind="relation",
             subject_entity_id=subject.id,
             predicate=directed.predicate,
             object_entity_id=obj.id,
             statement=label,
-            polarity=claim.polarity,
+            polarity=polarity,
             window=window,
             claim=claim,
             subject_name=subject.name,
             object_name=obj.name,
             label=label,
+            phase=directed.phase,
         )
 
     @staticmethod

@@ -11,6 +11,8 @@ __all__ = [
     "LABELS",
     "OTHER_PREDICATE_RE",
     "PACKS",
+    "PHASES",
+    "PLACEMENT_VERBS",
     "STATE_PREDICATES",
     "SYNONYMS",
 ]
@@ -60,13 +62,31 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     # member_of
     "member of": ("member_of", False),
     "be on the team of": ("member_of", False),
+    "be on": ("member_of", False),
     "lead": ("member_of", False),
-    "join": ("member_of", False),
-    "belong to": ("member_of", False),
     "serve on": ("member_of", False),
     "sit on": ("member_of", False),
-    "move to": ("member_of", False),
-    "transfer to": ("member_of", False),
+    # placements: works_for or member_of by what the object names (PLACEMENT_VERBS)
+    "join": ("works_for", False),
+    "rejoin": ("works_for", False),
+    "start at": ("works_for", False),
+    "start with": ("works_for", False),
+    "start in": ("works_for", False),
+    "begin at": ("works_for", False),
+    "return to": ("works_for", False),
+    "move to": ("works_for", False),
+    "transfer to": ("works_for", False),
+    "switch to": ("works_for", False),
+    "leave": ("works_for", False),
+    "quit": ("works_for", False),
+    "depart": ("works_for", False),
+    "exit": ("works_for", False),
+    "resign from": ("works_for", False),
+    "step down from": ("works_for", False),
+    "retire from": ("works_for", False),
+    "move from": ("works_for", False),
+    "transfer from": ("works_for", False),
+    "recruit": ("works_for", True),
     # affiliated_with
     "affiliated with": ("affiliated_with", False),
     "associated with": ("affiliated_with", False),
@@ -86,11 +106,23 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "headquartered in": ("located_in", False),
     "situated in": ("located_in", False),
     "relocate to": ("located_in", False),
+    "relocate from": ("located_in", False),
+    "move away from": ("located_in", False),
     # part_of
     "part of": ("part_of", False),
     "component of": ("part_of", False),
     "subsidiary of": ("part_of", False),
     "division of": ("part_of", False),
+    "unit of": ("part_of", False),
+    "arm of": ("part_of", False),
+    "branch of": ("part_of", False),
+    "affiliate of": ("part_of", False),
+    "department of": ("part_of", False),
+    "module of": ("part_of", False),
+    "belong to": ("part_of", False),
+    "sit under": ("part_of", False),
+    "fall under": ("part_of", False),
+    "be under": ("part_of", False),
     "include": ("part_of", True),
     "contain": ("part_of", True),
     # authored
@@ -168,6 +200,28 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "pursue": ("pursues", False),
     "aim for": ("pursues", False),
 }
+# Verb phrases whose relation is a placement: employment in a company, membership of a team
+# (chosen by the object's head noun: "joined Globex" vs "joined the data team").
+# "on" stands for "is on the payments team" ("be" is filler): a team, or no placement at all.
+PLACEMENT_VERBS = frozenset(
+    {
+        "join", "rejoin", "start", "begin", "return", "move", "transfer", "switch", "leave",
+        "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "on",
+    }
+)  # fmt: skip
+# Verbs that start a placement, or end one: "left Acme in March" closes the employment then.
+PHASES: dict[str, str] = {
+    **dict.fromkeys(
+        ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
+         "move to", "transfer to", "switch to", "hire", "recruit", "relocate to"),
+        "start",
+    ),
+    **dict.fromkeys(
+        ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
+         "move from", "transfer from", "relocate from", "move away from"),
+        "end",
+    ),
+}  # fmt: skip
 IRREGULAR: dict[str, str] = {
     "wrote": "write",
     "written": "write",
@@ -186,6 +240,9 @@ IRREGULAR: dict[str, str] = {
     "held": "hold",
     "co-founded": "co-found",
     "penned": "pen",
+    "left": "leave",
+    "went": "go",
+    "began": "begin",
 }
 # Dropped wherever they occur: auxiliaries, articles, time adverbs and negation. Negation is
 # carried by the claim's polarity, not by the predicate.

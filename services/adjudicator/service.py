@@ -112,7 +112,10 @@ def _effective_claim(row: ClaimRow) -> ClaimRow:
     return replace(row, view=replace(view, subject_text=subject, holder=holder))
 
 
-def _mentions(row: ClaimRow) -> list[Mention]:
+def _mentions(row: ClaimRow, normalizer: Normalizer) -> list[Mention]:
+    """The names a claim's assertions need resolved. An object is resolved only when the
+    predicate before it maps onto the vocabulary: otherwise the claim is an observation on its
+    subject and the object phrase ("so happy for you", "a lot") would only be a junk entity."""
     view = row.view
     claim_id = uuid.UUID(view.claim_id)
     document_id = uuid.UUID(view.document_id)
@@ -123,8 +126,13 @@ def _mentions(row: ClaimRow) -> list[Mention]:
     else:
         if view.subject_text:
             named.append((view.subject_text, "subject"))
-        if view.object_text:
+        if view.object_text and normalizer.relation_predicate(view.predicate_text):
             named.append((view.object_text, "object"))
+    for subject_text, predicate_text, object_text in view.extra_relations:
+        if normalizer.relation_predicate(predicate_text):
+            for text, role in ((subject_text, "subject"), (object_text, "object")):
+                if (text, role) not in named and all(text != t for t, _ in named):
+                    named.append((text, role))
     texts = [t for t, _ in named]
     # What a holder talked about is not resolved, but it is the context that tells which
     # "Ravi" said it ("Ravi said the billing migration is on track").
@@ -300,7 +308,7 @@ class AdjudicationService:
         rows = [row for row in rows if uuid.UUID(row.view.claim_id) in pending]
         if not rows:
             return [], [], 0
-        mentions = [_mentions(row) for row in rows]
+        mentions = [_mentions(row, self._normalizer) for row in rows]
         context = ResolutionContext(session, namespace)
         await context.lock_names_ahead(
             [m.text for claim in mentions for m in claim]

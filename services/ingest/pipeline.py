@@ -410,6 +410,14 @@ def _claim_row(
         "subject_text": claim.subject_text,
         "predicate_text": claim.predicate_text,
         "object_text": claim.object_text,
+        "extra_relations": [
+            {
+                "subject_text": r.subject_text,
+                "predicate_text": r.predicate_text,
+                "object_text": r.object_text,
+            }
+            for r in claim.extra_relations
+        ],
         "speaker": passage.turn.speaker if passage.turn else None,
         "turn_id": passage.turn.turn_id if passage.turn else None,
     }

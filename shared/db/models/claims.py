@@ -233,6 +233,8 @@ class Claim(Base):
     subject_text: Mapped[str | None]
     predicate_text: Mapped[str | None]
     object_text: Mapped[str | None]
+    # Further (subject, predicate, object) phrases the statement makes (migration 0004).
+    extra_relations: Mapped[list[dict[str, Any]]] = mapped_column(server_default=sql("'[]'"))
     speaker: Mapped[str | None]
     turn_id: Mapped[str | None]
     extractor_name: Mapped[str]
