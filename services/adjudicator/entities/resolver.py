@@ -51,7 +51,7 @@ __all__ = [
     "ResolverThresholds",
 ]
 
-RESOLVER_VERSION = "entity-rules-2"
+RESOLVER_VERSION = "entity-rules-3"
 
 
 class EntityResolver:
@@ -350,6 +350,7 @@ class EntityResolver:
             kind,
             support,
             disjoint,
+            hit.mention_count,
         )
 
     def _accept(

@@ -9,6 +9,7 @@ from uuid import UUID
 
 from jellyfish import jaro_winkler_similarity as jaro_winkler
 
+from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import is_short_form_of
 
 __all__ = ["Choice", "Nominee", "Support", "choose", "describe", "match_kind", "takeable"]
@@ -33,6 +34,7 @@ class Nominee:
     kind: str
     support: Support | None
     disjoint: bool
+    mention_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +131,17 @@ def choose(
         distinct = {n.entity_id for n in exact}
         if len(distinct) == 1:
             only = exact[0]
-            # Full names are specific enough to reuse; a lone given name whose context shares
-            # nothing with the entity's is as likely someone else: new entity, proposal.
-            if len(normalized.split()) > 1 or not only.disjoint:
+            # Full names, and lone names of companies, products and places, are specific
+            # enough to reuse; a lone given name ("Dana") whose context shares nothing with the
+            # entity's is as likely someone else: new entity, proposal.
+            if not only.disjoint or not is_given_name(normalized):
                 return Choice(only, "exact_unique")
             return Choice(None, "exact_context_disjoint", only)
-        return Choice(None, "exact_ambiguous", max(exact, key=lambda n: n.score))
+        # Namesakes exist already and the context picks none: the one the sources name most
+        # takes it (ties: the canonical name, then the id), so an ambiguity that stays
+        # unresolved never mints a further namesake per mention. The verdict lists them all.
+        chosen = max(exact, key=lambda n: (n.mention_count, n.canonical_name, str(n.entity_id)))
+        return Choice(chosen, "exact_ambiguous_most_named")
     return Choice(None, "unsupported_candidates", propose)
 
 

@@ -154,6 +154,43 @@ async def test_two_danas_whose_contexts_share_nothing_stay_two_with_a_proposal(
         ]
 
 
+@pytest.mark.parametrize("company", ["Globex", "Orbital", "Initech"])
+async def test_a_lone_company_name_in_unrelated_contexts_stays_one_entity(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+    company: str,
+) -> None:
+    # Only a lone given name is shared by many people; a lone name of anything else is as
+    # specific as a full name, whatever else its documents mention.
+    contexts = [["Marcus Lee", "Priya Shah"], ["Olu Ade", "Kenji Sato"], ["Ines Duarte"]]
+    async with session_factory() as session, session.begin():
+        resolved = [
+            (await _resolve(session, namespace, document_claims, [company, *others]))[0]
+            for others in contexts
+        ]
+        assert len({r.entity_id for r in resolved}) == 1
+        assert await _proposals(session, namespace) == []
+
+
+async def test_an_unresolved_namesake_ambiguity_never_mints_another_namesake(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        first, *_ = await _resolve(session, namespace, document_claims, ["Dana", "Marcus Lee"])
+        second, *_ = await _resolve(session, namespace, document_claims, ["Dana", "Olu Ade"])
+        assert second.created  # the context split one namesake off
+        later = [
+            (await _resolve(session, namespace, document_claims, ["Dana", other]))[0]
+            for other in ("Ines Duarte", "Tom Becker", "Aiko Mori", "Sven Olsen")
+        ]
+        assert not any(r.created for r in later)
+        assert {r.entity_id for r in later} <= {first.entity_id, second.entity_id}
+        assert await _entity_count(session, namespace) == 2 + 6  # two Danas, six colleagues
+
+
 async def test_dana_with_a_shared_colleague_resolves_to_the_known_dana(
     session_factory: async_sessionmaker[AsyncSession],
     namespace: str,
