@@ -167,12 +167,13 @@ def field_applies(name: str, exp: dict[str, Any], got: dict[str, Any]) -> bool:
 
 
 def field_correct(name: str, exp: dict[str, Any], got: dict[str, Any]) -> bool:
+    """Whether the scored field `got[name]` is what the label `exp` says."""
     want = exp.get(name)
     value = got[name]
     if name in ("subject", "object", "holder"):
         return _entity_key(value) in {_entity_key(o) for o in _options(want)}
     if name == "predicate":
-        return value == (want or OBSERVATION)
+        return bool(value == (want or OBSERVATION))
     if name in ("valid_from", "valid_until"):
         return _same_time(value, want)
     return bool(value == want)
