@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench.extraction_generalisation import generalisation_report, print_generalisation
+from bench.locomo_entities import LABELLED, JunkEntityEstimator, agreement, normalisation_report
 from services.ingest.extraction.base import ClaimExtractor, ExtractedClaim, ExtractionInput
 
 __all__ = [
@@ -202,6 +204,11 @@ def locomo_report(extractor: Any, path: Path = DEFAULT_LOCOMO, chunk: int = 512)
                         for c in turn_claims
                     )
     total_claims = sum(len(c) for c in claims)
+    estimator = JunkEntityEstimator.load()
+    entities = normalisation_report([c for turn in claims for c in turn], estimator)
+    entities["estimator_agreement"] = {
+        name: agreement(estimator, path) for name, path in LABELLED.items()
+    }
     return {
         "turns": len(inputs),
         "sentences": sentences,
@@ -214,7 +221,29 @@ def locomo_report(extractor: Any, path: Path = DEFAULT_LOCOMO, chunk: int = 512)
         "cpu_seconds": cpu,
         "turns_per_second": len(inputs) / elapsed if elapsed else 0.0,
         "sentences_per_second": sentences / elapsed if elapsed else 0.0,
+        "entities": entities,
     }
+
+
+def print_entities(entities: dict[str, Any]) -> None:
+    """Relations vs observations and the junk-entity estimate on LoCoMo."""
+    print(
+        f"locomo relations {entities['relations']} ({entities['relation_share']:.3f}) / "
+        f"observations {entities['observations']} ({entities['observation_share']:.3f}) "
+        f"of {entities['claims']} claims; "
+        f"{entities['relations_lost_to_junk_entities']} mapped predicates lost to junk entities"
+    )
+    print(
+        f"locomo junk entity phrases {entities['junk_phrases_distinct']} of "
+        f"{entities['entity_phrases_distinct']} distinct ({entities['junk_share_distinct']:.3f}), "
+        f"{entities['junk_share_uses']:.3f} of uses"
+    )
+    for name, agree in entities["estimator_agreement"].items():
+        print(
+            f"junk estimator vs hand labels ({name}, n={agree['phrases']}): accuracy "
+            f"{agree['accuracy']:.3f}, kappa {agree['cohen_kappa']:.3f}, junk precision "
+            f"{agree['junk_precision']:.3f}, recall {agree['junk_recall']:.3f}"
+        )
 
 
 def _print_table(result: dict[str, Any]) -> None:
@@ -235,6 +264,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--locomo", action="store_true", help="also run over the LoCoMo corpus")
     parser.add_argument("--locomo-path", type=Path, default=DEFAULT_LOCOMO)
     parser.add_argument("--verbose", action="store_true", help="print every failure")
+    parser.add_argument(
+        "--generalisation",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="score the claims generalisation set per field (tune and holdout halves)",
+    )
     args = parser.parse_args(argv)
     from services.ingest.extraction.rules import load_rules_extractor
 
@@ -249,14 +284,24 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.verbose:
         for failure in result["failures"]:
             print(failure)
+    if args.generalisation:
+        result["generalisation"] = generalisation_report(extractor)
+        print_generalisation(result["generalisation"])
+        if args.verbose:
+            # the tune half only: the holdout's failures are never shown or written
+            for failure in result["generalisation"]["tune"]["failures"]:
+                print(failure)
     if args.locomo:
         result["locomo"] = locomo_report(extractor, args.locomo_path)
         for key, value in result["locomo"].items():
+            if isinstance(value, dict):
+                continue
             print(
                 f"locomo {key:<34}{value:>10.3f}"
                 if isinstance(value, float)
                 else f"locomo {key:<34}{value:>10}"
             )
+        print_entities(result["locomo"]["entities"])
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
     return result
