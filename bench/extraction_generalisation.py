@@ -104,18 +104,19 @@ def load_half(half: str, data_dir: Path = DATA_DIR) -> list[GeneralisationRow]:
     return rows
 
 
-def scored_fields(claim: ExtractedClaim, vocabulary: PredicateVocabulary) -> dict[str, Any]:
-    """The one place that maps an extracted claim onto the scored fields.
+def scored_fields(claim: ExtractedClaim, vocabulary: PredicateVocabulary) -> list[dict[str, Any]]:
+    """The one place that maps an extracted claim onto the scored fields: one dict for the
+    claim's main statement, then one per further relation it states.
 
     It follows the normalizer: an attributed claim is an observation anchored on its holder; a
     claim with a subject, an object and a predicate phrase the vocabulary maps is that relation
-    (subject and object swapped when the phrase is inverted, e.g. "manages"); anything else is an
-    observation on its subject. The extractor exposes no phase yet, so phase reads as missing
-    until it gains one. Adapt this function, not the scorer, when the extractor gains fields.
+    (subject and object swapped when the phrase is inverted, e.g. "manages"; a placement is
+    membership when the object is a team); anything else is an observation on its subject. A
+    relation's phase is the phrase's (joined: start, left: end), and its window is the state's:
+    a start opens it, an end closes it at the end of the stated time.
     """
-    phase = getattr(claim, "phase", None)
     common = {
-        "phase": phase,
+        "phase": None,
         "polarity": claim.polarity,
         "is_attributed": claim.is_attributed,
         "holder": claim.holder,
@@ -124,15 +125,53 @@ def scored_fields(claim: ExtractedClaim, vocabulary: PredicateVocabulary) -> dic
         "precision": claim.claim_valid_precision,
     }
     if claim.is_attributed:
-        return {"subject": claim.holder, "object": None, "predicate": OBSERVATION} | common
-    subject, obj, predicate = claim.subject_text, claim.object_text, OBSERVATION
-    if subject and obj and claim.predicate_text:
-        directed = vocabulary.normalize_directed(claim.predicate_text)
-        if directed is not None:
-            predicate = directed.predicate
-            if directed.inverted:
-                subject, obj = obj, subject
-    return {"subject": subject, "object": obj, "predicate": predicate} | common
+        main = {"subject": claim.holder, "object": None, "predicate": OBSERVATION} | common
+    else:
+        main = _relation_fields(
+            claim, claim.subject_text, claim.predicate_text, claim.object_text, vocabulary
+        )
+    extras = [
+        _relation_fields(claim, r.subject_text, r.predicate_text, r.object_text, vocabulary)
+        | {"is_attributed": False, "holder": None}
+        for r in claim.extra_relations
+    ]
+    return [main, *(e for e in extras if e["predicate"] != OBSERVATION)]
+
+
+def _relation_fields(
+    claim: ExtractedClaim,
+    subject: str | None,
+    predicate_text: str | None,
+    obj: str | None,
+    vocabulary: PredicateVocabulary,
+) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "subject": subject,
+        "object": obj,
+        "predicate": OBSERVATION,
+        "phase": None,
+        "polarity": claim.polarity,
+        "is_attributed": claim.is_attributed,
+        "holder": claim.holder,
+        "valid_from": claim.claim_valid_from,
+        "valid_until": claim.claim_valid_until,
+        "precision": claim.claim_valid_precision,
+    }
+    if not (subject and obj and predicate_text):
+        return fields
+    directed = vocabulary.normalize_directed(predicate_text)
+    directed = directed.for_object(obj) if directed is not None else None
+    if directed is None:
+        return fields
+    fields["predicate"] = directed.predicate
+    if directed.inverted:
+        fields["subject"], fields["object"] = obj, subject
+    if directed.phase == "start":
+        fields |= {"phase": "start", "valid_until": None}
+        fields["precision"] = "open" if claim.claim_valid_from else "unknown"
+    elif directed.phase == "end":
+        fields |= {"phase": "end", "valid_from": None}
+    return fields
 
 
 def _entity_key(text: str | None) -> str | None:
@@ -255,9 +294,15 @@ def _score_row(
     failures: list[dict[str, Any]] | None,
 ) -> None:
     tallies = list(tallies)
-    fields = [scored_fields(c, vocabulary) for c in claims]
-    matched = _match(row.expected, fields, claims)
-    spurious = [c for ci, c in enumerate(claims) if ci not in matched.values()]
+    # One unit per statement: a claim's main one, then the further relations it states.
+    units = [(ci, f) for ci, c in enumerate(claims) for f in scored_fields(c, vocabulary)]
+    fields = [f for _, f in units]
+    unit_claims = [claims[ci] for ci, _ in units]
+    matched = _match(row.expected, fields, unit_claims)
+    matched_claims = {units[ui][0] for ui in matched.values()}
+    # A claim none of whose statements was expected is spurious; an unmatched further
+    # relation of a matched claim is a reading the labels did not ask for, not a claim.
+    spurious = [c for ci, c in enumerate(claims) if ci not in matched_claims]
     for t in tallies:
         t.rows += 1
         t.fp += len(spurious)

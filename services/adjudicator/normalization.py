@@ -297,8 +297,9 @@ class Normalizer:
         stateful = directed.predicate in STATE_PREDICATES
         if directed.phase == "end" and stateful:
             if window.valid_from is not None:
-                # "Left Acme in March": the employment held until then.
-                window = Window(None, window.valid_from, window.precision)
+                # "Left Acme in March": the employment held until then, at the latest to the
+                # end of March (the stated period's exclusive end).
+                window = Window(None, window.valid_until or window.valid_from, window.precision)
             else:
                 # "Left Acme", no date: only that it no longer holds.
                 window, polarity = Window(), "negative" if polarity == "positive" else "positive"

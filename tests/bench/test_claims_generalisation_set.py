@@ -190,9 +190,9 @@ def test_inverted_predicate_phrase_scores_as_the_relation_with_roles_swapped() -
         predicate_text="manages",
         object_text="the Mateus Oliveira",
     )
-    got = scored_fields(claim, PredicateVocabulary())
+    (got,) = scored_fields(claim, PredicateVocabulary())
     assert all(field_correct(name, expected, got) for name in expected)
-    unmapped = scored_fields(replace(claim, predicate_text="admires"), PredicateVocabulary())
+    (unmapped,) = scored_fields(replace(claim, predicate_text="admires"), PredicateVocabulary())
     assert unmapped["predicate"] == "observation"
     assert not field_correct("subject", expected, unmapped)
 
@@ -218,12 +218,36 @@ def test_attributed_claim_scores_as_an_observation_on_its_holder_with_dates_comp
         claim_valid_until=datetime(2026, 9, 30, tzinfo=UTC),
         claim_valid_precision="month",
     )
-    got = scored_fields(claim, PredicateVocabulary())
+    (got,) = scored_fields(claim, PredicateVocabulary())
     assert all(field_correct(name, expected, got) for name in expected)
     whole_quarter = replace(claim, claim_valid_from=datetime(2026, 7, 1, tzinfo=UTC))
     assert not field_correct(
-        "valid_from", expected, scored_fields(whole_quarter, PredicateVocabulary())
+        "valid_from", expected, scored_fields(whole_quarter, PredicateVocabulary())[0]
     )
+
+
+def test_a_further_relation_scores_as_its_own_statement_with_its_phase() -> None:
+    from services.ingest.extraction.base import ExtractedRelation
+
+    claim = _claim(
+        "Omar was hired by Umbrella from Hooli in January",
+        subject_text="Omar",
+        predicate_text="hire by",
+        object_text="Umbrella",
+        extra_relations=(ExtractedRelation("Omar", "leave", "Hooli"),),
+        claim_valid_from=datetime(2026, 1, 1, tzinfo=UTC),
+        claim_valid_until=datetime(2026, 1, 31, tzinfo=UTC),
+        claim_valid_precision="month",
+    )
+    hired, left = scored_fields(claim, PredicateVocabulary())
+    assert (hired["object"], hired["predicate"], hired["phase"]) == (
+        "Umbrella",
+        "works_for",
+        "start",
+    )
+    assert (hired["valid_until"], hired["precision"]) == (None, "open")
+    assert (left["object"], left["predicate"], left["phase"]) == ("Hooli", "works_for", "end")
+    assert (left["valid_from"], left["valid_until"]) == (None, datetime(2026, 1, 31, tzinfo=UTC))
 
 
 def test_scorer_on_a_few_tune_rows_reports_every_field_and_counts_each_labelled_claim() -> None:
