@@ -15,6 +15,7 @@ TS_PROTO := clients/node/node_modules/.bin/protoc-gen-ts_proto
 TS_PROTO_OPTS := outputServices=grpc-js,env=node,esModuleInterop=true,forceLong=bigint,oneof=unions,useOptionals=messages,useExactTypes=false
 # Everything `make generate` writes, relative to GEN_ROOT (checkgenerate points it at a scratch dir).
 GEN_ROOT ?= .
+CLIENTS_PORT ?= 56051
 SERVICE_CONFIG := clients/service-config.json
 SERVICE_CONFIG_COPIES := clients/python/src/rememberstack_client/service_config.json clients/node/src/service-config.json clients/go/client/service_config.json
 # buf breaking compares protos/ with this git ref: the newest release tag (v*) when one exists,
@@ -41,9 +42,11 @@ install-llm: install ## Compile llama.cpp's llama-server and install the SmolLM2
 install-clients: ## Toolchains of the Node and Go clients: Debian's Go and protoc plugins, npm packages.
 	@missing=""; for tool in go $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC); do command -v $$tool >/dev/null || missing=yes; done; \
 	test -d /usr/share/gocode/src/google.golang.org/grpc || missing=yes; \
+	test -f /usr/share/gocode/src/github.com/golang/protobuf/proto/buffer.go || missing=yes; \
 	if [ -n "$$missing" ]; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	    golang-go protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev golang-google-protobuf-dev golang-google-genproto-dev; \
+	    golang-go protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev golang-google-protobuf-dev \
+	    golang-google-genproto-dev golang-github-golang-protobuf-1-5-dev; \
 	fi
 	cd clients/node && npm ci --no-audit --no-fund --loglevel=error
 
@@ -73,6 +76,9 @@ checkgenerate: ## Fail when committed generated code (Python, Go, TypeScript) di
 	diff -r $$tmp/clients/node/src/gen clients/node/src/gen && \
 	for copy in $(SERVICE_CONFIG_COPIES); do diff $$tmp/$$copy $$copy || exit 1; done && \
 	echo "generated code is up to date"
+
+clients-examples: ## Run the Node and Go quickstarts against a stack of their own (CLIENTS_PORT).
+	clients/run-examples.sh $(CLIENTS_PORT)
 
 breaking: ## buf breaking against BUF_AGAINST (the last release; see above).
 	@test -n "$(BUF_AGAINST)" || { echo "buf breaking: no release tag, baseline or main to compare with"; exit 1; }
