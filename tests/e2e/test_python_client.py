@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from google.protobuf import timestamp_pb2
+from rememberstack.v1 import common_pb2, ingest_service_pb2, query_service_pb2
+from rememberstack_client import AsyncClient, Endpoints, InvalidArgumentError, NotFoundError
 
 from shared.grpc.server import GrpcServer
 
@@ -86,3 +89,53 @@ async def test_client_package_alone_ingests_waits_reads_and_decodes_errors(
     assert out["scope"] == "at"
     assert any("payments team" in label.lower() for label in out["labels"]), out["labels"]
     assert out["error"] == ["INVALID_ARGUMENT", ["hops", "k"]]
+
+
+def _endpoints(servers: dict[str, GrpcServer]) -> Endpoints:
+    return Endpoints(**{name: server.address for name, server in servers.items()})
+
+
+async def test_async_client_waits_for_readiness_and_reads_as_of_both_clocks(
+    servers: dict[str, GrpcServer],
+) -> None:
+    namespace = "async-client"
+    async with AsyncClient(_endpoints(servers)) as client:
+        created = await client.ingest.IngestDocument(
+            ingest_service_pb2.IngestDocumentRequest(
+                namespace=namespace,
+                media_type="text/plain",
+                content=b"Mina Okafor leads the search team.",
+            )
+        )
+        states = await client.wait_until_settled([created.version_id], namespace=namespace)
+        assert [(s.version_id, s.ready) for s in states] == [(created.version_id, True)]
+        now = timestamp_pb2.Timestamp()
+        now.GetCurrentTime()
+        as_of = common_pb2.AsOfScope(valid_at=now, believed_at=now)
+        facts = await client.query.FactsContext(
+            query_service_pb2.FactsContextRequest(
+                namespace=namespace,
+                query="search team",
+                time_scope=common_pb2.TimeScope(as_of=as_of),
+            )
+        )
+        assert any("search team" in f.label for f in facts.facts)
+
+
+async def test_async_client_raises_typed_errors_naming_fields_and_reasons(
+    servers: dict[str, GrpcServer],
+) -> None:
+    half = common_pb2.TimeScope(as_of=common_pb2.AsOfScope(valid_at=timestamp_pb2.Timestamp()))
+    async with AsyncClient(_endpoints(servers)) as client:
+        with pytest.raises(InvalidArgumentError) as invalid:
+            await client.query.FactsContext(
+                query_service_pb2.FactsContextRequest(query="x", time_scope=half)
+            )
+        with pytest.raises(NotFoundError) as missing:
+            await client.ingest.GetDocument(
+                ingest_service_pb2.GetDocumentRequest(
+                    document_id="00000000-0000-0000-0000-000000000000"
+                )
+            )
+    assert "time_scope.as_of.believed_at" in {v.field for v in invalid.value.field_violations}
+    assert (missing.value.reason, missing.value.domain) == ("NOT_FOUND", "rememberstack")

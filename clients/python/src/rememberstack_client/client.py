@@ -102,10 +102,14 @@ class AsyncClient:
         request = ingest_service_pb2.WatchReadinessRequest(
             namespace=namespace, version_ids=list(version_ids)
         )
-        async for update in self.ingest.WatchReadiness(request, timeout=timeout_seconds):
-            latest.update({v.version_id: v for v in update.versions})
-            if update.all_settled:
-                break
+        updates = self.ingest.WatchReadiness(request, timeout=timeout_seconds)
+        try:
+            async for update in updates:
+                latest.update({v.version_id: v for v in update.versions})
+                if update.all_settled:
+                    break
+        finally:
+            updates.cancel()  # the server ends the stream too; this frees the call at once
         return [latest[v] for v in version_ids if v in latest]
 
     async def close(self) -> None:
@@ -165,10 +169,14 @@ class Client:
         request = ingest_service_pb2.WatchReadinessRequest(
             namespace=namespace, version_ids=list(version_ids)
         )
-        for update in self.ingest.WatchReadiness(request, timeout=timeout_seconds):
-            latest.update({v.version_id: v for v in update.versions})
-            if update.all_settled:
-                break
+        updates = self.ingest.WatchReadiness(request, timeout=timeout_seconds)
+        try:
+            for update in updates:
+                latest.update({v.version_id: v for v in update.versions})
+                if update.all_settled:
+                    break
+        finally:
+            updates.cancel()
         return [latest[v] for v in version_ids if v in latest]
 
     def close(self) -> None:
