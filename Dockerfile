@@ -35,7 +35,7 @@ RUN --mount=type=cache,target=/root/.cache/uv \
 
 COPY . /app
 RUN --mount=type=cache,target=/root/.cache/uv \
-    uv pip install --python /opt/venv/bin/python --no-deps -e /app \
+    uv pip install --python /opt/venv/bin/python --no-deps -e /app -e /app/clients/python \
  && /opt/venv/bin/python -m compileall -q /app/shared /app/services /app/gen
 
 

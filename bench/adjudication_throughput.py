@@ -28,6 +28,7 @@ from typing import Any
 import asyncpg
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from rememberstack_client import open_aio_channel
 from sqlalchemy.engine import make_url
 
 from bench.ingest_throughput import NAMESPACE, _await_serving, _documents, _ingest, _wait_embedded
@@ -134,7 +135,7 @@ async def prepare_template(url: str, limit: int | None) -> dict[str, Any]:
         await _await_serving(address, process)
         from rememberstack.v1 import ingest_service_pb2_grpc
 
-        async with grpc.aio.insecure_channel(address) as channel:
+        async with open_aio_channel(address, timeout=None) as channel:
             stub = ingest_service_pb2_grpc.IngestServiceStub(channel)
             versions = await _ingest(stub, _documents(limit))
             claims, dead = await _wait_embedded(stub, versions)
@@ -153,7 +154,7 @@ async def prepare_template(url: str, limit: int | None) -> dict[str, Any]:
 
 async def _await_health(address: str, process: asyncio.subprocess.Process) -> None:
     request = health_pb2.HealthCheckRequest(service=_HEALTH)
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with open_aio_channel(address, timeout=None) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         async with asyncio.timeout(180):
             while True:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-import grpc.aio
 import numpy as np
 from rememberstack.v1 import common_pb2, graph_service_pb2, graph_service_pb2_grpc
+from rememberstack_client import open_aio_channel
 
 from bench.graph_synthetic import PREDICATES, SyntheticGraph, generate, random_walk_pairs
 from services.graph.app import build_server
@@ -204,7 +204,7 @@ async def run(sizes: list[int], calls: int, database_url: str | None) -> dict[st
         await server.start()
         report: dict[str, Any] = {"sizes": {}}
         try:
-            async with grpc.aio.insecure_channel(server.address) as channel:
+            async with open_aio_channel(server.address, timeout=None) as channel:
                 stub = graph_service_pb2_grpc.GraphServiceStub(channel)
                 for size in sizes:
                     hubs = max(2, size // 250_000)

@@ -26,6 +26,7 @@ import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rememberstack.v1 import document_pb2, ingest_service_pb2, ingest_service_pb2_grpc
+from rememberstack_client import open_aio_channel
 from sqlalchemy import text
 
 from bench.locomo.corpus import load_sessions, to_document
@@ -60,7 +61,7 @@ def _peak_rss_mib(pid: int) -> float | None:
 
 async def _await_serving(address: str, process: asyncio.subprocess.Process) -> None:
     request = health_pb2.HealthCheckRequest(service="rememberstack.v1.IngestService")
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with open_aio_channel(address, timeout=None) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         async with asyncio.timeout(120):
             while True:
@@ -202,7 +203,7 @@ async def run(limit: int | None, concurrency: int, embedder_threads: int) -> dic
             address = f"127.0.0.1:{port}"
             await _await_serving(address, process)
             startup = time.perf_counter() - started
-            async with grpc.aio.insecure_channel(address) as channel:
+            async with open_aio_channel(address, timeout=None) as channel:
                 stub = ingest_service_pb2_grpc.IngestServiceStub(channel)
                 started = time.perf_counter()
                 version_ids = await _ingest(stub, documents)

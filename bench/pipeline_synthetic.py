@@ -30,13 +30,13 @@ from typing import Any
 import psutil
 from rememberstack.v1 import ingest_service_pb2 as ingest_pb
 from rememberstack.v1 import ingest_service_pb2_grpc as ingest_grpc
+from rememberstack_client import open_aio_channel
 from sqlalchemy import text
 
 from bench.synthetic_corpus import SyntheticDocument, generate
 from shared.cli.launcher import SERVICES, Endpoints, SystemLauncher
 from shared.config import Settings
 from shared.db.engine import create_engine
-from shared.grpc.channel import open_channel
 from shared.proto_convert import timestamp
 
 __all__ = ["FULL_SIZES", "QUICK_SIZES", "SEQUENTIAL_ADJUDICATOR", "main", "run_size"]
@@ -169,7 +169,7 @@ def _service_pids(data_dir: Path) -> dict[str, int]:
 
 
 async def _ingest(address: str, documents: list[SyntheticDocument]) -> None:
-    async with open_channel(address) as channel:
+    async with open_aio_channel(address, timeout=None) as channel:
         stub = ingest_grpc.IngestServiceStub(channel)
         for start in range(0, len(documents), BATCH):
 

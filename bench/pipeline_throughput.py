@@ -13,13 +13,13 @@ from typing import Any
 
 from rememberstack.v1 import ingest_service_pb2 as ingest_pb
 from rememberstack.v1 import ingest_service_pb2_grpc as ingest_grpc
+from rememberstack_client import open_aio_channel
 from sqlalchemy import text
 
 from bench.locomo.corpus import load_sessions, to_document
 from shared.cli.launcher import SystemLauncher
 from shared.config import Settings
 from shared.db.engine import create_engine
-from shared.grpc.channel import open_channel
 from shared.proto_convert import timestamp
 
 __all__ = ["main", "run"]
@@ -76,7 +76,7 @@ async def run(
         engine = create_engine(endpoints.database_url)
         try:
             t0 = time.perf_counter()
-            async with open_channel(endpoints.ingest) as channel:
+            async with open_aio_channel(endpoints.ingest, timeout=None) as channel:
                 stub = ingest_grpc.IngestServiceStub(channel)
                 for session in sessions:
                     source_ref, body = to_document(session)

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-import grpc.aio
 import numpy as np
 from rememberstack.v1 import query_service_pb2 as pb
 from rememberstack.v1 import query_service_pb2_grpc
+from rememberstack_client import open_aio_channel
 from sqlalchemy.engine import make_url
 
 from bench.query_synthetic import Dataset, describe, generate
@@ -233,7 +233,7 @@ async def _bench_size(
     rng = np.random.default_rng(len(data.entity_ids))
     results: list[dict[str, Any]] = [{} for _ in trees]
     warmup = min(WARMUP_REQUESTS, requests // 4)  # quick runs (40 requests) warm up 10
-    channels = [grpc.aio.insecure_channel(address) for _, address in servers]
+    channels = [open_aio_channel(address, timeout=None) for _, address in servers]
     try:
         stubs = [query_service_pb2_grpc.QueryServiceStub(channel) for channel in channels]
         for name, call in _requests(data, rng).items():

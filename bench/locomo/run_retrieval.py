@@ -38,10 +38,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc.aio
 from rememberstack.v1 import ingest_service_pb2 as ingest_pb
 from rememberstack.v1 import ingest_service_pb2_grpc, query_service_pb2_grpc
 from rememberstack.v1 import query_service_pb2 as query_pb
+from rememberstack_client import open_aio_channel
 
 from bench.locomo.bm25 import rank_turns
 from bench.locomo.corpus import (
@@ -206,8 +206,8 @@ async def run(
         endpoints = await launcher.start()
         try:
             async with (
-                grpc.aio.insecure_channel(endpoints.ingest) as ingest_channel,
-                grpc.aio.insecure_channel(endpoints.query) as query_channel,
+                open_aio_channel(endpoints.ingest, timeout=None) as ingest_channel,
+                open_aio_channel(endpoints.query, timeout=None) as query_channel,
             ):
                 offsets = reused or await _ingest(
                     ingest_service_pb2_grpc.IngestServiceStub(ingest_channel), sessions

@@ -94,9 +94,9 @@ def neighborhood_query(
         request.believed_at if request.HasField("believed_at") else None,
         violations,
     )
-    limit = bounded_int(request.limit, "limit", violations, default=500, low=1, high=500)
-    if len(request.continuation) > _MAX_CONTINUATION_CHARS:
-        violations.add("continuation", f"must be at most {_MAX_CONTINUATION_CHARS} characters")
+    limit = bounded_int(request.page_size, "page_size", violations, default=500, low=1, high=500)
+    if len(request.page_token) > _MAX_CONTINUATION_CHARS:
+        violations.add("page_token", f"must be at most {_MAX_CONTINUATION_CHARS} characters")
     violations.raise_if_any()
     assert entity_id is not None
     return NeighborhoodQuery(
@@ -106,7 +106,7 @@ def neighborhood_query(
         predicates=predicates,
         clocks=clocks,
         limit=limit,
-        continuation=request.continuation,
+        continuation=request.page_token,
         include_paths=request.include_paths,
     )
 
@@ -179,6 +179,7 @@ def neighborhood_response(page: NeighborhoodPage) -> graph_service_pb2.GraphNeig
         paths=[_path(p) for p in page.paths],
         truncation=truncation_to_pb(page.truncation),
         negative=negative_to_pb(page.negative),
+        next_page_token=page.truncation.continuation,
     )
 
 

@@ -138,7 +138,7 @@ class GraphService:
                     negative=NegativeAnswer(
                         kind="boundary",
                         explanation=str(exc),
-                        workaround="repeat the request without continuation to start a new chain",
+                        workaround="repeat the request without page_token to start a new chain",
                     )
                 )
         timeout_ms = budget.remaining_ms()

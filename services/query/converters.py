@@ -269,14 +269,14 @@ def contradiction_members(
     group_id = parse_uuid(request.group_id, "group_id", v)
     page_size = bounded_int(request.page_size, "page_size", v, default=25, low=1, high=100)
     offset = 0
-    if request.continuation:
+    if request.page_token:
         try:
-            token_group, offset = parse_continuation(request.continuation)
+            token_group, offset = parse_continuation(request.page_token)
         except ValueError as error:
-            v.add("continuation", str(error))
+            v.add("page_token", str(error))
         else:
             if group_id is not None and token_group != group_id:
-                v.add("continuation", f"was issued for group {token_group}, not {group_id}")
+                v.add("page_token", f"was issued for group {token_group}, not {group_id}")
     v.raise_if_any()
     assert group_id is not None
     return namespace, group_id, offset, page_size

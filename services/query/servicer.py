@@ -147,5 +147,5 @@ class QueryServicer(query_service_pb2_grpc.QueryServiceServicer):
         return pb.ListContradictionMembersResponse(
             members=[co_member_pb(m) for m in page.members],
             total=page.total,
-            continuation=page.continuation,
+            next_page_token=page.continuation,
         )

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+from opentelemetry.instrumentation.grpc import aio_client_interceptors
 from rememberstack.v1 import (
     adjudicator_service_pb2_grpc,
     graph_service_pb2_grpc,
     ingest_service_pb2_grpc,
     query_service_pb2_grpc,
 )
+from rememberstack_client import AsyncClient, Endpoints
 
 from shared.cli.launcher import SERVICES, load_endpoints
 from shared.config import Settings
-from shared.grpc.channel import open_channel
 
 __all__ = ["Stubs", "connect", "resolve_addresses"]
 
@@ -51,19 +52,26 @@ class Stubs:
 
 
 @asynccontextmanager
-async def connect(addresses: dict[str, str]) -> AsyncIterator[Stubs]:
-    """Open a channel per service and close them all on exit."""
-    channels = {name: open_channel(addresses[name]) for name in SERVICES}
+async def connect(
+    addresses: dict[str, str], *, bearer_token: str | None = None
+) -> AsyncIterator[Stubs]:
+    """Open the rememberstack-client channels (traced, retried, typed errors); close on exit.
+
+    No default deadline: CLI commands such as a large ingest may legitimately run long.
+    """
+    client = AsyncClient(
+        Endpoints(**{name: addresses[name] for name in SERVICES}),
+        bearer_token=bearer_token,
+        timeout=None,
+        interceptors=aio_client_interceptors(),  # type: ignore[no-untyped-call]
+    )
     try:
         yield Stubs(
-            ingest=ingest_service_pb2_grpc.IngestServiceStub(channels["ingest"]),
-            adjudicator=adjudicator_service_pb2_grpc.AdjudicatorServiceStub(
-                channels["adjudicator"]
-            ),
-            query=query_service_pb2_grpc.QueryServiceStub(channels["query"]),
-            graph=graph_service_pb2_grpc.GraphServiceStub(channels["graph"]),
-            channels=channels,
+            ingest=client.ingest,
+            adjudicator=client.adjudicator,
+            query=client.query,
+            graph=client.graph,
+            channels=client.channels,
         )
     finally:
-        for channel in channels.values():
-            await channel.close()
+        await client.close()

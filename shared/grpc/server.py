@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
 from shared.grpc.channel import MAX_MESSAGE_BYTES
 from shared.grpc.errors import ErrorMappingInterceptor
+from shared.grpc.reflection import enable_reflection
 from shared.telemetry import create_rpc_duration_histogram
 
 if TYPE_CHECKING:
@@ -145,9 +145,7 @@ class GrpcServer:
             register(server)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        reflection.enable_server_reflection(
-            (*self._service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-        )
+        enable_reflection((*self._service_names, health.SERVICE_NAME), server)
         bind_to = f"{self.host}:{self._requested_port}"
         try:
             port = server.add_insecure_port(bind_to)

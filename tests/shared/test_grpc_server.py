@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 import grpc.aio
 import pytest
+from google.protobuf import descriptor_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -91,7 +92,44 @@ async def test_reflection_lists_registered_health_and_reflection_services(
         request = reflection_pb2.ServerReflectionRequest(list_services="")
         responses = [r async for r in stub.ServerReflectionInfo(iter([request]), timeout=5)]
     listed = {s.name for s in responses[0].list_services_response.service}
-    assert listed == {*NAMES, "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"}
+    assert listed == {
+        *NAMES,
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1alpha.ServerReflection",
+        "grpc.reflection.v1.ServerReflection",
+    }
+
+
+async def test_reflection_v1_lists_services_and_describes_itself_and_health(
+    server: GrpcServer,
+) -> None:
+    # Current grpcurl and most tools speak v1; its messages are v1alpha's field for field.
+    requests = [
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(
+            file_containing_symbol="grpc.reflection.v1.ServerReflection"
+        ),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="grpc.health.v1.Health"),
+    ]
+    async with open_channel(server.address) as channel:
+        info = channel.stream_stream(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        responses = [r async for r in info(iter(requests), timeout=5)]
+    listed = {s.name for s in responses[0].list_services_response.service}
+    assert {"grpc.reflection.v1.ServerReflection", "grpc.health.v1.Health"} <= listed
+    described = []
+    for response in responses[1:]:
+        file = descriptor_pb2.FileDescriptorProto.FromString(
+            response.file_descriptor_response.file_descriptor_proto[0]
+        )
+        described.append((file.package, [s.name for s in file.service]))
+    assert described == [
+        ("grpc.reflection.v1", ["ServerReflection"]),
+        ("grpc.health.v1", ["Health"]),
+    ]
 
 
 async def test_port_before_start_raises() -> None:

@@ -22,45 +22,55 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from rememberstack.v1 import entity_pb2 as rememberstack_dot_v1_dot_entity__pb2
 from rememberstack.v1 import fact_pb2 as rememberstack_dot_v1_dot_fact__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*rememberstack/v1/adjudicator_service.proto\x12\x10rememberstack.v1\x1a\x1drememberstack/v1/entity.proto\x1a\x1brememberstack/v1/fact.proto\")\n\x14GetEngineInfoRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\"\xa8\x01\n\x15GetEngineInfoResponse\x12\x0e\n\x06\x65ngine\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x03 \x01(\t\x12\x18\n\x10\x63onfidence_floor\x18\x04 \x01(\x01\x12\x17\n\x0f\x65xtension_packs\x18\x05 \x03(\t\x12\x12\n\npredicates\x18\x06 \x03(\t\x12\x11\n\textractor\x18\x07 \x01(\t\"S\n\x17\x41\x64judicateClaimsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x11\n\tclaim_ids\x18\x02 \x03(\t\x12\x12\n\ndecided_by\x18\x03 \x01(\t\"k\n\x18\x41\x64judicateClaimsResponse\x12\x33\n\tdecisions\x18\x01 \x03(\x0b\x32 .rememberstack.v1.DecisionRecord\x12\x1a\n\x12\x64ropped_predicates\x18\x02 \x03(\t\"u\n\x14MergeEntitiesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x1a\n\x12survivor_entity_id\x18\x02 \x01(\t\x12\x1a\n\x12\x61\x62sorbed_entity_id\x18\x03 \x01(\t\x12\x12\n\ndecided_by\x18\x04 \x01(\t\"U\n\x15MergeEntitiesResponse\x12\x10\n\x08merge_id\x18\x01 \x01(\t\x12\x15\n\raliases_moved\x18\x02 \x01(\x05\x12\x13\n\x0b\x66\x61\x63ts_moved\x18\x03 \x01(\x05\"K\n\x10UndoMergeRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x10\n\x08merge_id\x18\x02 \x01(\t\x12\x12\n\ndecided_by\x18\x03 \x01(\t\"a\n\x11UndoMergeResponse\x12\x1a\n\x12restored_entity_id\x18\x01 \x01(\t\x12\x18\n\x10\x61liases_restored\x18\x02 \x01(\x05\x12\x16\n\x0e\x66\x61\x63ts_restored\x18\x03 \x01(\x05\"U\n\x19ListMergeProposalsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"i\n\x1aListMergeProposalsResponse\x12\x32\n\tproposals\x18\x01 \x03(\x0b\x32\x1f.rememberstack.v1.MergeProposal\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\";\n\x14ReviewSupportRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x10\n\x08\x66\x61\x63t_ids\x18\x02 \x03(\t\"C\n\x15ReviewSupportResponse\x12\x10\n\x08reviewed\x18\x01 \x01(\x05\x12\x18\n\x10\x63hanged_fact_ids\x18\x02 \x03(\t\"D\n\x18ReplayDeadLettersRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x15\n\rwork_item_ids\x18\x02 \x03(\t\"-\n\x19ReplayDeadLettersResponse\x12\x10\n\x08replayed\x18\x01 \x01(\x05\x32\xda\x05\n\x12\x41\x64judicatorService\x12`\n\rGetEngineInfo\x12&.rememberstack.v1.GetEngineInfoRequest\x1a\'.rememberstack.v1.GetEngineInfoResponse\x12i\n\x10\x41\x64judicateClaims\x12).rememberstack.v1.AdjudicateClaimsRequest\x1a*.rememberstack.v1.AdjudicateClaimsResponse\x12`\n\rMergeEntities\x12&.rememberstack.v1.MergeEntitiesRequest\x1a\'.rememberstack.v1.MergeEntitiesResponse\x12T\n\tUndoMerge\x12\".rememberstack.v1.UndoMergeRequest\x1a#.rememberstack.v1.UndoMergeResponse\x12o\n\x12ListMergeProposals\x12+.rememberstack.v1.ListMergeProposalsRequest\x1a,.rememberstack.v1.ListMergeProposalsResponse\x12`\n\rReviewSupport\x12&.rememberstack.v1.ReviewSupportRequest\x1a\'.rememberstack.v1.ReviewSupportResponse\x12l\n\x11ReplayDeadLetters\x12*.rememberstack.v1.ReplayDeadLettersRequest\x1a+.rememberstack.v1.ReplayDeadLettersResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*rememberstack/v1/adjudicator_service.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1drememberstack/v1/entity.proto\x1a\x1brememberstack/v1/fact.proto\")\n\x14GetEngineInfoRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\"\xa8\x01\n\x15GetEngineInfoResponse\x12\x0e\n\x06\x65ngine\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x03 \x01(\t\x12\x18\n\x10\x63onfidence_floor\x18\x04 \x01(\x01\x12\x17\n\x0f\x65xtension_packs\x18\x05 \x03(\t\x12\x12\n\npredicates\x18\x06 \x03(\t\x12\x11\n\textractor\x18\x07 \x01(\t\"Y\n\x17\x41\x64judicateClaimsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x17\n\tclaim_ids\x18\x02 \x03(\tB\x04\xe2\x41\x01\x02\x12\x12\n\ndecided_by\x18\x03 \x01(\t\"k\n\x18\x41\x64judicateClaimsResponse\x12\x33\n\tdecisions\x18\x01 \x03(\x0b\x32 .rememberstack.v1.DecisionRecord\x12\x1a\n\x12\x64ropped_predicates\x18\x02 \x03(\t\"\x81\x01\n\x14MergeEntitiesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12 \n\x12survivor_entity_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12 \n\x12\x61\x62sorbed_entity_id\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\ndecided_by\x18\x04 \x01(\t\"U\n\x15MergeEntitiesResponse\x12\x10\n\x08merge_id\x18\x01 \x01(\t\x12\x15\n\raliases_moved\x18\x02 \x01(\x05\x12\x13\n\x0b\x66\x61\x63ts_moved\x18\x03 \x01(\x05\"Q\n\x10UndoMergeRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x16\n\x08merge_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\ndecided_by\x18\x03 \x01(\t\"a\n\x11UndoMergeResponse\x12\x1a\n\x12restored_entity_id\x18\x01 \x01(\t\x12\x18\n\x10\x61liases_restored\x18\x02 \x01(\x05\x12\x16\n\x0e\x66\x61\x63ts_restored\x18\x03 \x01(\x05\"U\n\x19ListMergeProposalsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"i\n\x1aListMergeProposalsResponse\x12\x32\n\tproposals\x18\x01 \x03(\x0b\x32\x1f.rememberstack.v1.MergeProposal\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\";\n\x14ReviewSupportRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x10\n\x08\x66\x61\x63t_ids\x18\x02 \x03(\t\"C\n\x15ReviewSupportResponse\x12\x10\n\x08reviewed\x18\x01 \x01(\x05\x12\x18\n\x10\x63hanged_fact_ids\x18\x02 \x03(\t\"D\n\x18ReplayDeadLettersRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x15\n\rwork_item_ids\x18\x02 \x03(\t\"-\n\x19ReplayDeadLettersResponse\x12\x10\n\x08replayed\x18\x01 \x01(\x05\x32\xda\x05\n\x12\x41\x64judicatorService\x12`\n\rGetEngineInfo\x12&.rememberstack.v1.GetEngineInfoRequest\x1a\'.rememberstack.v1.GetEngineInfoResponse\x12i\n\x10\x41\x64judicateClaims\x12).rememberstack.v1.AdjudicateClaimsRequest\x1a*.rememberstack.v1.AdjudicateClaimsResponse\x12`\n\rMergeEntities\x12&.rememberstack.v1.MergeEntitiesRequest\x1a\'.rememberstack.v1.MergeEntitiesResponse\x12T\n\tUndoMerge\x12\".rememberstack.v1.UndoMergeRequest\x1a#.rememberstack.v1.UndoMergeResponse\x12o\n\x12ListMergeProposals\x12+.rememberstack.v1.ListMergeProposalsRequest\x1a,.rememberstack.v1.ListMergeProposalsResponse\x12`\n\rReviewSupport\x12&.rememberstack.v1.ReviewSupportRequest\x1a\'.rememberstack.v1.ReviewSupportResponse\x12l\n\x11ReplayDeadLetters\x12*.rememberstack.v1.ReplayDeadLettersRequest\x1a+.rememberstack.v1.ReplayDeadLettersResponseB\xd6\x01\n\x18\x63om.rememberstack.api.v1B\x17\x41\x64judicatorServiceProtoP\x01ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\xa2\x02\x03RSA\xaa\x02\x14RememberStack.Api.V1\xca\x02\x14RememberStack\\Api\\V1\xea\x02\x16RememberStack::Api::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rememberstack.v1.adjudicator_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
-  _globals['_GETENGINEINFOREQUEST']._serialized_start=124
-  _globals['_GETENGINEINFOREQUEST']._serialized_end=165
-  _globals['_GETENGINEINFORESPONSE']._serialized_start=168
-  _globals['_GETENGINEINFORESPONSE']._serialized_end=336
-  _globals['_ADJUDICATECLAIMSREQUEST']._serialized_start=338
-  _globals['_ADJUDICATECLAIMSREQUEST']._serialized_end=421
-  _globals['_ADJUDICATECLAIMSRESPONSE']._serialized_start=423
-  _globals['_ADJUDICATECLAIMSRESPONSE']._serialized_end=530
-  _globals['_MERGEENTITIESREQUEST']._serialized_start=532
-  _globals['_MERGEENTITIESREQUEST']._serialized_end=649
-  _globals['_MERGEENTITIESRESPONSE']._serialized_start=651
-  _globals['_MERGEENTITIESRESPONSE']._serialized_end=736
-  _globals['_UNDOMERGEREQUEST']._serialized_start=738
-  _globals['_UNDOMERGEREQUEST']._serialized_end=813
-  _globals['_UNDOMERGERESPONSE']._serialized_start=815
-  _globals['_UNDOMERGERESPONSE']._serialized_end=912
-  _globals['_LISTMERGEPROPOSALSREQUEST']._serialized_start=914
-  _globals['_LISTMERGEPROPOSALSREQUEST']._serialized_end=999
-  _globals['_LISTMERGEPROPOSALSRESPONSE']._serialized_start=1001
-  _globals['_LISTMERGEPROPOSALSRESPONSE']._serialized_end=1106
-  _globals['_REVIEWSUPPORTREQUEST']._serialized_start=1108
-  _globals['_REVIEWSUPPORTREQUEST']._serialized_end=1167
-  _globals['_REVIEWSUPPORTRESPONSE']._serialized_start=1169
-  _globals['_REVIEWSUPPORTRESPONSE']._serialized_end=1236
-  _globals['_REPLAYDEADLETTERSREQUEST']._serialized_start=1238
-  _globals['_REPLAYDEADLETTERSREQUEST']._serialized_end=1306
-  _globals['_REPLAYDEADLETTERSRESPONSE']._serialized_start=1308
-  _globals['_REPLAYDEADLETTERSRESPONSE']._serialized_end=1353
-  _globals['_ADJUDICATORSERVICE']._serialized_start=1356
-  _globals['_ADJUDICATORSERVICE']._serialized_end=2086
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\030com.rememberstack.api.v1B\027AdjudicatorServiceProtoP\001ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\242\002\003RSA\252\002\024RememberStack.Api.V1\312\002\024RememberStack\\Api\\V1\352\002\026RememberStack::Api::V1'
+  _globals['_ADJUDICATECLAIMSREQUEST'].fields_by_name['claim_ids']._loaded_options = None
+  _globals['_ADJUDICATECLAIMSREQUEST'].fields_by_name['claim_ids']._serialized_options = b'\342A\001\002'
+  _globals['_MERGEENTITIESREQUEST'].fields_by_name['survivor_entity_id']._loaded_options = None
+  _globals['_MERGEENTITIESREQUEST'].fields_by_name['survivor_entity_id']._serialized_options = b'\342A\001\002'
+  _globals['_MERGEENTITIESREQUEST'].fields_by_name['absorbed_entity_id']._loaded_options = None
+  _globals['_MERGEENTITIESREQUEST'].fields_by_name['absorbed_entity_id']._serialized_options = b'\342A\001\002'
+  _globals['_UNDOMERGEREQUEST'].fields_by_name['merge_id']._loaded_options = None
+  _globals['_UNDOMERGEREQUEST'].fields_by_name['merge_id']._serialized_options = b'\342A\001\002'
+  _globals['_GETENGINEINFOREQUEST']._serialized_start=157
+  _globals['_GETENGINEINFOREQUEST']._serialized_end=198
+  _globals['_GETENGINEINFORESPONSE']._serialized_start=201
+  _globals['_GETENGINEINFORESPONSE']._serialized_end=369
+  _globals['_ADJUDICATECLAIMSREQUEST']._serialized_start=371
+  _globals['_ADJUDICATECLAIMSREQUEST']._serialized_end=460
+  _globals['_ADJUDICATECLAIMSRESPONSE']._serialized_start=462
+  _globals['_ADJUDICATECLAIMSRESPONSE']._serialized_end=569
+  _globals['_MERGEENTITIESREQUEST']._serialized_start=572
+  _globals['_MERGEENTITIESREQUEST']._serialized_end=701
+  _globals['_MERGEENTITIESRESPONSE']._serialized_start=703
+  _globals['_MERGEENTITIESRESPONSE']._serialized_end=788
+  _globals['_UNDOMERGEREQUEST']._serialized_start=790
+  _globals['_UNDOMERGEREQUEST']._serialized_end=871
+  _globals['_UNDOMERGERESPONSE']._serialized_start=873
+  _globals['_UNDOMERGERESPONSE']._serialized_end=970
+  _globals['_LISTMERGEPROPOSALSREQUEST']._serialized_start=972
+  _globals['_LISTMERGEPROPOSALSREQUEST']._serialized_end=1057
+  _globals['_LISTMERGEPROPOSALSRESPONSE']._serialized_start=1059
+  _globals['_LISTMERGEPROPOSALSRESPONSE']._serialized_end=1164
+  _globals['_REVIEWSUPPORTREQUEST']._serialized_start=1166
+  _globals['_REVIEWSUPPORTREQUEST']._serialized_end=1225
+  _globals['_REVIEWSUPPORTRESPONSE']._serialized_start=1227
+  _globals['_REVIEWSUPPORTRESPONSE']._serialized_end=1294
+  _globals['_REPLAYDEADLETTERSREQUEST']._serialized_start=1296
+  _globals['_REPLAYDEADLETTERSREQUEST']._serialized_end=1364
+  _globals['_REPLAYDEADLETTERSRESPONSE']._serialized_start=1366
+  _globals['_REPLAYDEADLETTERSRESPONSE']._serialized_end=1411
+  _globals['_ADJUDICATORSERVICE']._serialized_start=1414
+  _globals['_ADJUDICATORSERVICE']._serialized_end=2144
 # @@protoc_insertion_point(module_scope)

@@ -22,42 +22,54 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1drememberstack/v1/common.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n\nTruncation\x12\x11\n\ttruncated\x18\x01 \x01(\x08\x12\x10\n\x08returned\x18\x02 \x01(\x05\x12\x17\n\x0f\x65stimated_total\x18\x03 \x01(\x03\x12\x16\n\x0etotal_is_exact\x18\x04 \x01(\x08\x12\x14\n\x0c\x63ontinuation\x18\x05 \x01(\t\x12\x32\n\x06reason\x18\x06 \x01(\x0e\x32\".rememberstack.v1.TruncationReason\x12>\n\x12\x61\x64\x64itional_reasons\x18\x07 \x03(\x0e\x32\".rememberstack.v1.TruncationReason\"a\n\x08Negative\x12,\n\x04kind\x18\x01 \x01(\x0e\x32\x1e.rememberstack.v1.NegativeKind\x12\x13\n\x0b\x65xplanation\x18\x02 \x01(\t\x12\x12\n\nworkaround\x18\x03 \x01(\t\"\x9f\x01\n\x06Window\x12.\n\nvalid_from\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bvalid_until\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x0fvalid_precision\x18\x03 \x01(\x0e\x32\x1b.rememberstack.v1.Precision\"\x86\x02\n\x08Validity\x12.\n\nvalid_from\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bvalid_until\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x0fvalid_precision\x18\x03 \x01(\x0e\x32\x1b.rememberstack.v1.Precision\x12/\n\x0bingested_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0einvalidated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x84\x02\n\tTimeScope\x12\x31\n\x07\x63urrent\x18\x01 \x01(\x0b\x32\x1e.rememberstack.v1.CurrentScopeH\x00\x12\'\n\x02\x61t\x18\x02 \x01(\x0b\x32\x19.rememberstack.v1.AtScopeH\x00\x12\x31\n\x07overlap\x18\x03 \x01(\x0b\x32\x1e.rememberstack.v1.OverlapScopeH\x00\x12\x31\n\x07history\x18\x04 \x01(\x0b\x32\x1e.rememberstack.v1.HistoryScopeH\x00\x12,\n\x05\x61s_of\x18\x05 \x01(\x0b\x32\x1b.rememberstack.v1.AsOfScopeH\x00\x42\x07\n\x05scope\"\x0e\n\x0c\x43urrentScope\"7\n\x07\x41tScope\x12,\n\x08valid_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"`\n\x0cOverlapScope\x12(\n\x04\x66rom\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12&\n\x02to\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x0e\n\x0cHistoryScope\"j\n\tAsOfScope\x12,\n\x08valid_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x62\x65lieved_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\",\n\tEntityRef\x12\x11\n\tentity_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t*\xbb\x01\n\tPrecision\x12\x19\n\x15PRECISION_UNSPECIFIED\x10\x00\x12\x15\n\x11PRECISION_UNKNOWN\x10\x01\x12\x15\n\x11PRECISION_INSTANT\x10\x02\x12\x11\n\rPRECISION_DAY\x10\x03\x12\x13\n\x0fPRECISION_MONTH\x10\x04\x12\x15\n\x11PRECISION_QUARTER\x10\x05\x12\x12\n\x0ePRECISION_YEAR\x10\x06\x12\x12\n\x0ePRECISION_OPEN\x10\x07*\xc5\x02\n\x10TruncationReason\x12!\n\x1dTRUNCATION_REASON_UNSPECIFIED\x10\x00\x12-\n)TRUNCATION_REASON_RESOLVE_CANDIDATE_LIMIT\x10\x01\x12#\n\x1fTRUNCATION_REASON_RESULT_BUDGET\x10\x02\x12&\n\"TRUNCATION_REASON_EXPANSION_BUDGET\x10\x03\x12%\n!TRUNCATION_REASON_FRONTIER_BUDGET\x10\x04\x12!\n\x1dTRUNCATION_REASON_TIME_BUDGET\x10\x05\x12\"\n\x1eTRUNCATION_REASON_DEPTH_BUDGET\x10\x06\x12$\n TRUNCATION_REASON_LOOKUP_K_LIMIT\x10\x07*\x8a\x01\n\x0cNegativeKind\x12\x1d\n\x19NEGATIVE_KIND_UNSPECIFIED\x10\x00\x12 \n\x1cNEGATIVE_KIND_UNKNOWN_ENTITY\x10\x01\x12\x1d\n\x19NEGATIVE_KIND_KNOWN_EMPTY\x10\x02\x12\x1a\n\x16NEGATIVE_KIND_BOUNDARY\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1drememberstack/v1/common.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n\nTruncation\x12\x11\n\ttruncated\x18\x01 \x01(\x08\x12\x10\n\x08returned\x18\x02 \x01(\x05\x12\x17\n\x0f\x65stimated_total\x18\x03 \x01(\x03\x12\x16\n\x0etotal_is_exact\x18\x04 \x01(\x08\x12\x14\n\x0c\x63ontinuation\x18\x05 \x01(\t\x12\x32\n\x06reason\x18\x06 \x01(\x0e\x32\".rememberstack.v1.TruncationReason\x12>\n\x12\x61\x64\x64itional_reasons\x18\x07 \x03(\x0e\x32\".rememberstack.v1.TruncationReason\"a\n\x08Negative\x12,\n\x04kind\x18\x01 \x01(\x0e\x32\x1e.rememberstack.v1.NegativeKind\x12\x13\n\x0b\x65xplanation\x18\x02 \x01(\t\x12\x12\n\nworkaround\x18\x03 \x01(\t\"\x9f\x01\n\x06Window\x12.\n\nvalid_from\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bvalid_until\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x0fvalid_precision\x18\x03 \x01(\x0e\x32\x1b.rememberstack.v1.Precision\"\x86\x02\n\x08Validity\x12.\n\nvalid_from\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bvalid_until\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x0fvalid_precision\x18\x03 \x01(\x0e\x32\x1b.rememberstack.v1.Precision\x12/\n\x0bingested_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0einvalidated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x84\x02\n\tTimeScope\x12\x31\n\x07\x63urrent\x18\x01 \x01(\x0b\x32\x1e.rememberstack.v1.CurrentScopeH\x00\x12\'\n\x02\x61t\x18\x02 \x01(\x0b\x32\x19.rememberstack.v1.AtScopeH\x00\x12\x31\n\x07overlap\x18\x03 \x01(\x0b\x32\x1e.rememberstack.v1.OverlapScopeH\x00\x12\x31\n\x07history\x18\x04 \x01(\x0b\x32\x1e.rememberstack.v1.HistoryScopeH\x00\x12,\n\x05\x61s_of\x18\x05 \x01(\x0b\x32\x1b.rememberstack.v1.AsOfScopeH\x00\x42\x07\n\x05scope\"\x0e\n\x0c\x43urrentScope\"=\n\x07\x41tScope\x12\x32\n\x08valid_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x02\"l\n\x0cOverlapScope\x12.\n\x04\x66rom\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x02\x12,\n\x02to\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x02\"\x0e\n\x0cHistoryScope\"v\n\tAsOfScope\x12\x32\n\x08valid_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x02\x12\x35\n\x0b\x62\x65lieved_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x02\",\n\tEntityRef\x12\x11\n\tentity_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t*\xbb\x01\n\tPrecision\x12\x19\n\x15PRECISION_UNSPECIFIED\x10\x00\x12\x15\n\x11PRECISION_UNKNOWN\x10\x01\x12\x15\n\x11PRECISION_INSTANT\x10\x02\x12\x11\n\rPRECISION_DAY\x10\x03\x12\x13\n\x0fPRECISION_MONTH\x10\x04\x12\x15\n\x11PRECISION_QUARTER\x10\x05\x12\x12\n\x0ePRECISION_YEAR\x10\x06\x12\x12\n\x0ePRECISION_OPEN\x10\x07*\xc5\x02\n\x10TruncationReason\x12!\n\x1dTRUNCATION_REASON_UNSPECIFIED\x10\x00\x12-\n)TRUNCATION_REASON_RESOLVE_CANDIDATE_LIMIT\x10\x01\x12#\n\x1fTRUNCATION_REASON_RESULT_BUDGET\x10\x02\x12&\n\"TRUNCATION_REASON_EXPANSION_BUDGET\x10\x03\x12%\n!TRUNCATION_REASON_FRONTIER_BUDGET\x10\x04\x12!\n\x1dTRUNCATION_REASON_TIME_BUDGET\x10\x05\x12\"\n\x1eTRUNCATION_REASON_DEPTH_BUDGET\x10\x06\x12$\n TRUNCATION_REASON_LOOKUP_K_LIMIT\x10\x07*\x8a\x01\n\x0cNegativeKind\x12\x1d\n\x19NEGATIVE_KIND_UNSPECIFIED\x10\x00\x12 \n\x1cNEGATIVE_KIND_UNKNOWN_ENTITY\x10\x01\x12\x1d\n\x19NEGATIVE_KIND_KNOWN_EMPTY\x10\x02\x12\x1a\n\x16NEGATIVE_KIND_BOUNDARY\x10\x03\x42\xca\x01\n\x18\x63om.rememberstack.api.v1B\x0b\x43ommonProtoP\x01ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\xa2\x02\x03RSA\xaa\x02\x14RememberStack.Api.V1\xca\x02\x14RememberStack\\Api\\V1\xea\x02\x16RememberStack::Api::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rememberstack.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
-  _globals['_PRECISION']._serialized_start=1454
-  _globals['_PRECISION']._serialized_end=1641
-  _globals['_TRUNCATIONREASON']._serialized_start=1644
-  _globals['_TRUNCATIONREASON']._serialized_end=1969
-  _globals['_NEGATIVEKIND']._serialized_start=1972
-  _globals['_NEGATIVEKIND']._serialized_end=2110
-  _globals['_TRUNCATION']._serialized_start=85
-  _globals['_TRUNCATION']._serialized_end=321
-  _globals['_NEGATIVE']._serialized_start=323
-  _globals['_NEGATIVE']._serialized_end=420
-  _globals['_WINDOW']._serialized_start=423
-  _globals['_WINDOW']._serialized_end=582
-  _globals['_VALIDITY']._serialized_start=585
-  _globals['_VALIDITY']._serialized_end=847
-  _globals['_TIMESCOPE']._serialized_start=850
-  _globals['_TIMESCOPE']._serialized_end=1110
-  _globals['_CURRENTSCOPE']._serialized_start=1112
-  _globals['_CURRENTSCOPE']._serialized_end=1126
-  _globals['_ATSCOPE']._serialized_start=1128
-  _globals['_ATSCOPE']._serialized_end=1183
-  _globals['_OVERLAPSCOPE']._serialized_start=1185
-  _globals['_OVERLAPSCOPE']._serialized_end=1281
-  _globals['_HISTORYSCOPE']._serialized_start=1283
-  _globals['_HISTORYSCOPE']._serialized_end=1297
-  _globals['_ASOFSCOPE']._serialized_start=1299
-  _globals['_ASOFSCOPE']._serialized_end=1405
-  _globals['_ENTITYREF']._serialized_start=1407
-  _globals['_ENTITYREF']._serialized_end=1451
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\030com.rememberstack.api.v1B\013CommonProtoP\001ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\242\002\003RSA\252\002\024RememberStack.Api.V1\312\002\024RememberStack\\Api\\V1\352\002\026RememberStack::Api::V1'
+  _globals['_ATSCOPE'].fields_by_name['valid_at']._loaded_options = None
+  _globals['_ATSCOPE'].fields_by_name['valid_at']._serialized_options = b'\342A\001\002'
+  _globals['_OVERLAPSCOPE'].fields_by_name['from']._loaded_options = None
+  _globals['_OVERLAPSCOPE'].fields_by_name['from']._serialized_options = b'\342A\001\002'
+  _globals['_OVERLAPSCOPE'].fields_by_name['to']._loaded_options = None
+  _globals['_OVERLAPSCOPE'].fields_by_name['to']._serialized_options = b'\342A\001\002'
+  _globals['_ASOFSCOPE'].fields_by_name['valid_at']._loaded_options = None
+  _globals['_ASOFSCOPE'].fields_by_name['valid_at']._serialized_options = b'\342A\001\002'
+  _globals['_ASOFSCOPE'].fields_by_name['believed_at']._loaded_options = None
+  _globals['_ASOFSCOPE'].fields_by_name['believed_at']._serialized_options = b'\342A\001\002'
+  _globals['_PRECISION']._serialized_start=1517
+  _globals['_PRECISION']._serialized_end=1704
+  _globals['_TRUNCATIONREASON']._serialized_start=1707
+  _globals['_TRUNCATIONREASON']._serialized_end=2032
+  _globals['_NEGATIVEKIND']._serialized_start=2035
+  _globals['_NEGATIVEKIND']._serialized_end=2173
+  _globals['_TRUNCATION']._serialized_start=118
+  _globals['_TRUNCATION']._serialized_end=354
+  _globals['_NEGATIVE']._serialized_start=356
+  _globals['_NEGATIVE']._serialized_end=453
+  _globals['_WINDOW']._serialized_start=456
+  _globals['_WINDOW']._serialized_end=615
+  _globals['_VALIDITY']._serialized_start=618
+  _globals['_VALIDITY']._serialized_end=880
+  _globals['_TIMESCOPE']._serialized_start=883
+  _globals['_TIMESCOPE']._serialized_end=1143
+  _globals['_CURRENTSCOPE']._serialized_start=1145
+  _globals['_CURRENTSCOPE']._serialized_end=1159
+  _globals['_ATSCOPE']._serialized_start=1161
+  _globals['_ATSCOPE']._serialized_end=1222
+  _globals['_OVERLAPSCOPE']._serialized_start=1224
+  _globals['_OVERLAPSCOPE']._serialized_end=1332
+  _globals['_HISTORYSCOPE']._serialized_start=1334
+  _globals['_HISTORYSCOPE']._serialized_end=1348
+  _globals['_ASOFSCOPE']._serialized_start=1350
+  _globals['_ASOFSCOPE']._serialized_end=1468
+  _globals['_ENTITYREF']._serialized_start=1470
+  _globals['_ENTITYREF']._serialized_end=1514
 # @@protoc_insertion_point(module_scope)

@@ -158,7 +158,10 @@ class Truncation(_message.Message):
     total_is_exact: _builtins.bool
     """True when estimated_total is exact."""
     continuation: _builtins.str
-    """Opaque token that resumes the read where it stopped; empty when there is nothing more."""
+    """Opaque token that resumes the read where it stopped: pass it back as the same RPC's
+    `page_token`. Set only by reads that can resume (GraphNeighborhood); empty when there is
+    nothing more or the read cannot resume (raise its k or narrow the query instead).
+    """
     reason: Global___TruncationReason.ValueType
     """The bound that stopped the read."""
     @_builtins.property
@@ -437,11 +440,11 @@ class AsOfScope(_message.Message):
     BELIEVED_AT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def valid_at(self) -> _timestamp_pb2.Timestamp:
-        """The world-time instant (UTC). Required."""
+        """The world-time instant (UTC)."""
 
     @_builtins.property
     def believed_at(self) -> _timestamp_pb2.Timestamp:
-        """The belief-time instant (UTC). Required."""
+        """The belief-time instant (UTC)."""
 
     def __init__(
         self,

@@ -215,7 +215,9 @@ class Contradiction(_message.Message):
     total: _builtins.int
     """Total number of other members in the group."""
     continuation: _builtins.str
-    """Token that pages the remaining co-members; empty when all are inline."""
+    """Token that pages the remaining co-members as ListContradictionMembers' page_token; empty
+    when all are inline.
+    """
     @_builtins.property
     def co_members(self) -> _containers.RepeatedCompositeFieldContainer[Global___CoMember]:
         """Up to 25 other members, inline."""

@@ -22,32 +22,40 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from rememberstack.v1 import common_pb2 as rememberstack_dot_v1_dot_common__pb2
 from rememberstack.v1 import fact_pb2 as rememberstack_dot_v1_dot_fact__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rememberstack/v1/graph_service.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1drememberstack/v1/common.proto\x1a\x1brememberstack/v1/fact.proto\"?\n\x0fGraphNodeResult\x12\x11\n\tentity_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03hop\x18\x03 \x01(\x05\"\xe5\x01\n\tGraphEdge\x12\x0f\n\x07\x66\x61\x63t_id\x18\x01 \x01(\t\x12\x19\n\x11subject_entity_id\x18\x02 \x01(\t\x12\x11\n\tpredicate\x18\x03 \x01(\t\x12\x18\n\x10object_entity_id\x18\x04 \x01(\t\x12\r\n\x05label\x18\x05 \x01(\t\x12\x16\n\x0e\x65vidence_count\x18\x06 \x01(\x05\x12,\n\x08validity\x18\x07 \x01(\x0b\x32\x1a.rememberstack.v1.Validity\x12*\n\x07support\x18\x08 \x01(\x0e\x32\x19.rememberstack.v1.Support\"Q\n\x0fGraphPathResult\x12\x12\n\nentity_ids\x18\x01 \x03(\t\x12*\n\x05\x65\x64ges\x18\x02 \x03(\x0b\x32\x1b.rememberstack.v1.GraphEdge\"\xfd\x01\n\x18GraphNeighborhoodRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x11\n\tentity_id\x18\x02 \x01(\t\x12\x0c\n\x04hops\x18\x03 \x01(\x05\x12\x12\n\npredicates\x18\x04 \x03(\t\x12,\n\x08valid_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x62\x65lieved_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05limit\x18\x07 \x01(\x05\x12\x14\n\x0c\x63ontinuation\x18\x08 \x01(\t\x12\x15\n\rinclude_paths\x18\t \x01(\x08\"\x8b\x02\n\x19GraphNeighborhoodResponse\x12\x30\n\x05nodes\x18\x01 \x03(\x0b\x32!.rememberstack.v1.GraphNodeResult\x12*\n\x05\x65\x64ges\x18\x02 \x03(\x0b\x32\x1b.rememberstack.v1.GraphEdge\x12\x30\n\x05paths\x18\x03 \x03(\x0b\x32!.rememberstack.v1.GraphPathResult\x12\x30\n\ntruncation\x18\x04 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x05 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"\xd8\x01\n\x10GraphPathRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x16\n\x0e\x66rom_entity_id\x18\x02 \x01(\t\x12\x14\n\x0cto_entity_id\x18\x03 \x01(\t\x12\x10\n\x08max_hops\x18\x04 \x01(\x05\x12\x12\n\npredicates\x18\x05 \x03(\t\x12,\n\x08valid_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x62\x65lieved_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa5\x01\n\x11GraphPathResponse\x12\x30\n\x05paths\x18\x01 \x03(\x0b\x32!.rememberstack.v1.GraphPathResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative2\xd2\x01\n\x0cGraphService\x12l\n\x11GraphNeighborhood\x12*.rememberstack.v1.GraphNeighborhoodRequest\x1a+.rememberstack.v1.GraphNeighborhoodResponse\x12T\n\tGraphPath\x12\".rememberstack.v1.GraphPathRequest\x1a#.rememberstack.v1.GraphPathResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rememberstack/v1/graph_service.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1drememberstack/v1/common.proto\x1a\x1brememberstack/v1/fact.proto\"?\n\x0fGraphNodeResult\x12\x11\n\tentity_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03hop\x18\x03 \x01(\x05\"\xe5\x01\n\tGraphEdge\x12\x0f\n\x07\x66\x61\x63t_id\x18\x01 \x01(\t\x12\x19\n\x11subject_entity_id\x18\x02 \x01(\t\x12\x11\n\tpredicate\x18\x03 \x01(\t\x12\x18\n\x10object_entity_id\x18\x04 \x01(\t\x12\r\n\x05label\x18\x05 \x01(\t\x12\x16\n\x0e\x65vidence_count\x18\x06 \x01(\x05\x12,\n\x08validity\x18\x07 \x01(\x0b\x32\x1a.rememberstack.v1.Validity\x12*\n\x07support\x18\x08 \x01(\x0e\x32\x19.rememberstack.v1.Support\"Q\n\x0fGraphPathResult\x12\x12\n\nentity_ids\x18\x01 \x03(\t\x12*\n\x05\x65\x64ges\x18\x02 \x03(\x0b\x32\x1b.rememberstack.v1.GraphEdge\"\x85\x02\n\x18GraphNeighborhoodRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x17\n\tentity_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x0c\n\x04hops\x18\x03 \x01(\x05\x12\x12\n\npredicates\x18\x04 \x03(\t\x12,\n\x08valid_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x62\x65lieved_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tpage_size\x18\x07 \x01(\x05\x12\x12\n\npage_token\x18\x08 \x01(\t\x12\x15\n\rinclude_paths\x18\t \x01(\x08\"\xa4\x02\n\x19GraphNeighborhoodResponse\x12\x30\n\x05nodes\x18\x01 \x03(\x0b\x32!.rememberstack.v1.GraphNodeResult\x12*\n\x05\x65\x64ges\x18\x02 \x03(\x0b\x32\x1b.rememberstack.v1.GraphEdge\x12\x30\n\x05paths\x18\x03 \x03(\x0b\x32!.rememberstack.v1.GraphPathResult\x12\x30\n\ntruncation\x18\x04 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x05 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\x12\x17\n\x0fnext_page_token\x18\x06 \x01(\t\"\xe4\x01\n\x10GraphPathRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x1c\n\x0e\x66rom_entity_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x1a\n\x0cto_entity_id\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\x12\x10\n\x08max_hops\x18\x04 \x01(\x05\x12\x12\n\npredicates\x18\x05 \x03(\t\x12,\n\x08valid_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x62\x65lieved_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa5\x01\n\x11GraphPathResponse\x12\x30\n\x05paths\x18\x01 \x03(\x0b\x32!.rememberstack.v1.GraphPathResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative2\xd2\x01\n\x0cGraphService\x12l\n\x11GraphNeighborhood\x12*.rememberstack.v1.GraphNeighborhoodRequest\x1a+.rememberstack.v1.GraphNeighborhoodResponse\x12T\n\tGraphPath\x12\".rememberstack.v1.GraphPathRequest\x1a#.rememberstack.v1.GraphPathResponseB\xd0\x01\n\x18\x63om.rememberstack.api.v1B\x11GraphServiceProtoP\x01ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\xa2\x02\x03RSA\xaa\x02\x14RememberStack.Api.V1\xca\x02\x14RememberStack\\Api\\V1\xea\x02\x16RememberStack::Api::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rememberstack.v1.graph_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
-  _globals['_GRAPHNODERESULT']._serialized_start=151
-  _globals['_GRAPHNODERESULT']._serialized_end=214
-  _globals['_GRAPHEDGE']._serialized_start=217
-  _globals['_GRAPHEDGE']._serialized_end=446
-  _globals['_GRAPHPATHRESULT']._serialized_start=448
-  _globals['_GRAPHPATHRESULT']._serialized_end=529
-  _globals['_GRAPHNEIGHBORHOODREQUEST']._serialized_start=532
-  _globals['_GRAPHNEIGHBORHOODREQUEST']._serialized_end=785
-  _globals['_GRAPHNEIGHBORHOODRESPONSE']._serialized_start=788
-  _globals['_GRAPHNEIGHBORHOODRESPONSE']._serialized_end=1055
-  _globals['_GRAPHPATHREQUEST']._serialized_start=1058
-  _globals['_GRAPHPATHREQUEST']._serialized_end=1274
-  _globals['_GRAPHPATHRESPONSE']._serialized_start=1277
-  _globals['_GRAPHPATHRESPONSE']._serialized_end=1442
-  _globals['_GRAPHSERVICE']._serialized_start=1445
-  _globals['_GRAPHSERVICE']._serialized_end=1655
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\030com.rememberstack.api.v1B\021GraphServiceProtoP\001ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\242\002\003RSA\252\002\024RememberStack.Api.V1\312\002\024RememberStack\\Api\\V1\352\002\026RememberStack::Api::V1'
+  _globals['_GRAPHNEIGHBORHOODREQUEST'].fields_by_name['entity_id']._loaded_options = None
+  _globals['_GRAPHNEIGHBORHOODREQUEST'].fields_by_name['entity_id']._serialized_options = b'\342A\001\002'
+  _globals['_GRAPHPATHREQUEST'].fields_by_name['from_entity_id']._loaded_options = None
+  _globals['_GRAPHPATHREQUEST'].fields_by_name['from_entity_id']._serialized_options = b'\342A\001\002'
+  _globals['_GRAPHPATHREQUEST'].fields_by_name['to_entity_id']._loaded_options = None
+  _globals['_GRAPHPATHREQUEST'].fields_by_name['to_entity_id']._serialized_options = b'\342A\001\002'
+  _globals['_GRAPHNODERESULT']._serialized_start=184
+  _globals['_GRAPHNODERESULT']._serialized_end=247
+  _globals['_GRAPHEDGE']._serialized_start=250
+  _globals['_GRAPHEDGE']._serialized_end=479
+  _globals['_GRAPHPATHRESULT']._serialized_start=481
+  _globals['_GRAPHPATHRESULT']._serialized_end=562
+  _globals['_GRAPHNEIGHBORHOODREQUEST']._serialized_start=565
+  _globals['_GRAPHNEIGHBORHOODREQUEST']._serialized_end=826
+  _globals['_GRAPHNEIGHBORHOODRESPONSE']._serialized_start=829
+  _globals['_GRAPHNEIGHBORHOODRESPONSE']._serialized_end=1121
+  _globals['_GRAPHPATHREQUEST']._serialized_start=1124
+  _globals['_GRAPHPATHREQUEST']._serialized_end=1352
+  _globals['_GRAPHPATHRESPONSE']._serialized_start=1355
+  _globals['_GRAPHPATHRESPONSE']._serialized_end=1520
+  _globals['_GRAPHSERVICE']._serialized_start=1523
+  _globals['_GRAPHSERVICE']._serialized_end=1733
 # @@protoc_insertion_point(module_scope)

@@ -145,19 +145,21 @@ class GraphNeighborhoodRequest(_message.Message):
     PREDICATES_FIELD_NUMBER: _builtins.int
     VALID_AT_FIELD_NUMBER: _builtins.int
     BELIEVED_AT_FIELD_NUMBER: _builtins.int
-    LIMIT_FIELD_NUMBER: _builtins.int
-    CONTINUATION_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     INCLUDE_PATHS_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     entity_id: _builtins.str
-    """Start entity. Required."""
+    """Start entity."""
     hops: _builtins.int
     """Depth (1-4); 0 means 2."""
-    limit: _builtins.int
+    page_size: _builtins.int
     """Nodes per page (1-500); 0 means 500."""
-    continuation: _builtins.str
-    """Continuation token from a previous page."""
+    page_token: _builtins.str
+    """A previous response's next_page_token (equally, its truncation.continuation); empty for the
+    first page. The rest of the request must be the same as for the first page.
+    """
     include_paths: _builtins.bool
     """Return the edges and the path that reached each node."""
     @_builtins.property
@@ -181,13 +183,13 @@ class GraphNeighborhoodRequest(_message.Message):
         predicates: _abc.Iterable[_builtins.str] | None = ...,
         valid_at: _timestamp_pb2.Timestamp | None = ...,
         believed_at: _timestamp_pb2.Timestamp | None = ...,
-        limit: _builtins.int = ...,
-        continuation: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
         include_paths: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["believed_at", b"believed_at", "valid_at", b"valid_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["believed_at", b"believed_at", "continuation", b"continuation", "entity_id", b"entity_id", "hops", b"hops", "include_paths", b"include_paths", "limit", b"limit", "namespace", b"namespace", "predicates", b"predicates", "valid_at", b"valid_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["believed_at", b"believed_at", "entity_id", b"entity_id", "hops", b"hops", "include_paths", b"include_paths", "namespace", b"namespace", "page_size", b"page_size", "page_token", b"page_token", "predicates", b"predicates", "valid_at", b"valid_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -204,6 +206,11 @@ class GraphNeighborhoodResponse(_message.Message):
     PATHS_FIELD_NUMBER: _builtins.int
     TRUNCATION_FIELD_NUMBER: _builtins.int
     NEGATIVE_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Token of the next page, for page_token; empty on the last page. Equal to
+    truncation.continuation.
+    """
     @_builtins.property
     def nodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___GraphNodeResult]:
         """Nodes of this page with their hop distance (the start node first on the first page)."""
@@ -218,11 +225,11 @@ class GraphNeighborhoodResponse(_message.Message):
 
     @_builtins.property
     def truncation(self) -> _common_pb2.Truncation:
-        """Every bound that applied; continuation pages the rest."""
+        """Every bound that applied; truncation.continuation pages the rest."""
 
     @_builtins.property
     def negative(self) -> _common_pb2.Negative:
-        """unknown_entity, known_empty or boundary (bad continuation)."""
+        """unknown_entity, known_empty or boundary (bad page_token)."""
 
     def __init__(
         self,
@@ -232,10 +239,11 @@ class GraphNeighborhoodResponse(_message.Message):
         paths: _abc.Iterable[Global___GraphPathResult] | None = ...,
         truncation: _common_pb2.Truncation | None = ...,
         negative: _common_pb2.Negative | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["negative", b"negative", "truncation", b"truncation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["edges", b"edges", "negative", b"negative", "nodes", b"nodes", "paths", b"paths", "truncation", b"truncation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["edges", b"edges", "negative", b"negative", "next_page_token", b"next_page_token", "nodes", b"nodes", "paths", b"paths", "truncation", b"truncation"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -257,9 +265,9 @@ class GraphPathRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     from_entity_id: _builtins.str
-    """Start entity. Required."""
+    """Start entity."""
     to_entity_id: _builtins.str
-    """End entity. Required."""
+    """End entity."""
     max_hops: _builtins.int
     """Maximum path length (1-6); 0 means 4."""
     @_builtins.property

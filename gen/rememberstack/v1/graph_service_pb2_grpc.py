@@ -60,7 +60,8 @@ class GraphServiceServicer:
     """
 
     def GraphNeighborhood(self, request, context):
-        """Nodes within `hops` of an entity, paged by an opaque continuation.
+        """Nodes within `hops` of an entity, paged by page_token / next_page_token (the same token as
+        truncation.continuation).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

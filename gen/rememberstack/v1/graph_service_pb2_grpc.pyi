@@ -39,7 +39,9 @@ class GraphServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GraphServiceAsyncStub: ...
     GraphNeighborhood: _grpc.UnaryUnaryMultiCallable[_graph_service_pb2.GraphNeighborhoodRequest, _graph_service_pb2.GraphNeighborhoodResponse]
-    """Nodes within `hops` of an entity, paged by an opaque continuation."""
+    """Nodes within `hops` of an entity, paged by page_token / next_page_token (the same token as
+    truncation.continuation).
+    """
     GraphPath: _grpc.UnaryUnaryMultiCallable[_graph_service_pb2.GraphPathRequest, _graph_service_pb2.GraphPathResponse]
     """Up to 10 shortest paths between two entities, all of equal length, each whole."""
 
@@ -54,7 +56,9 @@ class GraphServiceAsyncStub(GraphServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GraphNeighborhood: _aio.UnaryUnaryMultiCallable[_graph_service_pb2.GraphNeighborhoodRequest, _graph_service_pb2.GraphNeighborhoodResponse]  # type: ignore[assignment]
-    """Nodes within `hops` of an entity, paged by an opaque continuation."""
+    """Nodes within `hops` of an entity, paged by page_token / next_page_token (the same token as
+    truncation.continuation).
+    """
     GraphPath: _aio.UnaryUnaryMultiCallable[_graph_service_pb2.GraphPathRequest, _graph_service_pb2.GraphPathResponse]  # type: ignore[assignment]
     """Up to 10 shortest paths between two entities, all of equal length, each whole."""
 
@@ -72,7 +76,9 @@ class GraphServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _graph_service_pb2.GraphNeighborhoodRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_graph_service_pb2.GraphNeighborhoodResponse, _abc.Awaitable[_graph_service_pb2.GraphNeighborhoodResponse]]:
-        """Nodes within `hops` of an entity, paged by an opaque continuation."""
+        """Nodes within `hops` of an entity, paged by page_token / next_page_token (the same token as
+        truncation.continuation).
+        """
 
     @_abc_1.abstractmethod
     def GraphPath(

@@ -22,57 +22,75 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from rememberstack.v1 import document_pb2 as rememberstack_dot_v1_dot_document__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%rememberstack/v1/ingest_service.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1frememberstack/v1/document.proto\"\x98\x02\n\x15IngestDocumentRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\x12\x12\n\nmedia_type\x18\x03 \x01(\t\x12\x13\n\x0bsource_kind\x18\x04 \x01(\t\x12\x12\n\nsource_ref\x18\x05 \x01(\t\x12\r\n\x05title\x18\x06 \x01(\t\x12\x38\n\x14source_modified_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1a\n\x12source_version_ref\x18\x08 \x01(\t\x12\x39\n\x0fversioning_mode\x18\t \x01(\x0e\x32 .rememberstack.v1.VersioningMode\"\x92\x01\n\x16IngestDocumentResponse\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\x12\x12\n\nversion_id\x18\x02 \x01(\t\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x0f\n\x07\x63reated\x18\x04 \x01(\x08\x12\x0e\n\x06parked\x18\x05 \x01(\x08\x12\x16\n\x0e\x63ontent_sha256\x18\x06 \x01(\t\"S\n\x16IngestDocumentsRequest\x12\x39\n\x08\x64ocument\x18\x01 \x01(\x0b\x32\'.rememberstack.v1.IngestDocumentRequest\"T\n\x17IngestDocumentsResponse\x12\x39\n\x07results\x18\x01 \x03(\x0b\x32(.rememberstack.v1.IngestDocumentResponse\"=\n\x13GetReadinessRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x0bversion_ids\x18\x02 \x03(\t\"L\n\x14GetReadinessResponse\x12\x34\n\x08versions\x18\x01 \x03(\x0b\x32\".rememberstack.v1.VersionReadiness\"?\n\x15WatchReadinessRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x0bversion_ids\x18\x02 \x03(\t\"c\n\x16WatchReadinessResponse\x12\x34\n\x08versions\x18\x01 \x03(\x0b\x32\".rememberstack.v1.VersionReadiness\x12\x13\n\x0b\x61ll_settled\x18\x02 \x01(\x08\"<\n\x12GetDocumentRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\"C\n\x13GetDocumentResponse\x12,\n\x08\x64ocument\x18\x01 \x01(\x0b\x32\x1a.rememberstack.v1.Document\"i\n\x14ListDocumentsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x17\n\x0finclude_deleted\x18\x04 \x01(\x08\"_\n\x15ListDocumentsResponse\x12-\n\tdocuments\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.Document\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"?\n\x15\x44\x65leteDocumentRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\"g\n\x16\x44\x65leteDocumentResponse\x12\x16\n\x0e\x63laims_retired\x18\x01 \x01(\x05\x12\x18\n\x10relations_closed\x18\x02 \x01(\x05\x12\x1b\n\x13observations_closed\x18\x03 \x01(\x05\"X\n\x1bReleaseParkedVersionRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x12\n\nversion_id\x18\x02 \x01(\t\x12\x12\n\nmedia_type\x18\x03 \x01(\t\"B\n\x1cReleaseParkedVersionResponse\x12\x12\n\nversion_id\x18\x01 \x01(\t\x12\x0e\n\x06parked\x18\x02 \x01(\x08\"D\n\x19ReextractDocumentsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x14\n\x0c\x64ocument_ids\x18\x02 \x03(\t\"L\n\x1aReextractDocumentsResponse\x12\x13\n\x0bversion_ids\x18\x01 \x03(\t\x12\x19\n\x11\x65xtractor_version\x18\x02 \x01(\t\"H\n\x1eReplayIngestDeadLettersRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x0bversion_ids\x18\x02 \x03(\t\"3\n\x1fReplayIngestDeadLettersResponse\x12\x10\n\x08replayed\x18\x01 \x01(\x05\x32\xaf\x08\n\rIngestService\x12\x63\n\x0eIngestDocument\x12\'.rememberstack.v1.IngestDocumentRequest\x1a(.rememberstack.v1.IngestDocumentResponse\x12h\n\x0fIngestDocuments\x12(.rememberstack.v1.IngestDocumentsRequest\x1a).rememberstack.v1.IngestDocumentsResponse(\x01\x12]\n\x0cGetReadiness\x12%.rememberstack.v1.GetReadinessRequest\x1a&.rememberstack.v1.GetReadinessResponse\x12\x65\n\x0eWatchReadiness\x12\'.rememberstack.v1.WatchReadinessRequest\x1a(.rememberstack.v1.WatchReadinessResponse0\x01\x12Z\n\x0bGetDocument\x12$.rememberstack.v1.GetDocumentRequest\x1a%.rememberstack.v1.GetDocumentResponse\x12`\n\rListDocuments\x12&.rememberstack.v1.ListDocumentsRequest\x1a\'.rememberstack.v1.ListDocumentsResponse\x12\x63\n\x0e\x44\x65leteDocument\x12\'.rememberstack.v1.DeleteDocumentRequest\x1a(.rememberstack.v1.DeleteDocumentResponse\x12u\n\x14ReleaseParkedVersion\x12-.rememberstack.v1.ReleaseParkedVersionRequest\x1a..rememberstack.v1.ReleaseParkedVersionResponse\x12o\n\x12ReextractDocuments\x12+.rememberstack.v1.ReextractDocumentsRequest\x1a,.rememberstack.v1.ReextractDocumentsResponse\x12~\n\x17ReplayIngestDeadLetters\x12\x30.rememberstack.v1.ReplayIngestDeadLettersRequest\x1a\x31.rememberstack.v1.ReplayIngestDeadLettersResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%rememberstack/v1/ingest_service.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1frememberstack/v1/document.proto\"\xa4\x02\n\x15IngestDocumentRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x15\n\x07\x63ontent\x18\x02 \x01(\x0c\x42\x04\xe2\x41\x01\x02\x12\x18\n\nmedia_type\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\x12\x13\n\x0bsource_kind\x18\x04 \x01(\t\x12\x12\n\nsource_ref\x18\x05 \x01(\t\x12\r\n\x05title\x18\x06 \x01(\t\x12\x38\n\x14source_modified_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1a\n\x12source_version_ref\x18\x08 \x01(\t\x12\x39\n\x0fversioning_mode\x18\t \x01(\x0e\x32 .rememberstack.v1.VersioningMode\"\x92\x01\n\x16IngestDocumentResponse\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\x12\x12\n\nversion_id\x18\x02 \x01(\t\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x0f\n\x07\x63reated\x18\x04 \x01(\x08\x12\x0e\n\x06parked\x18\x05 \x01(\x08\x12\x16\n\x0e\x63ontent_sha256\x18\x06 \x01(\t\"Y\n\x16IngestDocumentsRequest\x12?\n\x08\x64ocument\x18\x01 \x01(\x0b\x32\'.rememberstack.v1.IngestDocumentRequestB\x04\xe2\x41\x01\x02\"T\n\x17IngestDocumentsResponse\x12\x39\n\x07results\x18\x01 \x03(\x0b\x32(.rememberstack.v1.IngestDocumentResponse\"C\n\x13GetReadinessRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x19\n\x0bversion_ids\x18\x02 \x03(\tB\x04\xe2\x41\x01\x02\"L\n\x14GetReadinessResponse\x12\x34\n\x08versions\x18\x01 \x03(\x0b\x32\".rememberstack.v1.VersionReadiness\"E\n\x15WatchReadinessRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x19\n\x0bversion_ids\x18\x02 \x03(\tB\x04\xe2\x41\x01\x02\"c\n\x16WatchReadinessResponse\x12\x34\n\x08versions\x18\x01 \x03(\x0b\x32\".rememberstack.v1.VersionReadiness\x12\x13\n\x0b\x61ll_settled\x18\x02 \x01(\x08\"B\n\x12GetDocumentRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x19\n\x0b\x64ocument_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"C\n\x13GetDocumentResponse\x12,\n\x08\x64ocument\x18\x01 \x01(\x0b\x32\x1a.rememberstack.v1.Document\"i\n\x14ListDocumentsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x17\n\x0finclude_deleted\x18\x04 \x01(\x08\"_\n\x15ListDocumentsResponse\x12-\n\tdocuments\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.Document\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"E\n\x15\x44\x65leteDocumentRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x19\n\x0b\x64ocument_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"g\n\x16\x44\x65leteDocumentResponse\x12\x16\n\x0e\x63laims_retired\x18\x01 \x01(\x05\x12\x18\n\x10relations_closed\x18\x02 \x01(\x05\x12\x1b\n\x13observations_closed\x18\x03 \x01(\x05\"^\n\x1bReleaseParkedVersionRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x18\n\nversion_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nmedia_type\x18\x03 \x01(\t\"B\n\x1cReleaseParkedVersionResponse\x12\x12\n\nversion_id\x18\x01 \x01(\t\x12\x0e\n\x06parked\x18\x02 \x01(\x08\"D\n\x19ReextractDocumentsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x14\n\x0c\x64ocument_ids\x18\x02 \x03(\t\"L\n\x1aReextractDocumentsResponse\x12\x13\n\x0bversion_ids\x18\x01 \x03(\t\x12\x19\n\x11\x65xtractor_version\x18\x02 \x01(\t\"H\n\x1eReplayIngestDeadLettersRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x0bversion_ids\x18\x02 \x03(\t\"3\n\x1fReplayIngestDeadLettersResponse\x12\x10\n\x08replayed\x18\x01 \x01(\x05\x32\xaf\x08\n\rIngestService\x12\x63\n\x0eIngestDocument\x12\'.rememberstack.v1.IngestDocumentRequest\x1a(.rememberstack.v1.IngestDocumentResponse\x12h\n\x0fIngestDocuments\x12(.rememberstack.v1.IngestDocumentsRequest\x1a).rememberstack.v1.IngestDocumentsResponse(\x01\x12]\n\x0cGetReadiness\x12%.rememberstack.v1.GetReadinessRequest\x1a&.rememberstack.v1.GetReadinessResponse\x12\x65\n\x0eWatchReadiness\x12\'.rememberstack.v1.WatchReadinessRequest\x1a(.rememberstack.v1.WatchReadinessResponse0\x01\x12Z\n\x0bGetDocument\x12$.rememberstack.v1.GetDocumentRequest\x1a%.rememberstack.v1.GetDocumentResponse\x12`\n\rListDocuments\x12&.rememberstack.v1.ListDocumentsRequest\x1a\'.rememberstack.v1.ListDocumentsResponse\x12\x63\n\x0e\x44\x65leteDocument\x12\'.rememberstack.v1.DeleteDocumentRequest\x1a(.rememberstack.v1.DeleteDocumentResponse\x12u\n\x14ReleaseParkedVersion\x12-.rememberstack.v1.ReleaseParkedVersionRequest\x1a..rememberstack.v1.ReleaseParkedVersionResponse\x12o\n\x12ReextractDocuments\x12+.rememberstack.v1.ReextractDocumentsRequest\x1a,.rememberstack.v1.ReextractDocumentsResponse\x12~\n\x17ReplayIngestDeadLetters\x12\x30.rememberstack.v1.ReplayIngestDeadLettersRequest\x1a\x31.rememberstack.v1.ReplayIngestDeadLettersResponseB\xd1\x01\n\x18\x63om.rememberstack.api.v1B\x12IngestServiceProtoP\x01ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\xa2\x02\x03RSA\xaa\x02\x14RememberStack.Api.V1\xca\x02\x14RememberStack\\Api\\V1\xea\x02\x16RememberStack::Api::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rememberstack.v1.ingest_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
-  _globals['_INGESTDOCUMENTREQUEST']._serialized_start=126
-  _globals['_INGESTDOCUMENTREQUEST']._serialized_end=406
-  _globals['_INGESTDOCUMENTRESPONSE']._serialized_start=409
-  _globals['_INGESTDOCUMENTRESPONSE']._serialized_end=555
-  _globals['_INGESTDOCUMENTSREQUEST']._serialized_start=557
-  _globals['_INGESTDOCUMENTSREQUEST']._serialized_end=640
-  _globals['_INGESTDOCUMENTSRESPONSE']._serialized_start=642
-  _globals['_INGESTDOCUMENTSRESPONSE']._serialized_end=726
-  _globals['_GETREADINESSREQUEST']._serialized_start=728
-  _globals['_GETREADINESSREQUEST']._serialized_end=789
-  _globals['_GETREADINESSRESPONSE']._serialized_start=791
-  _globals['_GETREADINESSRESPONSE']._serialized_end=867
-  _globals['_WATCHREADINESSREQUEST']._serialized_start=869
-  _globals['_WATCHREADINESSREQUEST']._serialized_end=932
-  _globals['_WATCHREADINESSRESPONSE']._serialized_start=934
-  _globals['_WATCHREADINESSRESPONSE']._serialized_end=1033
-  _globals['_GETDOCUMENTREQUEST']._serialized_start=1035
-  _globals['_GETDOCUMENTREQUEST']._serialized_end=1095
-  _globals['_GETDOCUMENTRESPONSE']._serialized_start=1097
-  _globals['_GETDOCUMENTRESPONSE']._serialized_end=1164
-  _globals['_LISTDOCUMENTSREQUEST']._serialized_start=1166
-  _globals['_LISTDOCUMENTSREQUEST']._serialized_end=1271
-  _globals['_LISTDOCUMENTSRESPONSE']._serialized_start=1273
-  _globals['_LISTDOCUMENTSRESPONSE']._serialized_end=1368
-  _globals['_DELETEDOCUMENTREQUEST']._serialized_start=1370
-  _globals['_DELETEDOCUMENTREQUEST']._serialized_end=1433
-  _globals['_DELETEDOCUMENTRESPONSE']._serialized_start=1435
-  _globals['_DELETEDOCUMENTRESPONSE']._serialized_end=1538
-  _globals['_RELEASEPARKEDVERSIONREQUEST']._serialized_start=1540
-  _globals['_RELEASEPARKEDVERSIONREQUEST']._serialized_end=1628
-  _globals['_RELEASEPARKEDVERSIONRESPONSE']._serialized_start=1630
-  _globals['_RELEASEPARKEDVERSIONRESPONSE']._serialized_end=1696
-  _globals['_REEXTRACTDOCUMENTSREQUEST']._serialized_start=1698
-  _globals['_REEXTRACTDOCUMENTSREQUEST']._serialized_end=1766
-  _globals['_REEXTRACTDOCUMENTSRESPONSE']._serialized_start=1768
-  _globals['_REEXTRACTDOCUMENTSRESPONSE']._serialized_end=1844
-  _globals['_REPLAYINGESTDEADLETTERSREQUEST']._serialized_start=1846
-  _globals['_REPLAYINGESTDEADLETTERSREQUEST']._serialized_end=1918
-  _globals['_REPLAYINGESTDEADLETTERSRESPONSE']._serialized_start=1920
-  _globals['_REPLAYINGESTDEADLETTERSRESPONSE']._serialized_end=1971
-  _globals['_INGESTSERVICE']._serialized_start=1974
-  _globals['_INGESTSERVICE']._serialized_end=3045
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\030com.rememberstack.api.v1B\022IngestServiceProtoP\001ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\242\002\003RSA\252\002\024RememberStack.Api.V1\312\002\024RememberStack\\Api\\V1\352\002\026RememberStack::Api::V1'
+  _globals['_INGESTDOCUMENTREQUEST'].fields_by_name['content']._loaded_options = None
+  _globals['_INGESTDOCUMENTREQUEST'].fields_by_name['content']._serialized_options = b'\342A\001\002'
+  _globals['_INGESTDOCUMENTREQUEST'].fields_by_name['media_type']._loaded_options = None
+  _globals['_INGESTDOCUMENTREQUEST'].fields_by_name['media_type']._serialized_options = b'\342A\001\002'
+  _globals['_INGESTDOCUMENTSREQUEST'].fields_by_name['document']._loaded_options = None
+  _globals['_INGESTDOCUMENTSREQUEST'].fields_by_name['document']._serialized_options = b'\342A\001\002'
+  _globals['_GETREADINESSREQUEST'].fields_by_name['version_ids']._loaded_options = None
+  _globals['_GETREADINESSREQUEST'].fields_by_name['version_ids']._serialized_options = b'\342A\001\002'
+  _globals['_WATCHREADINESSREQUEST'].fields_by_name['version_ids']._loaded_options = None
+  _globals['_WATCHREADINESSREQUEST'].fields_by_name['version_ids']._serialized_options = b'\342A\001\002'
+  _globals['_GETDOCUMENTREQUEST'].fields_by_name['document_id']._loaded_options = None
+  _globals['_GETDOCUMENTREQUEST'].fields_by_name['document_id']._serialized_options = b'\342A\001\002'
+  _globals['_DELETEDOCUMENTREQUEST'].fields_by_name['document_id']._loaded_options = None
+  _globals['_DELETEDOCUMENTREQUEST'].fields_by_name['document_id']._serialized_options = b'\342A\001\002'
+  _globals['_RELEASEPARKEDVERSIONREQUEST'].fields_by_name['version_id']._loaded_options = None
+  _globals['_RELEASEPARKEDVERSIONREQUEST'].fields_by_name['version_id']._serialized_options = b'\342A\001\002'
+  _globals['_INGESTDOCUMENTREQUEST']._serialized_start=159
+  _globals['_INGESTDOCUMENTREQUEST']._serialized_end=451
+  _globals['_INGESTDOCUMENTRESPONSE']._serialized_start=454
+  _globals['_INGESTDOCUMENTRESPONSE']._serialized_end=600
+  _globals['_INGESTDOCUMENTSREQUEST']._serialized_start=602
+  _globals['_INGESTDOCUMENTSREQUEST']._serialized_end=691
+  _globals['_INGESTDOCUMENTSRESPONSE']._serialized_start=693
+  _globals['_INGESTDOCUMENTSRESPONSE']._serialized_end=777
+  _globals['_GETREADINESSREQUEST']._serialized_start=779
+  _globals['_GETREADINESSREQUEST']._serialized_end=846
+  _globals['_GETREADINESSRESPONSE']._serialized_start=848
+  _globals['_GETREADINESSRESPONSE']._serialized_end=924
+  _globals['_WATCHREADINESSREQUEST']._serialized_start=926
+  _globals['_WATCHREADINESSREQUEST']._serialized_end=995
+  _globals['_WATCHREADINESSRESPONSE']._serialized_start=997
+  _globals['_WATCHREADINESSRESPONSE']._serialized_end=1096
+  _globals['_GETDOCUMENTREQUEST']._serialized_start=1098
+  _globals['_GETDOCUMENTREQUEST']._serialized_end=1164
+  _globals['_GETDOCUMENTRESPONSE']._serialized_start=1166
+  _globals['_GETDOCUMENTRESPONSE']._serialized_end=1233
+  _globals['_LISTDOCUMENTSREQUEST']._serialized_start=1235
+  _globals['_LISTDOCUMENTSREQUEST']._serialized_end=1340
+  _globals['_LISTDOCUMENTSRESPONSE']._serialized_start=1342
+  _globals['_LISTDOCUMENTSRESPONSE']._serialized_end=1437
+  _globals['_DELETEDOCUMENTREQUEST']._serialized_start=1439
+  _globals['_DELETEDOCUMENTREQUEST']._serialized_end=1508
+  _globals['_DELETEDOCUMENTRESPONSE']._serialized_start=1510
+  _globals['_DELETEDOCUMENTRESPONSE']._serialized_end=1613
+  _globals['_RELEASEPARKEDVERSIONREQUEST']._serialized_start=1615
+  _globals['_RELEASEPARKEDVERSIONREQUEST']._serialized_end=1709
+  _globals['_RELEASEPARKEDVERSIONRESPONSE']._serialized_start=1711
+  _globals['_RELEASEPARKEDVERSIONRESPONSE']._serialized_end=1777
+  _globals['_REEXTRACTDOCUMENTSREQUEST']._serialized_start=1779
+  _globals['_REEXTRACTDOCUMENTSREQUEST']._serialized_end=1847
+  _globals['_REEXTRACTDOCUMENTSRESPONSE']._serialized_start=1849
+  _globals['_REEXTRACTDOCUMENTSRESPONSE']._serialized_end=1925
+  _globals['_REPLAYINGESTDEADLETTERSREQUEST']._serialized_start=1927
+  _globals['_REPLAYINGESTDEADLETTERSREQUEST']._serialized_end=1999
+  _globals['_REPLAYINGESTDEADLETTERSRESPONSE']._serialized_start=2001
+  _globals['_REPLAYINGESTDEADLETTERSRESPONSE']._serialized_end=2052
+  _globals['_INGESTSERVICE']._serialized_start=2055
+  _globals['_INGESTSERVICE']._serialized_end=3126
 # @@protoc_insertion_point(module_scope)

@@ -38,7 +38,7 @@ class IngestDocumentRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     content: _builtins.bytes
-    """The document's bytes. Required, at most the configured size cap."""
+    """The document's bytes, at most the configured size cap."""
     media_type: _builtins.str
     """Media type ("text/plain", "text/markdown", "text/html", "text/x-rememberstack-conversation")."""
     source_kind: _builtins.str

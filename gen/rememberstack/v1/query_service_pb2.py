@@ -22,6 +22,7 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from rememberstack.v1 import common_pb2 as rememberstack_dot_v1_dot_common__pb2
 from rememberstack.v1 import entity_pb2 as rememberstack_dot_v1_dot_entity__pb2
@@ -29,67 +30,90 @@ from rememberstack.v1 import evidence_pb2 as rememberstack_dot_v1_dot_evidence__
 from rememberstack.v1 import fact_pb2 as rememberstack_dot_v1_dot_fact__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rememberstack/v1/query_service.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1drememberstack/v1/common.proto\x1a\x1drememberstack/v1/entity.proto\x1a\x1frememberstack/v1/evidence.proto\x1a\x1brememberstack/v1/fact.proto\"b\n\x14ResolveEntityRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x1a\n\x12\x63ontext_entity_ids\x18\x03 \x03(\t\x12\r\n\x05limit\x18\x04 \x01(\x05\"\xae\x01\n\x15ResolveEntityResponse\x12\x35\n\ncandidates\x18\x01 \x03(\x0b\x32!.rememberstack.v1.EntityCandidate\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"\xc3\x01\n\x13\x46\x61\x63tsContextRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x12\n\nentity_ids\x18\x03 \x03(\t\x12\t\n\x01k\x18\x04 \x01(\x05\x12\x19\n\x11\x65vidence_per_fact\x18\x05 \x01(\x05\x12\x0c\n\x04hops\x18\x06 \x01(\x05\x12\x11\n\tpredicate\x18\x07 \x01(\t\x12/\n\ntime_scope\x18\x08 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"9\n\tGraphNode\x12\x11\n\tentity_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03hop\x18\x03 \x01(\x05\"\xf1\x03\n\x14\x46\x61\x63tsContextResponse\x12+\n\x05\x66\x61\x63ts\x18\x01 \x03(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x35\n\rfact_evidence\x18\x02 \x03(\x0b\x32\x1e.rememberstack.v1.FactEvidence\x12\x38\n\x0f\x65vidence_totals\x18\x03 \x03(\x0b\x32\x1f.rememberstack.v1.EvidenceTotal\x12*\n\x06\x63laims\x18\x04 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12*\n\x05nodes\x18\x05 \x03(\x0b\x32\x1b.rememberstack.v1.GraphNode\x12\x33\n\x0etemporal_scope\x18\x06 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\x12\x30\n\ntruncation\x18\x07 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x08 \x01(\x05\x12,\n\x08negative\x18\t \x01(\x0b\x32\x1a.rememberstack.v1.Negative\x12\x30\n\x0c\x65valuated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa7\x01\n\x1e\x43laimsAndSourcesContextRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x12\n\nentity_ids\x18\x03 \x03(\t\x12\t\n\x01k\x18\x04 \x01(\x05\x12\x13\n\x0b\x63\x61ndidate_k\x18\x05 \x01(\x05\x12/\n\ntime_scope\x18\x06 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"\xe1\x02\n\x1f\x43laimsAndSourcesContextResponse\x12*\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12-\n\x06\x63hunks\x18\x02 \x03(\x0b\x32\x1d.rememberstack.v1.ChunkResult\x12\x33\n\x0etemporal_scope\x18\x03 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\x12\x30\n\ntruncation\x18\x04 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x05 \x01(\x05\x12,\n\x08negative\x18\x06 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\x12\x30\n\x0c\x65valuated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xaf\x01\n\x16\x43ombinedContextRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x34\n\x05\x66\x61\x63ts\x18\x02 \x01(\x0b\x32%.rememberstack.v1.FactsContextRequest\x12L\n\x12\x63laims_and_sources\x18\x03 \x01(\x0b\x32\x30.rememberstack.v1.ClaimsAndSourcesContextRequest\"\xd1\x01\n\x17\x43ombinedContextResponse\x12\x35\n\x05\x66\x61\x63ts\x18\x01 \x01(\x0b\x32&.rememberstack.v1.FactsContextResponse\x12M\n\x12\x63laims_and_sources\x18\x02 \x01(\x0b\x32\x31.rememberstack.v1.ClaimsAndSourcesContextResponse\x12\x30\n\x0c\x65valuated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xaf\x01\n\x16LookupRelationsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x19\n\x11subject_entity_id\x18\x02 \x01(\t\x12\x11\n\tpredicate\x18\x03 \x01(\t\x12\x18\n\x10object_entity_id\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12/\n\ntime_scope\x18\x06 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"\xa6\x01\n\x17LookupRelationsResponse\x12+\n\x05\x66\x61\x63ts\x18\x01 \x03(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"\x95\x01\n\x19LookupObservationsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x11\n\tentity_id\x18\x02 \x01(\t\x12\x16\n\x0eproperty_query\x18\x03 \x01(\t\x12\t\n\x01k\x18\x04 \x01(\x05\x12/\n\ntime_scope\x18\x05 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"\xa9\x01\n\x1aLookupObservationsResponse\x12+\n\x05\x66\x61\x63ts\x18\x01 \x03(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"<\n\x16HydrateRelationRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63t_id\x18\x02 \x01(\t\"\x8e\x01\n\x0f\x44ocumentSummary\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bsource_kind\x18\x03 \x01(\t\x12\x12\n\nsource_ref\x18\x04 \x01(\t\x12.\n\ndeleted_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xde\x01\n\x17HydrateRelationResponse\x12*\n\x04\x66\x61\x63t\x18\x01 \x01(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x35\n\rfact_evidence\x18\x02 \x03(\x0b\x32\x1e.rememberstack.v1.FactEvidence\x12*\n\x06\x63laims\x18\x03 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12\x34\n\tdocuments\x18\x04 \x03(\x0b\x32!.rememberstack.v1.DocumentSummary\"?\n\x19TranscriptRelationRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63t_id\x18\x02 \x01(\t\"\x83\x01\n\x1aTranscriptRelationResponse\x12\x33\n\tdecisions\x18\x01 \x03(\x0b\x32 .rememberstack.v1.DecisionRecord\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\"t\n\x13SearchClaimsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x30\n\x07\x63hannel\x18\x04 \x01(\x0e\x32\x1f.rememberstack.v1.SearchChannel\"\xc0\x01\n\x14SearchClaimsResponse\x12*\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x03 \x01(\x05\x12,\n\x08negative\x18\x04 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"t\n\x13SearchChunksRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x30\n\x07\x63hannel\x18\x04 \x01(\x0e\x32\x1f.rememberstack.v1.SearchChannel\"\xc3\x01\n\x14SearchChunksResponse\x12-\n\x06\x63hunks\x18\x01 \x03(\x0b\x32\x1d.rememberstack.v1.ChunkResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x03 \x01(\x05\x12,\n\x08negative\x18\x04 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"L\n\x15\x41\x64jacentChunksRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x02 \x01(\t\x12\x0e\n\x06window\x18\x03 \x01(\x05\"G\n\x16\x41\x64jacentChunksResponse\x12-\n\x06\x63hunks\x18\x01 \x03(\x0b\x32\x1d.rememberstack.v1.ChunkResult\"o\n\x1fListContradictionMembersRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x10\n\x08group_id\x18\x02 \x01(\t\x12\x14\n\x0c\x63ontinuation\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\x05\"t\n ListContradictionMembersResponse\x12+\n\x07members\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.CoMember\x12\r\n\x05total\x18\x02 \x01(\x05\x12\x14\n\x0c\x63ontinuation\x18\x03 \x01(\t*\x82\x01\n\rSearchChannel\x12\x1e\n\x1aSEARCH_CHANNEL_UNSPECIFIED\x10\x00\x12\x1b\n\x17SEARCH_CHANNEL_SEMANTIC\x10\x01\x12\x1a\n\x16SEARCH_CHANNEL_LEXICAL\x10\x02\x12\x18\n\x14SEARCH_CHANNEL_FUSED\x10\x03\x32\x90\n\n\x0cQueryService\x12`\n\rResolveEntity\x12&.rememberstack.v1.ResolveEntityRequest\x1a\'.rememberstack.v1.ResolveEntityResponse\x12]\n\x0c\x46\x61\x63tsContext\x12%.rememberstack.v1.FactsContextRequest\x1a&.rememberstack.v1.FactsContextResponse\x12~\n\x17\x43laimsAndSourcesContext\x12\x30.rememberstack.v1.ClaimsAndSourcesContextRequest\x1a\x31.rememberstack.v1.ClaimsAndSourcesContextResponse\x12\x66\n\x0f\x43ombinedContext\x12(.rememberstack.v1.CombinedContextRequest\x1a).rememberstack.v1.CombinedContextResponse\x12\x66\n\x0fLookupRelations\x12(.rememberstack.v1.LookupRelationsRequest\x1a).rememberstack.v1.LookupRelationsResponse\x12o\n\x12LookupObservations\x12+.rememberstack.v1.LookupObservationsRequest\x1a,.rememberstack.v1.LookupObservationsResponse\x12\x66\n\x0fHydrateRelation\x12(.rememberstack.v1.HydrateRelationRequest\x1a).rememberstack.v1.HydrateRelationResponse\x12o\n\x12TranscriptRelation\x12+.rememberstack.v1.TranscriptRelationRequest\x1a,.rememberstack.v1.TranscriptRelationResponse\x12]\n\x0cSearchClaims\x12%.rememberstack.v1.SearchClaimsRequest\x1a&.rememberstack.v1.SearchClaimsResponse\x12]\n\x0cSearchChunks\x12%.rememberstack.v1.SearchChunksRequest\x1a&.rememberstack.v1.SearchChunksResponse\x12\x63\n\x0e\x41\x64jacentChunks\x12\'.rememberstack.v1.AdjacentChunksRequest\x1a(.rememberstack.v1.AdjacentChunksResponse\x12\x81\x01\n\x18ListContradictionMembers\x12\x31.rememberstack.v1.ListContradictionMembersRequest\x1a\x32.rememberstack.v1.ListContradictionMembersResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$rememberstack/v1/query_service.proto\x12\x10rememberstack.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1drememberstack/v1/common.proto\x1a\x1drememberstack/v1/entity.proto\x1a\x1frememberstack/v1/evidence.proto\x1a\x1brememberstack/v1/fact.proto\"h\n\x14ResolveEntityRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x12\n\x04name\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x1a\n\x12\x63ontext_entity_ids\x18\x03 \x03(\t\x12\r\n\x05limit\x18\x04 \x01(\x05\"\xae\x01\n\x15ResolveEntityResponse\x12\x35\n\ncandidates\x18\x01 \x03(\x0b\x32!.rememberstack.v1.EntityCandidate\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"\xc3\x01\n\x13\x46\x61\x63tsContextRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x12\n\nentity_ids\x18\x03 \x03(\t\x12\t\n\x01k\x18\x04 \x01(\x05\x12\x19\n\x11\x65vidence_per_fact\x18\x05 \x01(\x05\x12\x0c\n\x04hops\x18\x06 \x01(\x05\x12\x11\n\tpredicate\x18\x07 \x01(\t\x12/\n\ntime_scope\x18\x08 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"9\n\tGraphNode\x12\x11\n\tentity_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03hop\x18\x03 \x01(\x05\"\xf1\x03\n\x14\x46\x61\x63tsContextResponse\x12+\n\x05\x66\x61\x63ts\x18\x01 \x03(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x35\n\rfact_evidence\x18\x02 \x03(\x0b\x32\x1e.rememberstack.v1.FactEvidence\x12\x38\n\x0f\x65vidence_totals\x18\x03 \x03(\x0b\x32\x1f.rememberstack.v1.EvidenceTotal\x12*\n\x06\x63laims\x18\x04 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12*\n\x05nodes\x18\x05 \x03(\x0b\x32\x1b.rememberstack.v1.GraphNode\x12\x33\n\x0etemporal_scope\x18\x06 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\x12\x30\n\ntruncation\x18\x07 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x08 \x01(\x05\x12,\n\x08negative\x18\t \x01(\x0b\x32\x1a.rememberstack.v1.Negative\x12\x30\n\x0c\x65valuated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xad\x01\n\x1e\x43laimsAndSourcesContextRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x05query\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nentity_ids\x18\x03 \x03(\t\x12\t\n\x01k\x18\x04 \x01(\x05\x12\x13\n\x0b\x63\x61ndidate_k\x18\x05 \x01(\x05\x12/\n\ntime_scope\x18\x06 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"\xe1\x02\n\x1f\x43laimsAndSourcesContextResponse\x12*\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12-\n\x06\x63hunks\x18\x02 \x03(\x0b\x32\x1d.rememberstack.v1.ChunkResult\x12\x33\n\x0etemporal_scope\x18\x03 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\x12\x30\n\ntruncation\x18\x04 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x05 \x01(\x05\x12,\n\x08negative\x18\x06 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\x12\x30\n\x0c\x65valuated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xbb\x01\n\x16\x43ombinedContextRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12:\n\x05\x66\x61\x63ts\x18\x02 \x01(\x0b\x32%.rememberstack.v1.FactsContextRequestB\x04\xe2\x41\x01\x02\x12R\n\x12\x63laims_and_sources\x18\x03 \x01(\x0b\x32\x30.rememberstack.v1.ClaimsAndSourcesContextRequestB\x04\xe2\x41\x01\x02\"\xd1\x01\n\x17\x43ombinedContextResponse\x12\x35\n\x05\x66\x61\x63ts\x18\x01 \x01(\x0b\x32&.rememberstack.v1.FactsContextResponse\x12M\n\x12\x63laims_and_sources\x18\x02 \x01(\x0b\x32\x31.rememberstack.v1.ClaimsAndSourcesContextResponse\x12\x30\n\x0c\x65valuated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xaf\x01\n\x16LookupRelationsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x19\n\x11subject_entity_id\x18\x02 \x01(\t\x12\x11\n\tpredicate\x18\x03 \x01(\t\x12\x18\n\x10object_entity_id\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12/\n\ntime_scope\x18\x06 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"\xa6\x01\n\x17LookupRelationsResponse\x12+\n\x05\x66\x61\x63ts\x18\x01 \x03(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"\x9b\x01\n\x19LookupObservationsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x17\n\tentity_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x16\n\x0eproperty_query\x18\x03 \x01(\t\x12\t\n\x01k\x18\x04 \x01(\x05\x12/\n\ntime_scope\x18\x05 \x01(\x0b\x32\x1b.rememberstack.v1.TimeScope\"\xa9\x01\n\x1aLookupObservationsResponse\x12+\n\x05\x66\x61\x63ts\x18\x01 \x03(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12,\n\x08negative\x18\x03 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"B\n\x16HydrateRelationRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x15\n\x07\x66\x61\x63t_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"\x8e\x01\n\x0f\x44ocumentSummary\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bsource_kind\x18\x03 \x01(\t\x12\x12\n\nsource_ref\x18\x04 \x01(\t\x12.\n\ndeleted_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xde\x01\n\x17HydrateRelationResponse\x12*\n\x04\x66\x61\x63t\x18\x01 \x01(\x0b\x32\x1c.rememberstack.v1.FactResult\x12\x35\n\rfact_evidence\x18\x02 \x03(\x0b\x32\x1e.rememberstack.v1.FactEvidence\x12*\n\x06\x63laims\x18\x03 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12\x34\n\tdocuments\x18\x04 \x03(\x0b\x32!.rememberstack.v1.DocumentSummary\"E\n\x19TranscriptRelationRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x15\n\x07\x66\x61\x63t_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"\x83\x01\n\x1aTranscriptRelationResponse\x12\x33\n\tdecisions\x18\x01 \x03(\x0b\x32 .rememberstack.v1.DecisionRecord\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\"z\n\x13SearchClaimsRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x05query\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x30\n\x07\x63hannel\x18\x04 \x01(\x0e\x32\x1f.rememberstack.v1.SearchChannel\"\xc0\x01\n\x14SearchClaimsResponse\x12*\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.Evidence\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x03 \x01(\x05\x12,\n\x08negative\x18\x04 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"z\n\x13SearchChunksRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x13\n\x05query\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x30\n\x07\x63hannel\x18\x04 \x01(\x0e\x32\x1f.rememberstack.v1.SearchChannel\"\xc3\x01\n\x14SearchChunksResponse\x12-\n\x06\x63hunks\x18\x01 \x03(\x0b\x32\x1d.rememberstack.v1.ChunkResult\x12\x30\n\ntruncation\x18\x02 \x01(\x0b\x32\x1c.rememberstack.v1.Truncation\x12\x1c\n\x14\x64ropped_by_hydration\x18\x03 \x01(\x05\x12,\n\x08negative\x18\x04 \x01(\x0b\x32\x1a.rememberstack.v1.Negative\"R\n\x15\x41\x64jacentChunksRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x16\n\x08\x63hunk_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x0e\n\x06window\x18\x03 \x01(\x05\"G\n\x16\x41\x64jacentChunksResponse\x12-\n\x06\x63hunks\x18\x01 \x03(\x0b\x32\x1d.rememberstack.v1.ChunkResult\"s\n\x1fListContradictionMembersRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x16\n\x08group_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\x05\"w\n ListContradictionMembersResponse\x12+\n\x07members\x18\x01 \x03(\x0b\x32\x1a.rememberstack.v1.CoMember\x12\r\n\x05total\x18\x02 \x01(\x05\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t*\x82\x01\n\rSearchChannel\x12\x1e\n\x1aSEARCH_CHANNEL_UNSPECIFIED\x10\x00\x12\x1b\n\x17SEARCH_CHANNEL_SEMANTIC\x10\x01\x12\x1a\n\x16SEARCH_CHANNEL_LEXICAL\x10\x02\x12\x18\n\x14SEARCH_CHANNEL_FUSED\x10\x03\x32\x90\n\n\x0cQueryService\x12`\n\rResolveEntity\x12&.rememberstack.v1.ResolveEntityRequest\x1a\'.rememberstack.v1.ResolveEntityResponse\x12]\n\x0c\x46\x61\x63tsContext\x12%.rememberstack.v1.FactsContextRequest\x1a&.rememberstack.v1.FactsContextResponse\x12~\n\x17\x43laimsAndSourcesContext\x12\x30.rememberstack.v1.ClaimsAndSourcesContextRequest\x1a\x31.rememberstack.v1.ClaimsAndSourcesContextResponse\x12\x66\n\x0f\x43ombinedContext\x12(.rememberstack.v1.CombinedContextRequest\x1a).rememberstack.v1.CombinedContextResponse\x12\x66\n\x0fLookupRelations\x12(.rememberstack.v1.LookupRelationsRequest\x1a).rememberstack.v1.LookupRelationsResponse\x12o\n\x12LookupObservations\x12+.rememberstack.v1.LookupObservationsRequest\x1a,.rememberstack.v1.LookupObservationsResponse\x12\x66\n\x0fHydrateRelation\x12(.rememberstack.v1.HydrateRelationRequest\x1a).rememberstack.v1.HydrateRelationResponse\x12o\n\x12TranscriptRelation\x12+.rememberstack.v1.TranscriptRelationRequest\x1a,.rememberstack.v1.TranscriptRelationResponse\x12]\n\x0cSearchClaims\x12%.rememberstack.v1.SearchClaimsRequest\x1a&.rememberstack.v1.SearchClaimsResponse\x12]\n\x0cSearchChunks\x12%.rememberstack.v1.SearchChunksRequest\x1a&.rememberstack.v1.SearchChunksResponse\x12\x63\n\x0e\x41\x64jacentChunks\x12\'.rememberstack.v1.AdjacentChunksRequest\x1a(.rememberstack.v1.AdjacentChunksResponse\x12\x81\x01\n\x18ListContradictionMembers\x12\x31.rememberstack.v1.ListContradictionMembersRequest\x1a\x32.rememberstack.v1.ListContradictionMembersResponseB\xd0\x01\n\x18\x63om.rememberstack.api.v1B\x11QueryServiceProtoP\x01ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\xa2\x02\x03RSA\xaa\x02\x14RememberStack.Api.V1\xca\x02\x14RememberStack\\Api\\V1\xea\x02\x16RememberStack::Api::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rememberstack.v1.query_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
-  _globals['_SEARCHCHANNEL']._serialized_start=4479
-  _globals['_SEARCHCHANNEL']._serialized_end=4609
-  _globals['_RESOLVEENTITYREQUEST']._serialized_start=215
-  _globals['_RESOLVEENTITYREQUEST']._serialized_end=313
-  _globals['_RESOLVEENTITYRESPONSE']._serialized_start=316
-  _globals['_RESOLVEENTITYRESPONSE']._serialized_end=490
-  _globals['_FACTSCONTEXTREQUEST']._serialized_start=493
-  _globals['_FACTSCONTEXTREQUEST']._serialized_end=688
-  _globals['_GRAPHNODE']._serialized_start=690
-  _globals['_GRAPHNODE']._serialized_end=747
-  _globals['_FACTSCONTEXTRESPONSE']._serialized_start=750
-  _globals['_FACTSCONTEXTRESPONSE']._serialized_end=1247
-  _globals['_CLAIMSANDSOURCESCONTEXTREQUEST']._serialized_start=1250
-  _globals['_CLAIMSANDSOURCESCONTEXTREQUEST']._serialized_end=1417
-  _globals['_CLAIMSANDSOURCESCONTEXTRESPONSE']._serialized_start=1420
-  _globals['_CLAIMSANDSOURCESCONTEXTRESPONSE']._serialized_end=1773
-  _globals['_COMBINEDCONTEXTREQUEST']._serialized_start=1776
-  _globals['_COMBINEDCONTEXTREQUEST']._serialized_end=1951
-  _globals['_COMBINEDCONTEXTRESPONSE']._serialized_start=1954
-  _globals['_COMBINEDCONTEXTRESPONSE']._serialized_end=2163
-  _globals['_LOOKUPRELATIONSREQUEST']._serialized_start=2166
-  _globals['_LOOKUPRELATIONSREQUEST']._serialized_end=2341
-  _globals['_LOOKUPRELATIONSRESPONSE']._serialized_start=2344
-  _globals['_LOOKUPRELATIONSRESPONSE']._serialized_end=2510
-  _globals['_LOOKUPOBSERVATIONSREQUEST']._serialized_start=2513
-  _globals['_LOOKUPOBSERVATIONSREQUEST']._serialized_end=2662
-  _globals['_LOOKUPOBSERVATIONSRESPONSE']._serialized_start=2665
-  _globals['_LOOKUPOBSERVATIONSRESPONSE']._serialized_end=2834
-  _globals['_HYDRATERELATIONREQUEST']._serialized_start=2836
-  _globals['_HYDRATERELATIONREQUEST']._serialized_end=2896
-  _globals['_DOCUMENTSUMMARY']._serialized_start=2899
-  _globals['_DOCUMENTSUMMARY']._serialized_end=3041
-  _globals['_HYDRATERELATIONRESPONSE']._serialized_start=3044
-  _globals['_HYDRATERELATIONRESPONSE']._serialized_end=3266
-  _globals['_TRANSCRIPTRELATIONREQUEST']._serialized_start=3268
-  _globals['_TRANSCRIPTRELATIONREQUEST']._serialized_end=3331
-  _globals['_TRANSCRIPTRELATIONRESPONSE']._serialized_start=3334
-  _globals['_TRANSCRIPTRELATIONRESPONSE']._serialized_end=3465
-  _globals['_SEARCHCLAIMSREQUEST']._serialized_start=3467
-  _globals['_SEARCHCLAIMSREQUEST']._serialized_end=3583
-  _globals['_SEARCHCLAIMSRESPONSE']._serialized_start=3586
-  _globals['_SEARCHCLAIMSRESPONSE']._serialized_end=3778
-  _globals['_SEARCHCHUNKSREQUEST']._serialized_start=3780
-  _globals['_SEARCHCHUNKSREQUEST']._serialized_end=3896
-  _globals['_SEARCHCHUNKSRESPONSE']._serialized_start=3899
-  _globals['_SEARCHCHUNKSRESPONSE']._serialized_end=4094
-  _globals['_ADJACENTCHUNKSREQUEST']._serialized_start=4096
-  _globals['_ADJACENTCHUNKSREQUEST']._serialized_end=4172
-  _globals['_ADJACENTCHUNKSRESPONSE']._serialized_start=4174
-  _globals['_ADJACENTCHUNKSRESPONSE']._serialized_end=4245
-  _globals['_LISTCONTRADICTIONMEMBERSREQUEST']._serialized_start=4247
-  _globals['_LISTCONTRADICTIONMEMBERSREQUEST']._serialized_end=4358
-  _globals['_LISTCONTRADICTIONMEMBERSRESPONSE']._serialized_start=4360
-  _globals['_LISTCONTRADICTIONMEMBERSRESPONSE']._serialized_end=4476
-  _globals['_QUERYSERVICE']._serialized_start=4612
-  _globals['_QUERYSERVICE']._serialized_end=5908
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\030com.rememberstack.api.v1B\021QueryServiceProtoP\001ZRgithub.com/rememberstack/rememberstack/clients/go/rememberstack/v1;rememberstackv1\242\002\003RSA\252\002\024RememberStack.Api.V1\312\002\024RememberStack\\Api\\V1\352\002\026RememberStack::Api::V1'
+  _globals['_RESOLVEENTITYREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_RESOLVEENTITYREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002'
+  _globals['_CLAIMSANDSOURCESCONTEXTREQUEST'].fields_by_name['query']._loaded_options = None
+  _globals['_CLAIMSANDSOURCESCONTEXTREQUEST'].fields_by_name['query']._serialized_options = b'\342A\001\002'
+  _globals['_COMBINEDCONTEXTREQUEST'].fields_by_name['facts']._loaded_options = None
+  _globals['_COMBINEDCONTEXTREQUEST'].fields_by_name['facts']._serialized_options = b'\342A\001\002'
+  _globals['_COMBINEDCONTEXTREQUEST'].fields_by_name['claims_and_sources']._loaded_options = None
+  _globals['_COMBINEDCONTEXTREQUEST'].fields_by_name['claims_and_sources']._serialized_options = b'\342A\001\002'
+  _globals['_LOOKUPOBSERVATIONSREQUEST'].fields_by_name['entity_id']._loaded_options = None
+  _globals['_LOOKUPOBSERVATIONSREQUEST'].fields_by_name['entity_id']._serialized_options = b'\342A\001\002'
+  _globals['_HYDRATERELATIONREQUEST'].fields_by_name['fact_id']._loaded_options = None
+  _globals['_HYDRATERELATIONREQUEST'].fields_by_name['fact_id']._serialized_options = b'\342A\001\002'
+  _globals['_TRANSCRIPTRELATIONREQUEST'].fields_by_name['fact_id']._loaded_options = None
+  _globals['_TRANSCRIPTRELATIONREQUEST'].fields_by_name['fact_id']._serialized_options = b'\342A\001\002'
+  _globals['_SEARCHCLAIMSREQUEST'].fields_by_name['query']._loaded_options = None
+  _globals['_SEARCHCLAIMSREQUEST'].fields_by_name['query']._serialized_options = b'\342A\001\002'
+  _globals['_SEARCHCHUNKSREQUEST'].fields_by_name['query']._loaded_options = None
+  _globals['_SEARCHCHUNKSREQUEST'].fields_by_name['query']._serialized_options = b'\342A\001\002'
+  _globals['_ADJACENTCHUNKSREQUEST'].fields_by_name['chunk_id']._loaded_options = None
+  _globals['_ADJACENTCHUNKSREQUEST'].fields_by_name['chunk_id']._serialized_options = b'\342A\001\002'
+  _globals['_LISTCONTRADICTIONMEMBERSREQUEST'].fields_by_name['group_id']._loaded_options = None
+  _globals['_LISTCONTRADICTIONMEMBERSREQUEST'].fields_by_name['group_id']._serialized_options = b'\342A\001\002'
+  _globals['_SEARCHCHANNEL']._serialized_start=4579
+  _globals['_SEARCHCHANNEL']._serialized_end=4709
+  _globals['_RESOLVEENTITYREQUEST']._serialized_start=248
+  _globals['_RESOLVEENTITYREQUEST']._serialized_end=352
+  _globals['_RESOLVEENTITYRESPONSE']._serialized_start=355
+  _globals['_RESOLVEENTITYRESPONSE']._serialized_end=529
+  _globals['_FACTSCONTEXTREQUEST']._serialized_start=532
+  _globals['_FACTSCONTEXTREQUEST']._serialized_end=727
+  _globals['_GRAPHNODE']._serialized_start=729
+  _globals['_GRAPHNODE']._serialized_end=786
+  _globals['_FACTSCONTEXTRESPONSE']._serialized_start=789
+  _globals['_FACTSCONTEXTRESPONSE']._serialized_end=1286
+  _globals['_CLAIMSANDSOURCESCONTEXTREQUEST']._serialized_start=1289
+  _globals['_CLAIMSANDSOURCESCONTEXTREQUEST']._serialized_end=1462
+  _globals['_CLAIMSANDSOURCESCONTEXTRESPONSE']._serialized_start=1465
+  _globals['_CLAIMSANDSOURCESCONTEXTRESPONSE']._serialized_end=1818
+  _globals['_COMBINEDCONTEXTREQUEST']._serialized_start=1821
+  _globals['_COMBINEDCONTEXTREQUEST']._serialized_end=2008
+  _globals['_COMBINEDCONTEXTRESPONSE']._serialized_start=2011
+  _globals['_COMBINEDCONTEXTRESPONSE']._serialized_end=2220
+  _globals['_LOOKUPRELATIONSREQUEST']._serialized_start=2223
+  _globals['_LOOKUPRELATIONSREQUEST']._serialized_end=2398
+  _globals['_LOOKUPRELATIONSRESPONSE']._serialized_start=2401
+  _globals['_LOOKUPRELATIONSRESPONSE']._serialized_end=2567
+  _globals['_LOOKUPOBSERVATIONSREQUEST']._serialized_start=2570
+  _globals['_LOOKUPOBSERVATIONSREQUEST']._serialized_end=2725
+  _globals['_LOOKUPOBSERVATIONSRESPONSE']._serialized_start=2728
+  _globals['_LOOKUPOBSERVATIONSRESPONSE']._serialized_end=2897
+  _globals['_HYDRATERELATIONREQUEST']._serialized_start=2899
+  _globals['_HYDRATERELATIONREQUEST']._serialized_end=2965
+  _globals['_DOCUMENTSUMMARY']._serialized_start=2968
+  _globals['_DOCUMENTSUMMARY']._serialized_end=3110
+  _globals['_HYDRATERELATIONRESPONSE']._serialized_start=3113
+  _globals['_HYDRATERELATIONRESPONSE']._serialized_end=3335
+  _globals['_TRANSCRIPTRELATIONREQUEST']._serialized_start=3337
+  _globals['_TRANSCRIPTRELATIONREQUEST']._serialized_end=3406
+  _globals['_TRANSCRIPTRELATIONRESPONSE']._serialized_start=3409
+  _globals['_TRANSCRIPTRELATIONRESPONSE']._serialized_end=3540
+  _globals['_SEARCHCLAIMSREQUEST']._serialized_start=3542
+  _globals['_SEARCHCLAIMSREQUEST']._serialized_end=3664
+  _globals['_SEARCHCLAIMSRESPONSE']._serialized_start=3667
+  _globals['_SEARCHCLAIMSRESPONSE']._serialized_end=3859
+  _globals['_SEARCHCHUNKSREQUEST']._serialized_start=3861
+  _globals['_SEARCHCHUNKSREQUEST']._serialized_end=3983
+  _globals['_SEARCHCHUNKSRESPONSE']._serialized_start=3986
+  _globals['_SEARCHCHUNKSRESPONSE']._serialized_end=4181
+  _globals['_ADJACENTCHUNKSREQUEST']._serialized_start=4183
+  _globals['_ADJACENTCHUNKSREQUEST']._serialized_end=4265
+  _globals['_ADJACENTCHUNKSRESPONSE']._serialized_start=4267
+  _globals['_ADJACENTCHUNKSRESPONSE']._serialized_end=4338
+  _globals['_LISTCONTRADICTIONMEMBERSREQUEST']._serialized_start=4340
+  _globals['_LISTCONTRADICTIONMEMBERSREQUEST']._serialized_end=4455
+  _globals['_LISTCONTRADICTIONMEMBERSRESPONSE']._serialized_start=4457
+  _globals['_LISTCONTRADICTIONMEMBERSRESPONSE']._serialized_end=4576
+  _globals['_QUERYSERVICE']._serialized_start=4712
+  _globals['_QUERYSERVICE']._serialized_end=6008
 # @@protoc_insertion_point(module_scope)

@@ -558,7 +558,7 @@ class LookupObservationsRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     entity_id: _builtins.str
-    """The entity. Required."""
+    """The entity."""
     property_query: _builtins.str
     """Ranks observations by similarity to this text when set."""
     k: _builtins.int
@@ -631,7 +631,7 @@ class HydrateRelationRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     fact_id: _builtins.str
-    """The fact (relation or observation). Required."""
+    """The fact (relation or observation)."""
     def __init__(
         self,
         *,
@@ -739,7 +739,7 @@ class TranscriptRelationRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     fact_id: _builtins.str
-    """The fact. Required."""
+    """The fact."""
     def __init__(
         self,
         *,
@@ -944,7 +944,7 @@ class AdjacentChunksRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     chunk_id: _builtins.str
-    """The chunk. Required."""
+    """The chunk."""
     window: _builtins.int
     """Chunks on each side (1-2); 0 means 1."""
     def __init__(
@@ -994,14 +994,16 @@ class ListContradictionMembersRequest(_message.Message):
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
     GROUP_ID_FIELD_NUMBER: _builtins.int
-    CONTINUATION_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     group_id: _builtins.str
-    """The contradiction group. Required."""
-    continuation: _builtins.str
-    """Token from Contradiction.continuation or a previous response; empty starts at the first member."""
+    """The contradiction group."""
+    page_token: _builtins.str
+    """Contradiction.continuation or a previous response's next_page_token; empty starts at the
+    first member.
+    """
     page_size: _builtins.int
     """Members per page (1-100); 0 means 25."""
     def __init__(
@@ -1009,12 +1011,12 @@ class ListContradictionMembersRequest(_message.Message):
         *,
         namespace: _builtins.str = ...,
         group_id: _builtins.str = ...,
-        continuation: _builtins.str = ...,
+        page_token: _builtins.str = ...,
         page_size: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["continuation", b"continuation", "group_id", b"group_id", "namespace", b"namespace", "page_size", b"page_size"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["group_id", b"group_id", "namespace", b"namespace", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1028,11 +1030,11 @@ class ListContradictionMembersResponse(_message.Message):
 
     MEMBERS_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
-    CONTINUATION_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     total: _builtins.int
     """Total number of believed members of the group."""
-    continuation: _builtins.str
-    """Token of the next page; empty on the last page."""
+    next_page_token: _builtins.str
+    """Token of the next page, for page_token; empty on the last page."""
     @_builtins.property
     def members(self) -> _containers.RepeatedCompositeFieldContainer[_fact_pb2.CoMember]:
         """Members of the group that are still believed, in a stable order."""
@@ -1042,11 +1044,11 @@ class ListContradictionMembersResponse(_message.Message):
         *,
         members: _abc.Iterable[_fact_pb2.CoMember] | None = ...,
         total: _builtins.int = ...,
-        continuation: _builtins.str = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["continuation", b"continuation", "members", b"members", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["members", b"members", "next_page_token", b"next_page_token", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -195,8 +195,8 @@ class QueryServiceServicer:
 
     def ListContradictionMembers(self, request, context):
         """Pages the members of a contradiction group beyond those returned inline with a fact, starting
-        from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
-        NOT_FOUND (unknown group).
+        from a `Contradiction.continuation` passed as page_token. Errors: INVALID_ARGUMENT (malformed
+        id or token), NOT_FOUND (unknown group).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -70,8 +70,8 @@ class QueryServiceStub:
     """The chunks around one chunk, in document order. Errors: NOT_FOUND (unknown chunk)."""
     ListContradictionMembers: _grpc.UnaryUnaryMultiCallable[_query_service_pb2.ListContradictionMembersRequest, _query_service_pb2.ListContradictionMembersResponse]
     """Pages the members of a contradiction group beyond those returned inline with a fact, starting
-    from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
-    NOT_FOUND (unknown group).
+    from a `Contradiction.continuation` passed as page_token. Errors: INVALID_ARGUMENT (malformed
+    id or token), NOT_FOUND (unknown group).
     """
 
 @_typing.type_check_only
@@ -116,8 +116,8 @@ class QueryServiceAsyncStub(QueryServiceStub):
     """The chunks around one chunk, in document order. Errors: NOT_FOUND (unknown chunk)."""
     ListContradictionMembers: _aio.UnaryUnaryMultiCallable[_query_service_pb2.ListContradictionMembersRequest, _query_service_pb2.ListContradictionMembersResponse]  # type: ignore[assignment]
     """Pages the members of a contradiction group beyond those returned inline with a fact, starting
-    from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
-    NOT_FOUND (unknown group).
+    from a `Contradiction.continuation` passed as page_token. Errors: INVALID_ARGUMENT (malformed
+    id or token), NOT_FOUND (unknown group).
     """
 
 class QueryServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -231,8 +231,8 @@ class QueryServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_query_service_pb2.ListContradictionMembersResponse, _abc.Awaitable[_query_service_pb2.ListContradictionMembersResponse]]:
         """Pages the members of a contradiction group beyond those returned inline with a fact, starting
-        from a `Contradiction.continuation`. Errors: INVALID_ARGUMENT (malformed id or token),
-        NOT_FOUND (unknown group).
+        from a `Contradiction.continuation` passed as page_token. Errors: INVALID_ARGUMENT (malformed
+        id or token), NOT_FOUND (unknown group).
         """
 
 def add_QueryServiceServicer_to_server(servicer: QueryServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -60,9 +60,10 @@ async def test_neighborhood_pages_without_duplicates_or_gaps_despite_writes_betw
     spokes = await graph.entities(*(f"S{i}" for i in range(7)))
     spoke_facts = [await graph.relation(hub, "knows", s) for s in spokes]
     first = await graph_stub.GraphNeighborhood(
-        Request(namespace=namespace, entity_id=str(hub), limit=3, hops=1)
+        Request(namespace=namespace, entity_id=str(hub), page_size=3, hops=1)
     )
     assert first.truncation.continuation
+    assert first.next_page_token == first.truncation.continuation
     assert first.truncation.reason == common_pb2.TRUNCATION_REASON_RESULT_BUDGET
     assert first.truncation.estimated_total == 8
 
@@ -75,10 +76,11 @@ async def test_neighborhood_pages_without_duplicates_or_gaps_despite_writes_betw
     token = first.truncation.continuation
     while token:
         page = await graph_stub.GraphNeighborhood(
-            Request(namespace=namespace, entity_id=str(hub), limit=3, hops=1, continuation=token)
+            Request(namespace=namespace, entity_id=str(hub), page_size=3, hops=1, page_token=token)
         )
         seen.extend(n.entity_id for n in page.nodes)
-        token = page.truncation.continuation
+        assert page.next_page_token == page.truncation.continuation
+        token = page.next_page_token
     assert len(seen) == len(set(seen))
     assert set(seen) == {str(hub), *(str(s) for s in spokes)}
 
@@ -141,7 +143,7 @@ async def test_neighborhood_bad_continuation_returns_boundary_negative(
     await graph.relation(a, "knows", b)
     for token in ("not-a-token", "eyJ2IjoxfQ"):
         response = await graph_stub.GraphNeighborhood(
-            Request(namespace=namespace, entity_id=str(a), continuation=token)
+            Request(namespace=namespace, entity_id=str(a), page_token=token)
         )
         assert response.negative.kind == common_pb2.NEGATIVE_KIND_BOUNDARY
         assert not response.nodes
@@ -154,10 +156,10 @@ async def test_neighborhood_continuation_from_another_request_is_refused_as_boun
     await graph.relation(a, "knows", b)
     await graph.relation(a, "knows", c)
     first = await graph_stub.GraphNeighborhood(
-        Request(namespace=namespace, entity_id=str(a), limit=1)
+        Request(namespace=namespace, entity_id=str(a), page_size=1)
     )
     other = await graph_stub.GraphNeighborhood(
-        Request(namespace=namespace, entity_id=str(b), continuation=first.truncation.continuation)
+        Request(namespace=namespace, entity_id=str(b), page_token=first.truncation.continuation)
     )
     assert other.negative.kind == common_pb2.NEGATIVE_KIND_BOUNDARY
 
@@ -196,9 +198,9 @@ async def test_neighborhood_paged_with_paths_sends_each_edge_once_per_chain(
             Request(
                 namespace=namespace,
                 entity_id=str(a),
-                limit=1,
+                page_size=1,
                 include_paths=True,
-                continuation=token,
+                page_token=token,
             )
         )
         sent.extend(e.fact_id for e in page.edges)

@@ -26,14 +26,14 @@ def bad_fields(exc: InvalidArgument) -> set[str]:
     [
         ({"hops": 5}, {"hops"}),
         ({"hops": -1}, {"hops"}),
-        ({"limit": 501}, {"limit"}),
+        ({"page_size": 501}, {"page_size"}),
         ({"predicates": [f"p{i}" for i in range(101)]}, {"predicates"}),
         ({"predicates": [""]}, {"predicates[0]"}),
         ({"valid_at": NOW}, {"believed_at"}),
         ({"believed_at": NOW}, {"valid_at"}),
         ({"entity_id": "not-a-uuid"}, {"entity_id"}),
         ({"entity_id": ""}, {"entity_id"}),
-        ({"hops": 9, "limit": 600, "entity_id": "x"}, {"hops", "limit", "entity_id"}),
+        ({"hops": 9, "page_size": 600, "entity_id": "x"}, {"hops", "page_size", "entity_id"}),
     ],
 )
 def test_neighborhood_request_out_of_bounds_names_each_bad_field(

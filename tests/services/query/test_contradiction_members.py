@@ -20,12 +20,12 @@ async def _page_all(stub: Stub, namespace: str, group: str, token: str, size: in
     while token:
         page = await stub.ListContradictionMembers(
             query_service_pb2.ListContradictionMembersRequest(
-                namespace=namespace, group_id=group, continuation=token, page_size=size
+                namespace=namespace, group_id=group, page_token=token, page_size=size
             )
         )
         assert len(page.members) <= size
         seen += [m.fact_id for m in page.members]
-        token = page.continuation
+        token = page.next_page_token
     return seen
 
 
@@ -73,7 +73,7 @@ async def test_paging_from_the_start_lists_every_believed_member_once_in_stable_
     )
     assert first.total == 26
     assert len(first.members) == 10
-    rest = await _page_all(stub, world.namespace, str(group), first.continuation, 10)
+    rest = await _page_all(stub, world.namespace, str(group), first.next_page_token, 10)
     listed = [m.fact_id for m in first.members] + rest
     assert len(listed) == len(set(listed)) == 26
     assert str(facts[3]) not in listed
@@ -86,7 +86,7 @@ async def test_last_page_has_no_continuation(world: Any, stub: Stub) -> None:
             namespace=world.namespace, group_id=str(group)
         )
     )
-    assert (len(page.members), page.total, page.continuation) == (3, 3, "")
+    assert (len(page.members), page.total, page.next_page_token) == (3, 3, "")
 
 
 @pytest.mark.parametrize(
@@ -99,11 +99,11 @@ async def test_malformed_continuation_is_invalid_argument(
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await stub.ListContradictionMembers(
             query_service_pb2.ListContradictionMembersRequest(
-                namespace=world.namespace, group_id=str(group), continuation=token
+                namespace=world.namespace, group_id=str(group), page_token=token
             )
         )
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "continuation" in (raised.value.details() or "")
+    assert "page_token" in (raised.value.details() or "")
 
 
 async def test_token_of_another_group_is_invalid_argument(world: Any, stub: Stub) -> None:
@@ -113,7 +113,7 @@ async def test_token_of_another_group_is_invalid_argument(world: Any, stub: Stub
             query_service_pb2.ListContradictionMembersRequest(
                 namespace=world.namespace,
                 group_id=str(group),
-                continuation=continuation_token(uuid.uuid4(), 1),
+                page_token=continuation_token(uuid.uuid4(), 1),
             )
         )
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
