@@ -63,6 +63,9 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "member of": ("member_of", False),
     "be on the team of": ("member_of", False),
     "be on": ("member_of", False),
+    "stay on": ("member_of", False),
+    "remain on": ("member_of", False),
+    "stay in": ("member_of", False),
     "lead": ("member_of", False),
     "serve on": ("member_of", False),
     "sit on": ("member_of", False),
@@ -206,7 +209,8 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
 PLACEMENT_VERBS = frozenset(
     {
         "join", "rejoin", "start", "begin", "return", "move", "transfer", "switch", "leave",
-        "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "on",
+        "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "on", "stay",
+        "remain",
     }
 )  # fmt: skip
 # Verbs that start a placement, or end one: "left Acme in March" closes the employment then.

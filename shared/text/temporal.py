@@ -68,7 +68,8 @@ _ATOMS: list[tuple[str, str]] = [
     ),
     (
         "month_end",
-        rf"\b(?:the\s+)?end\s+of\s+(?:(?P<rel>this|the|next|last)\s+month|{_MON}(?:\s+{_YEAR})?)\b",
+        rf"\b(?:the\s+)?(?P<edge>end|start|beginning)\s+of\s+"
+        rf"(?:(?P<rel>this|the|next|last)\s+month|{_MON}(?:\s+{_YEAR})?)\b",
     ),
     ("my", rf"\b(?:(?P<part>early|mid|late)[- ])?{_MON}\s+{_YEAR}\b"),
     (

@@ -18,10 +18,12 @@ from shared.text.units import TEAM_HEADS, is_team_head
 
 __all__ = [
     "NAME_LABELS",
+    "PLACE_HEADS",
     "Phrase",
     "Role",
     "entity_like",
     "entity_phrase",
+    "is_bare",
     "is_name",
     "is_role_word",
     "name_span",
@@ -78,6 +80,21 @@ class Phrase:
 def _proper(tok: Any) -> bool:
     """A proper noun as written: the small tagger also calls "cutover" one."""
     return bool(tok.pos_ == "PROPN" and tok.text[:1].isupper())
+
+
+# Heads that with a name before them name a place of their own ("the Berlin office").
+PLACE_HEADS = frozenset({"office", "site", "branch", "campus", "store", "warehouse", "plant"})
+
+
+def is_bare(phrase: Phrase | None) -> bool:
+    """A phrase naming nothing by itself: determiners, adjectives and a common noun ("the
+    contract", "Headcount", "our main contact"), which a document uses of the thing it is
+    about."""
+    if phrase is None or not phrase.tokens or entity_like(phrase):
+        return False
+    return all(
+        t.pos_ in ("DET", "ADJ", "NOUN", "NUM", "PART") or t.dep_ == "poss" for t in phrase.tokens
+    )
 
 
 def is_name(tok: Any) -> bool:
@@ -218,12 +235,18 @@ def entity_phrase(head: Any, inside: set[int], *, anchor_possessor: bool = False
     span = name_span(head)
     if span:
         return Phrase(span, tuple(_appositive_roles(head, span, inside)))
-    if anchor_possessor and head.lower_ not in TEAM_HEADS:
-        possessor = next(
-            (c for c in head.children if c.dep_ == "poss" and c.i in inside and is_name(c)), None
+    if anchor_possessor and head.lower_ not in TEAM_HEADS | PLACE_HEADS:
+        # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it.
+        owner = next(
+            (
+                c
+                for c in head.children
+                if c.dep_ in ("poss", "compound") and c.i in inside and is_name(c)
+            ),
+            None,
         )
-        if possessor is not None:
-            return Phrase(name_span(possessor) or (possessor,))
+        if owner is not None:
+            return Phrase(name_span(owner) or (owner,))
     core = _core(head, inside)
     return Phrase(core, tuple(_appositive_roles(head, core, inside)))
 
@@ -237,6 +260,10 @@ def entity_like(phrase: Phrase | None) -> bool:
         return False
     if any(_proper(t) or t.pos_ == "PRON" or t.ent_type_ in NAME_LABELS for t in phrase.tokens):
         return True
-    return any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") for t in phrase.tokens) or any(
-        t.dep_ == "prep" for t in phrase.tokens
-    )
+    if any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") for t in phrase.tokens):
+        return True
+    head = max(phrase.tokens, key=lambda t: t.i)
+    # "the ingest team": a unit of people named by any modifier; "the cutover for the billing
+    # migration": a head a complement names.
+    modified = any(t.dep_ in ("amod", "nmod") for t in phrase.tokens)
+    return (head.lower_ in TEAM_HEADS and modified) or any(t.dep_ == "prep" for t in phrase.tokens)

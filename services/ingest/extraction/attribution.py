@@ -17,6 +17,10 @@ ATTRIBUTION_VERBS = frozenset(
 )  # fmt: skip
 
 
+# Verbs with which a group reports its own decision rather than a view.
+_DECISION_VERBS = frozenset({"agree", "decide", "conclude", "confirm", "resolve"})
+
+
 @dataclass(frozen=True)
 class Attribution:
     """`holder` tokens (None when the holder is the speaker's "I") and the content head."""
@@ -24,6 +28,9 @@ class Attribution:
     holder_tokens: tuple[Any, ...]
     content: Any
     frame_verb: Any | None
+    # The frame asserts its content as the source's own statement (a decision the writers
+    # report: "we agreed that …"); the claim is the content, not attributed.
+    asserted: bool = False
 
 
 def _subtree(token: Any) -> tuple[Any, ...]:
@@ -38,7 +45,8 @@ def find_attribution(head: Any) -> Attribution | None:
             obj = next((c for c in to.children if c.dep_ == "pobj"), None) if to else None
             if obj is not None:
                 return Attribution(_subtree(obj), head, None)
-    if head.lemma_.lower() not in ATTRIBUTION_VERBS:
+    lemma = head.lemma_.lower()
+    if lemma not in ATTRIBUTION_VERBS and lemma not in _DECISION_VERBS:
         return None
     comp = next((c for c in head.children if c.dep_ == "ccomp"), None)
     if comp is None and head.lemma_.lower() in ("feel", "think"):
@@ -56,4 +64,8 @@ def find_attribution(head: Any) -> Attribution | None:
     subj = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subj is None:
         return None
-    return Attribution(_subtree(subj), comp, head)
+    # "We agreed that Sofia stays on ingest": the writers state a decision, not a view.
+    decided = subj.lower_ in ("we", "us") and lemma in _DECISION_VERBS
+    if lemma not in ATTRIBUTION_VERBS and not decided:
+        return None  # "Dana decided that …" stays a claim about Dana's decision
+    return Attribution(_subtree(subj), comp, head, asserted=decided)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.arguments import is_name, name_span
+
 __all__ = ["Clause", "drop_reason", "split_clauses"]
 
 _SOCIAL_RE = re.compile(
@@ -58,6 +60,9 @@ class Clause:
     tokens: tuple[Any, ...]
     head: Any
     shared_subject: Any | None = None
+    # The words of that subject outside the clause, in document order ("Maria"; for a relative
+    # clause, the name it describes: "Thandiwe Dlamini, who joins the Trust & Safety team").
+    subject_tokens: tuple[Any, ...] = ()
 
 
 def _subject_of(tok: Any) -> Any | None:
@@ -73,11 +78,25 @@ def _own_complement(tok: Any) -> bool:
     )
 
 
+# Subordinators after which a clause with its own subject states something of its own
+# ("…, so he now leads on-call", "…, because the vendor missed the date").
+_SPLIT_MARKS = frozenset({"so", "because", "while", "whereas", "although", "though", "but"})
+
+
 def _conj_heads(tok: Any, subject: Any | None) -> list[tuple[Any, Any | None]]:
     """Coordinated verbs under `tok` and the subject each stands with: its own, or `tok`'s
-    when it has none and is a verb phrase of its own."""
+    when it has none and is a verb phrase of its own; and trailing subordinate clauses with
+    their own subject."""
     found: list[tuple[Any, Any | None]] = []
     for c in tok.children:
+        if (
+            c.dep_ == "advcl"
+            and c.i > tok.i
+            and _subject_of(c) is not None
+            and any(m.dep_ == "mark" and m.lower_ in _SPLIT_MARKS for m in c.children)
+        ):
+            found.append((c, None))
+            continue
         if c.dep_ != "conj" or c.pos_ not in ("VERB", "AUX"):
             continue
         own = _subject_of(c)
@@ -90,6 +109,22 @@ def _conj_heads(tok: Any, subject: Any | None) -> list[tuple[Any, Any | None]]:
     return found
 
 
+def _leading_clause(root: Any) -> Any | None:
+    """A clause with its own subject that the parser hung under a later verb ("Olumide moved
+    to the SRE team, so he now leads on-call" parses "moved" as a complement of "leads")."""
+    from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
+
+    if root.lemma_.lower() in ATTRIBUTION_VERBS:
+        return None  # "Ravi, I think, …" and "Dana said …" keep their content
+    for c in root.children:
+        if c.dep_ in ("ccomp", "advcl") and c.right_edge.i < root.i and _subject_of(c) is not None:
+            between = root.doc[c.right_edge.i + 1 : root.i]
+            separated = any(t.text in (",", ";") or t.lower_ in _SPLIT_MARKS for t in between)
+            if separated and not any(m.dep_ == "mark" for m in c.children):
+                return c
+    return None
+
+
 def split_clauses(sent: Any) -> list[Clause]:
     """Split a sentence at coordinated clauses, with their own subject or sharing the first
     one's; the pieces are contiguous so each keeps an exact source span."""
@@ -97,6 +132,10 @@ def split_clauses(sent: Any) -> list[Clause]:
     conj = sorted(_conj_heads(root, _subject_of(root)), key=lambda hs: hs[0].left_edge.i)
     heads = [(root, None), *conj]
     starts = [sent.start] + [h.left_edge.i for h, _ in heads[1:]]
+    lead = _leading_clause(root)
+    if lead is not None:  # "Olumide moved teams, so he now leads on-call"
+        heads.insert(0, (lead, None))
+        starts = [sent.start, lead.right_edge.i + 1, *starts[1:]]
     ends = [*starts[1:], sent.end]
     doc = sent.doc
     clauses = []
@@ -113,8 +152,37 @@ def split_clauses(sent: Any) -> list[Clause]:
         ):
             toks.pop(0)
         if toks:
-            clauses.append(Clause(tuple(toks), head, shared))
-    return clauses
+            inside = {t.i for t in toks}
+            words: tuple[Any, ...] = ()
+            if shared is not None:
+                words = tuple(
+                    t for t in sorted(shared.subtree, key=lambda t: t.i) if t.i not in inside
+                )
+            clauses.append(Clause(tuple(toks), head, shared, words))
+    return clauses + _relative_clauses(sent)
+
+
+_RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whose"})
+
+
+def _relative_clauses(sent: Any) -> list[Clause]:
+    """ "Thandiwe Dlamini, who joins the Trust & Safety team today": what a relative clause
+    says of a named thing is a claim of its own, about that thing."""
+    found = []
+    for verb in sent:
+        if verb.dep_ != "relcl" or verb.pos_ not in ("VERB", "AUX"):
+            continue
+        pronoun = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        antecedent = verb.head
+        if pronoun is None or pronoun.lower_ not in _RELATIVE_PRONOUNS or not is_name(antecedent):
+            continue
+        tokens = [t for t in sorted(verb.subtree, key=lambda t: t.i) if t.i > pronoun.i]
+        while tokens and (tokens[-1].is_punct or tokens[-1].is_space):
+            tokens.pop()
+        if tokens:
+            name = name_span(antecedent) or (antecedent,)
+            found.append(Clause(tuple(tokens), verb, antecedent, tuple(name)))
+    return found
 
 
 def _subject(head: Any) -> Any | None:

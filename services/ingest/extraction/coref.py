@@ -87,8 +87,8 @@ class ShortForms:
         index: dict[str, list[str]] = {}
         for name in dict.fromkeys(names):
             words = name.split()
-            if len(words) < 2:
-                continue
+            if len(words) < 2 or not all(w[:1].isupper() for w in words):
+                continue  # "Ahmed joined Cobaltline" is no name, whatever NER said
             for word in {words[0], words[-1]}:
                 if word not in index.get(word, []):
                     index.setdefault(word, []).append(name)
@@ -174,6 +174,8 @@ class Rewriter:
         in six warehouses")."""
         if token.lower_ != "it" or token.dep_ not in ("nsubj", "nsubjpass") or not self._title:
             return None
+        if token.sent.start != 0:
+            return None  # later sentences speak of what the earlier ones named
         if any(m.position < token.idx and m.label == "ORG" for m in self._mentions):
             return None  # a thing was named, but too far back to be sure
         return self._title

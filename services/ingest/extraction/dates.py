@@ -191,6 +191,8 @@ class DateResolver:
     def _dateparser(self, phrase: str, start: int, today: date, tense: Tense) -> _Atom | None:
         if VAGUE_RE.search(phrase) or DURATION_RE.search(phrase):
             return None
+        if phrase.strip().isdigit() and len(phrase.strip()) != 4:
+            return None  # "headcount is 64": a number NER took for a date
         key = (phrase.lower(), today, tense)
         if key not in self._cache:
             self._cache[key] = _parse_with_dateparser(phrase, today, tense)
@@ -298,21 +300,24 @@ def _build_atom(
         d = date(y, mo, day)
         return _Atom(d, d, "day", s, e, year_given="year" in g)
     if kind == "month_end":
+        # "the end of the month" is its last day; "the start/end of March" its first or last
+        # ten days, as people mean them.
+        ending = g["edge"].lower() == "end"
         if "rel" in g:
             if today is None:
                 return None
             base = _shift_months(today, {"next": 1, "last": -1}.get(g["rel"].lower(), 0))
-            d = _month_last(base.year, base.month)
+            d = _month_last(base.year, base.month) if ending else base
+            return _Atom(d, d, "day", s, e)
+        mo = MONTHS[g["mon"].lower().rstrip(".")]
+        if "year" in g:
+            y = int(g["year"])
+        elif today is not None:
+            y = _pick_year(mo, None, today, tense)
         else:
-            mo = MONTHS[g["mon"].lower().rstrip(".")]
-            if "year" in g:
-                y = int(g["year"])
-            elif today is not None:
-                y = _pick_year(mo, None, today, tense)
-            else:
-                return None
-            d = _month_last(y, mo)
-        return _Atom(d, d, "day", s, e)
+            return None
+        first, last = _month_part(y, mo, "late" if ending else "early")
+        return _Atom(first, last, "day", s, e)
     if kind in ("my", "lead_month"):
         mo = MONTHS[g["mon"].lower().rstrip(".")]
         rel = g.get("rel", "").strip().lower()

@@ -18,6 +18,7 @@ from services.ingest.extraction.arguments import (
     is_role_word,
     role_predicate,
 )
+from shared.entities.places import is_known_place
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -37,7 +38,8 @@ _START_VERBS = frozenset({"join", "start", "hire", "rejoin", "return", "begin", 
 _START_VERBS |= _MOTION_VERBS
 # Verbs that end a placement ("after leaving Square", "having quit Hooli").
 _END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
-# Verbs of moving whose destination may be a place ("moved to Denver") rather than a company.
+# Verbs of moving whose destination (or origin) may be a place ("moved to Denver", "left
+# Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
 # Nouns that look like objects but say how, not what ("works part-time at Globex").
@@ -77,9 +79,13 @@ def _adverbial(tok: Any) -> bool:
 
 
 def _is_place(phrase: Phrase) -> bool:
-    return bool(phrase.tokens) and all(
-        t.ent_type_ in _PLACE_LABELS for t in phrase.tokens if not t.is_punct
-    )
+    """A place, not an organization: NER says so and, since the small model calls many
+    companies places, the name is a well-known one (or NER calls it a location proper)."""
+    words = [t for t in phrase.tokens if not t.is_punct and t.lower_ != "the"]
+    if not words or not all(t.ent_type_ in _PLACE_LABELS for t in words):
+        return False
+    text = "".join(t.text_with_ws for t in words).strip()
+    return is_known_place(text) or all(t.ent_type_ == "LOC" for t in words)
 
 
 def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase | None] | None:
@@ -112,7 +118,18 @@ def _origin(head: Any, subject: Phrase | None, inside: set[int], skip: set[int])
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):
         pobj = _pobj(prep)
         if pobj is not None and pobj.i in inside and pobj.i not in skip:
-            found.append(Relation(subject, "leave", entity_phrase(pobj, inside)))
+            origin = entity_phrase(pobj, inside)
+            if not _is_place(origin):  # "joins from Cape Town" leaves no employer
+                found.append(Relation(subject, "leave", origin))
+    return found
+
+
+def _conjoined_objects(relation: Relation, obj_tok: Any, inside: set[int]) -> list[Relation]:
+    """ "The committee includes Ngozi, Henrik Lund and Farah Siddiqui": one relation each."""
+    found = []
+    for tok in obj_tok.conjuncts:
+        if tok.i in inside and tok.i > obj_tok.i and tok.pos_ in ("PROPN", "NOUN"):
+            found.append(Relation(relation.subject, relation.predicate, entity_phrase(tok, inside)))
     return found
 
 
@@ -157,8 +174,8 @@ def read_frame(
     Globex"); `temporal` holds tokens of temporal phrases, which are never arguments."""
     skip = temporal
     subj_tok = _first(content, ("nsubj", "nsubjpass"), inside, skip)
-    if subj_tok is None:
-        subj_tok = shared_subject
+    if subj_tok is None or (shared_subject is not None and subj_tok.tag_ in ("WP", "WDT")):
+        subj_tok = shared_subject  # coordinated verbs share it; "who" is the name it follows
     subject = entity_phrase(subj_tok, inside, anchor_possessor=True) if subj_tok else None
     head = content
     pred = [head.lemma_.lower()]
@@ -168,6 +185,7 @@ def read_frame(
         head = xcomp
     pred += [c.lower_ for c in head.children if c.dep_ == "prt"]
     obj: Phrase | None = None
+    conjoined: Any | None = None
     lemma = head.lemma_.lower()
     if lemma == "be" and len(pred) == 1:
         copular = _copular(head, inside, skip)
@@ -196,11 +214,14 @@ def read_frame(
                     break
         if obj_tok is not None:
             obj = entity_phrase(obj_tok, inside)
+            conjoined = obj_tok
     predicate = " ".join(pred)
     if obj is not None and lemma in _PLACE_VERBS and _is_place(obj):
         # "moved to Denver", "left Boston": where someone lives, not where they work
         predicate = "relocate from" if lemma in _END_VERBS else "relocate to"
     main = Relation(subject, predicate, obj)
     extras = [*_with_roles(main), *_origin(head, subject, inside, skip)]
+    if conjoined is not None:
+        extras += _conjoined_objects(main, conjoined, inside)
     extras += _subordinate_ends(head, subject, inside, skip)
     return Frame(main, tuple(extras))

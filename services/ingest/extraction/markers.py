@@ -14,7 +14,8 @@ _MARKER_WORDS = (
     r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?"
 )
 _MARKER_RE = re.compile(
-    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:{_MARKER_WORDS})\s*(?:[:—–]|-\s|,(?=\s)))"
+    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:{_MARKER_WORDS})\s*(?:[:—–]|-\s|,(?=\s))"
+    r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps)\b\s+(?=[a-z]))"
 )
 
 

@@ -5,16 +5,32 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from services.ingest.extraction.arguments import NAME_LABELS, entity_phrase
+from services.ingest.extraction.arguments import (
+    NAME_LABELS,
+    PLACE_HEADS,
+    entity_phrase,
+    is_name,
+    name_span,
+)
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import Mention, context_mentions
+from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
+from shared.entities.normalize import normalize_name
+from shared.text.units import TEAM_HEADS
 
-__all__ = ["PERSON_LABEL", "entity_label", "full_names", "mentions", "subject_things"]
+__all__ = [
+    "PERSON_LABEL",
+    "entity_label",
+    "full_names",
+    "mentions",
+    "subject_things",
+    "title_topic",
+]
 
 PERSON_LABEL = "PERSON"
-_CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
-_FULL_NAME_RE = re.compile(r"\b([A-Z][a-z][\w'’-]*(?:\s+[A-Z][a-z][\w'’-]*)+)")
+_CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
+_FULL_NAME_RE = re.compile(r"\b([A-Z][a-z][\w'’-]*(?:[ \t]+[A-Z][a-z][\w'’-]*)+)")
 # Capitalised words that open a sentence, not a name ("The Lisbon office", "Update Dana").
 _NOT_NAME_STARTS = frozenset(
     {
@@ -41,13 +57,44 @@ def mentions(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[Ment
             for cand in (run, *run.split()):
                 if cand in known:
                     tail_names[cand] = known[cand]
+                elif _person_name(cand):
+                    tail_names.setdefault(cand, PERSON_LABEL)
         found.extend(context_mentions(inp.context, tail_names))
     for ent in doc.ents:
         label = entity_label(ent.label_)
         if label:
             start = inp.base_offset + ent.start_char
             found.append(Mention(ent.text, label, ent.start_char, start, start + len(ent.text)))
-    found.extend(subject_things(inp, doc, {m.position for m in found}))
+    taken = {m.position for m in found}
+    found.extend(_people_ner_missed(inp, doc, taken))
+    found.extend(subject_things(inp, doc, taken))
+    return found
+
+
+def _person_name(text: str) -> bool:
+    """A name that opens with a common given name ("Olumide", "Sofia Lindqvist")."""
+    words = text.split()
+    return (
+        0 < len(words) <= 3
+        and all(w[:1].isupper() for w in words)
+        and words[0] not in _NOT_NAME_STARTS
+        and is_given_name(normalize_name(words[0]))
+    )
+
+
+def _people_ner_missed(inp: ExtractionInput, doc: Any, taken: set[int]) -> list[Mention]:
+    """People the small NER missed ("Olumide moved …, so he now leads on-call"): proper nouns
+    that open with a common given name, so a later "he"/"she" can find them."""
+    found = []
+    for tok in doc:
+        if tok.ent_type_ or tok.pos_ != "PROPN" or tok.dep_ in ("compound", "flat"):
+            continue
+        span = name_span(tok) or (tok,)
+        text = "".join(t.text_with_ws for t in span).strip()
+        if span[0].idx in taken or not _person_name(text):
+            continue
+        start = inp.base_offset + span[0].idx
+        found.append(Mention(text, PERSON_LABEL, span[0].idx, start, start + len(text)))
     return found
 
 
@@ -87,3 +134,44 @@ def full_names(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[st
         if entity_label(ent.label_) and len(ent) > 1:
             names.append(ent.text)
     return names
+
+
+# Words titles use for the kind of document, never its topic ("Weekly status: Lighthouse").
+_TITLE_WORDS = frozenset(
+    {
+        "re", "fwd", "fw", "weekly", "monthly", "quarterly", "daily", "status", "project",
+        "report", "notes", "standup", "review", "sync", "call", "meeting", "update", "retro",
+        "customer", "sales", "design", "vendor", "interview", "profile", "account", "offer",
+        "welcome", "handover", "glossary", "faq", "summary", "minutes", "agenda", "recap",
+        "postmortem", "incident", "all-hands", "town", "hall", "dm", "q&a",
+    }
+)  # fmt: skip
+
+
+def title_topic(title: Any) -> str | None:
+    """What a document title names as its topic, from its parse: the first name that is not a
+    word for the kind of document ("Halcyon Bio — customer account", "Project Lighthouse",
+    "Kraków office"), else its first noun phrase ("Hiring committee — 3 September")."""
+    if title.text.startswith("#"):
+        return None  # a chat channel names a room, not a topic
+    words = [t for t in title if t.lower_ not in _TITLE_WORDS and not t.is_punct]
+    for tok in words:
+        if is_name(tok) and tok.ent_type_ not in ("DATE", "TIME", "CARDINAL"):
+            span = [t for t in name_span(tok) or (tok,) if t.lower_ not in _TITLE_WORDS]
+            head = tok
+            while head.dep_ in ("compound", "flat", "amod") and head.head.i > head.i:
+                head = head.head
+            if head.lower_ in TEAM_HEADS | PLACE_HEADS and span:  # "Kraków office"
+                span = [*span, head] if head not in span else span
+            text = " ".join(t.text for t in sorted(span, key=lambda t: t.i))
+            return text or None
+    for chunk in title.noun_chunks:
+        core = [
+            t
+            for t in chunk
+            if (t.pos_ in ("NOUN", "PROPN", "ADJ") or t.tag_ == "VBG")
+            and t.lower_ not in _TITLE_WORDS
+        ]
+        if core and core[-1].pos_ in ("NOUN", "PROPN"):
+            return " ".join(t.text for t in core)
+    return None

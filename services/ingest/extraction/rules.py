@@ -14,6 +14,7 @@ from services.ingest.extraction.arguments import (
     Phrase,
     entity_like,
     entity_phrase,
+    is_bare,
     name_span,
 )
 from services.ingest.extraction.attribution import find_attribution
@@ -36,6 +37,7 @@ from services.ingest.extraction.mentions import (
     full_names,
     mentions,
     subject_things,
+    title_topic,
 )
 from shared.text.temporal import ATOM_RES
 
@@ -66,6 +68,7 @@ _RESCHEDULE_VERBS = frozenset(
 )
 # Placements that end, and those that begin: a job change's two halves share its date.
 _ENDING_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
+_WE = frozenset({"we", "us"})
 _NUMERIC_ENTS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 _DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
@@ -78,10 +81,27 @@ def load_rules_extractor() -> RulesExtractor:
 
     def load() -> Any:
         import spacy
+        from spacy.language import Language
 
-        return spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
+        if not Language.has_factory(_SEMICOLONS):
+            Language.component(_SEMICOLONS, func=_semicolon_boundaries)
+        nlp = spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
+        nlp.add_pipe(_SEMICOLONS, before="parser")
+        return nlp
 
     return RulesExtractor(load)
+
+
+_SEMICOLONS = "rememberstack_semicolon_boundaries"
+
+
+def _semicolon_boundaries(doc: Any) -> Any:
+    """A semicolon ends a statement ("the cutover is done; Kafka now carries refunds"): the
+    parser respects boundaries set before it, so each side gets a parse of its own."""
+    for tok in doc[:-1]:
+        if tok.text == ";":
+            doc[tok.i + 1].is_sent_start = True
+    return doc
 
 
 class RulesExtractor:
@@ -126,8 +146,16 @@ class RulesExtractor:
             if inp.speaker:
                 known[inp.speaker] = PERSON_LABEL
         before = self._antecedents_before(nlp, inputs, docs)
+        titles = sorted({i.document_title for i in inputs if i.document_title})
+        topics = dict(
+            zip(
+                titles, map(title_topic, nlp.pipe(titles, batch_size=self._batch_size)), strict=True
+            )
+        )
         return [
-            self._extract_one(inp, doc, known, before.get(i, []))
+            self._extract_one(
+                inp, doc, known, before.get(i, []), topics.get(inp.document_title or "")
+            )
             for i, (inp, doc) in enumerate(zip(inputs, docs, strict=True))
         ]
 
@@ -178,7 +206,12 @@ class RulesExtractor:
             return list(nlp.pipe(sorted(tails), batch_size=self._batch_size))
 
     def _extract_one(
-        self, inp: ExtractionInput, doc: Any, known: dict[str, str], before: list[Mention]
+        self,
+        inp: ExtractionInput,
+        doc: Any,
+        known: dict[str, str],
+        before: list[Mention],
+        topic: str | None,
     ) -> list[ExtractedClaim]:
         named = before + mentions(inp, doc, known)
         short_forms = ShortForms.from_names(full_names(inp, doc, known))
@@ -196,17 +229,24 @@ class RulesExtractor:
                 rewriter = Rewriter(
                     named, inp.speaker, inp.document_title, inp.base_offset, short_forms, lone
                 )
-                built = self._claim(inp, sent, clause, rewriter)
+                built = self._claim(inp, sent, clause, rewriter, topic)
                 if built is not None:
                     found.append(built)
             claims.extend(_share_job_change_dates(found))
         return claims
 
     def _claim(
-        self, inp: ExtractionInput, sent: Any, clause: Clause, rewriter: Rewriter
+        self,
+        inp: ExtractionInput,
+        sent: Any,
+        clause: Clause,
+        rewriter: Rewriter,
+        topic: str | None,
     ) -> tuple[ExtractedClaim, str] | None:
         attribution = find_attribution(clause.head)
         content = attribution.content if attribution else clause.head
+        if attribution is not None and attribution.asserted:
+            attribution = None  # a decision the writers report: its content is the claim
         if drop_reason(sent, clause, content, attribution is not None):
             return None
         holder = None
@@ -214,7 +254,7 @@ class RulesExtractor:
         inside = {t.i for t in clause.tokens}
         shared = clause.shared_subject
         if shared is not None:
-            inside |= {t.i for t in shared.subtree}
+            inside |= {t.i for t in clause.subject_tokens} | {shared.i}
         holder_roles: tuple[Relation, ...] = ()
         if attribution is not None:
             holder_phrase = _holder_phrase(attribution.holder_tokens, inside)
@@ -236,18 +276,16 @@ class RulesExtractor:
         window = self._window(inp.text, clause, content, inp.said_on, temporal, reschedule)
         kind = _kind(content, clause, window)
         claim_text = rewriter.render(clause.tokens)
-        if shared is not None:
-            subject_words = [t for t in shared.subtree if t.i not in {c.i for c in clause.tokens}]
-            claim_text = (
-                f"{rewriter.render(subject_words)} {claim_text[:1].lower()}{claim_text[1:]}"
-            )
+        if clause.subject_tokens:
+            subject = rewriter.render(clause.subject_tokens)
+            claim_text = f"{subject} {claim_text[:1].lower()}{claim_text[1:]}"
         claim_text = re.sub(r"[.!]+$", "", claim_text).strip()
         main = frame.main
         start = inp.base_offset + local_start
         end = inp.base_offset + local_end
         evidence = [Span(start, end, inp.text[local_start:local_end])]
-        if shared is not None:
-            s_tokens = sorted(shared.subtree, key=lambda t: t.i)
+        if clause.subject_tokens:
+            s_tokens = clause.subject_tokens
             s_start, s_end = s_tokens[0].idx, s_tokens[-1].idx + len(s_tokens[-1].text)
             evidence.append(
                 Span(inp.base_offset + s_start, inp.base_offset + s_end, inp.text[s_start:s_end])
@@ -270,7 +308,7 @@ class RulesExtractor:
             is_attributed=attribution is not None,
             holder=holder,
             polarity=_polarity(clause, content, attribution),
-            subject_text=_render(main.subject, rewriter),
+            subject_text=_subject_text(main.subject, rewriter, topic, inp, attribution),
             predicate_text=main.predicate,
             object_text=_render(main.object, rewriter) if entity_like(main.object) else None,
             extra_relations=_extras(frame, rewriter),
@@ -300,6 +338,24 @@ class RulesExtractor:
         return self._dates.resolve(
             text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
         )
+
+
+def _subject_text(
+    phrase: Phrase | None,
+    rewriter: Rewriter,
+    topic: str | None,
+    inp: ExtractionInput,
+    attribution: Any,
+) -> str | None:
+    """The subject's name; in prose, a bare noun ("the contract renews on 1 November",
+    "Headcount is 64") is said of what the document is about, which its title names."""
+    if topic and inp.speaker is None and attribution is None and is_bare(phrase):
+        return topic
+    if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].lower_ in _WE:
+        # "We shipped it": the writers and others, no one entity. The claim is anchored on
+        # the speaker or the document instead (and its text says "<speaker> and others").
+        return None
+    return _render(phrase, rewriter)
 
 
 def _render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:

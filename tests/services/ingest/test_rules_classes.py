@@ -49,7 +49,7 @@ def _day(claim: ExtractedClaim) -> tuple[str | None, str | None, str]:
 def test_a_name_does_not_swallow_what_follows_it(
     extractor: RulesExtractor, text: str, subject: str
 ) -> None:
-    assert _one(extractor, text).subject_text == subject
+    assert _claims(extractor, text)[0].subject_text == subject
 
 
 @pytest.mark.parametrize(
@@ -323,3 +323,84 @@ def test_attributed_opinions_are_kept_as_the_holders_view(
 )
 def test_plain_declaratives_are_never_dropped(extractor: RulesExtractor, text: str) -> None:
     assert len(_claims(extractor, text)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("Please welcome Thandiwe Dlamini, who joins the Trust team today.", "Thandiwe Dlamini",
+         "the Trust team"),
+        ("I took over from Daniela Cruz, who moved to the Osaka team in February.",
+         "Daniela Cruz", "the Osaka team"),
+        ("We met Grace Mwangi, who runs the Growth team.", "Grace Mwangi", "the Growth team"),
+    ],
+)  # fmt: skip
+def test_a_relative_clause_about_a_name_is_a_claim_about_that_name(
+    extractor: RulesExtractor, text: str, subject: str, obj: str
+) -> None:
+    found = [c for c in _claims(extractor, text) if c.subject_text == subject]
+    assert found and found[-1].object_text == obj
+    assert found[-1].claim_text.startswith(subject)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We shipped firmware 3.2 to all sites last night; it fixes the pairing issue.",
+        "The cutover is done; Kafka now carries the refunds queue.",
+        "Olumide moved to the SRE team in December, so he now leads on-call.",
+    ],
+)
+def test_semicolons_and_so_separate_two_statements(extractor: RulesExtractor, text: str) -> None:
+    assert len(_claims(extractor, text)) == 2
+
+
+def test_every_conjoined_object_is_a_relation(extractor: RulesExtractor) -> None:
+    claim = _one(extractor, "The committee includes Ngozi, Henrik Lund and Farah Siddiqui.")
+    objects = [claim.object_text] + [r.object_text for r in claim.extra_relations]
+    assert objects == ["Ngozi", "Henrik Lund", "Farah Siddiqui"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We agreed, twice today, that Sofia stays on the ingest team.",
+        "We decided that Ravi owns the migration.",
+        "We confirmed that the vendor is Acme.",
+    ],
+)
+def test_a_decision_the_writers_report_is_their_own_claim(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claim = _one(extractor, text)
+    assert not claim.is_attributed and claim.claim_valid_from is None
+    assert claim.subject_text not in (None, "We")
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "subject"),
+    [
+        ("The contract renews on 1 November.", "Halcyon Bio — customer account", "Halcyon Bio"),
+        ("The headcount is 64.", "Kraków office", "Kraków office"),
+        ("The beta has 12 customers.", "Project Lighthouse", "Lighthouse"),
+    ],
+)
+def test_a_bare_subject_in_prose_is_said_of_the_documents_topic(
+    extractor: RulesExtractor, text: str, title: str, subject: str
+) -> None:
+    assert _one(extractor, text, document_title=title).subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Ravi moved to Denver in June.", "relocate to"),
+        ("Jon left Boston last year.", "relocate from"),
+        ("Maria moved to Globex in June.", "move to"),
+        ("Maria left Acme last year.", "leave"),
+    ],
+)
+def test_a_known_place_is_where_someone_lives_not_works(
+    extractor: RulesExtractor, text: str, predicate: str
+) -> None:
+    assert _one(extractor, text).predicate_text == predicate
