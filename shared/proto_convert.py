@@ -14,6 +14,7 @@ from shared.errors import Violations
 from shared.timescope import TimeScope
 
 __all__ = [
+    "ACTION",
     "CLAIM_VALID_KIND",
     "CURRENCY_REASON",
     "FACT_KIND",
@@ -108,6 +109,15 @@ OUTCOME: Mapping[str, int] = {
     "retracted_source_removal": fact_pb2.DECISION_OUTCOME_RETRACTED_SOURCE_REMOVAL,
     "withdrawn": fact_pb2.DECISION_OUTCOME_WITHDRAWN,
     "restored": fact_pb2.DECISION_OUTCOME_RESTORED,
+}
+ACTION: Mapping[str, int] = {
+    "add": fact_pb2.DECISION_ACTION_ADD,
+    "confirm": fact_pb2.DECISION_ACTION_CONFIRM,
+    "adjust": fact_pb2.DECISION_ACTION_ADJUST,
+    "supersede": fact_pb2.DECISION_ACTION_SUPERSEDE,
+    "contradict_evidence": fact_pb2.DECISION_ACTION_CONTRADICT_EVIDENCE,
+    "contradict_group": fact_pb2.DECISION_ACTION_CONTRADICT_GROUP,
+    "reopen": fact_pb2.DECISION_ACTION_REOPEN,
 }
 VERSIONING_MODE: Mapping[str, int] = {
     "snapshot": document_pb2.VERSIONING_MODE_SNAPSHOT,

@@ -13,6 +13,7 @@ from services.adjudicator.service import ClaimsOutcome, EngineInfo, SupportRevie
 from services.adjudicator.writer import DecisionEntry
 from shared.errors import Violations
 from shared.proto_convert import (
+    ACTION,
     OUTCOME,
     bounded_int,
     parse_uuid,
@@ -96,6 +97,7 @@ def decision_to_pb(entry: DecisionEntry) -> fact_pb2.DecisionRecord:
         decided_by=entry.decided_by,
         decided_at=timestamp(entry.decided_at),
         claim_id=str(entry.claim_id) if entry.claim_id else "",
+        action=ACTION.get(entry.action, 0),  # type: ignore[arg-type]
     )
     if entry.window_before is not None:
         w = entry.window_before

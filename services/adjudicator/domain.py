@@ -202,6 +202,8 @@ class Assertion:
     label: str = ""
     # What a relation's phrase said of the state: it holds, it began ("joined") or ended.
     phase: Literal["state", "start", "end"] = "state"
+    # The claim says the relation holds beside the subject's others ("also works at …").
+    concurrent: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +237,8 @@ class CandidateFact:
     contradiction_group_id: str | None = None
     similarity: float = 0.0
     polarity: Polarity = "positive"
+    # Successive values of one attribute share a slot (see shared/beliefs/timeline.py).
+    slot_id: str | None = None
 
     @property
     def latest_asserted_at(self) -> datetime | None:

@@ -39,6 +39,12 @@ __all__ = [
 ]
 
 _MAX_PHRASE_TOKENS = 8
+# Cues that a relation holds beside the subject's others: a second employer is no successor.
+_CONCURRENT_RE = re.compile(
+    r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
+    r"second job|besides|simultaneously|at the same time|concurrently|jointly)\b",
+    re.IGNORECASE,
+)
 
 
 def _tokens(text: str) -> list[str]:
@@ -321,6 +327,7 @@ class Normalizer:
             object_name=obj.name,
             label=label,
             phase=directed.phase,
+            concurrent=bool(_CONCURRENT_RE.search(claim.claim_text)),
         )
 
     @staticmethod

@@ -37,6 +37,7 @@ from services.adjudicator.entities.resolver import EntityResolver, Mention, Reso
 from services.adjudicator.normalization import Normalizer
 from services.adjudicator.writer import DecisionEntry, FactWriter
 from shared.beliefs.locks import lock_entities
+from shared.beliefs.slots import settle_slots
 from shared.beliefs.support import recount_facts
 from shared.db.models import Fact
 from shared.db.queue import replay_dead_letters
@@ -370,6 +371,9 @@ class AdjudicationService:
             decided = await adjudicate(self._engine, assertion, candidates, self._floor)
             await writer.apply(assertion, decided.decision, candidates, vector)
             known.add(key)
+        # Where each value of a changed slot stands follows from the whole slot, whatever
+        # order its facts arrived in (shared/beliefs/timeline.py).
+        await settle_slots(session, namespace, sorted(writer.slots, key=str), decided_by=decided_by)
         return await writer.flush(), dropped, len(rows)
 
     async def review_support(

@@ -14,6 +14,7 @@ from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.domain import Assertion, CandidateFact, Decision, Stance, Window
+from shared.beliefs.slots import FUNCTIONAL_PREDICATES, SlotKey
 from shared.beliefs.support import recount_facts
 from shared.db.models import ContradictionGroup, Fact
 
@@ -38,6 +39,7 @@ class DecisionEntry:
     decided_at: datetime
     window_before: Window | None
     window_after: Window | None
+    action: str = ""
 
 
 def window_json(window: Window | None) -> dict[str, Any] | None:
@@ -86,9 +88,9 @@ def _outcome(decision: Decision) -> str:
 _FACT = (
     "INSERT INTO facts (id, namespace, kind, subject_entity_id, predicate, object_entity_id,"
     " statement, label, valid_from, valid_until, valid_precision, valid_kind, embedding,"
-    " contradiction_group_id, created_at) VALUES (:f_id, :ns, :f_kind, :f_subject,"
+    " contradiction_group_id, slot_id, created_at) VALUES (:f_id, :ns, :f_kind, :f_subject,"
     " :f_predicate, :f_object, :f_statement, :f_label, :f_from, :f_until, :f_precision,"
-    " :f_valid_kind, CAST(:f_vector AS vector), :f_group, clock_timestamp())"
+    " :f_valid_kind, CAST(:f_vector AS vector), :f_group, :f_slot, clock_timestamp())"
 )
 _LINK = (
     "INSERT INTO fact_evidence (namespace, fact_id, claim_id, document_id, stance, linked_at)"
@@ -104,24 +106,39 @@ _WINDOW = (
 _ASSERTION = (
     "INSERT INTO assertions (id, namespace, claim_id, kind, subject_entity_id, predicate,"
     " object_entity_id, statement, polarity, valid_from, valid_until, valid_precision,"
-    " fact_id, outcome, dedupe_key, created_at) VALUES (:a_id, :ns, :a_claim, :a_kind,"
-    " :a_subject, :a_predicate, :a_object, :a_statement, :a_polarity, :a_from, :a_until,"
-    " :a_precision, :a_fact, :a_outcome, :a_key, clock_timestamp())"
+    " fact_id, outcome, dedupe_key, phase, concurrent, created_at) VALUES (:a_id, :ns,"
+    " :a_claim, :a_kind, :a_subject, :a_predicate, :a_object, :a_statement, :a_polarity,"
+    " :a_from, :a_until, :a_precision, :a_fact, :a_outcome, :a_key, :a_phase, :a_concurrent,"
+    " clock_timestamp())"
 )
-_FRAGMENTS = {"fact": _FACT, "link": _LINK, "window": _WINDOW, "assertion": _ASSERTION}
+_SLOT = (
+    "UPDATE facts SET slot_id = :s_slot, updated_at = now()"
+    " WHERE namespace = :ns AND id = :s_fact AND slot_id IS NULL"
+)
+_FRAGMENTS = {
+    "fact": _FACT,
+    "link": _LINK,
+    "window": _WINDOW,
+    "assertion": _ASSERTION,
+    "slot": _SLOT,
+}
+# Observations of these kinds are states: successive values of one attribute. Rival events
+# (two dates for one cutover) stay a contradiction, never a chain.
+_STATE_KINDS = frozenset({"effective_period", "proposition_validity", None})
 _STATEMENTS: dict[tuple[str, ...], Any] = {}
 # The transcripts of a batch in one statement; clock_timestamp() per row keeps their order.
 _TRANSCRIPTS = text(
     "INSERT INTO decision_transcripts (id, namespace, fact_id, related_fact_id, assertion_id,"
-    " claim_id, outcome, method, engine, model, confidence, rationale, window_before,"
+    " claim_id, outcome, action, method, engine, model, confidence, rationale, window_before,"
     " window_after, decided_by, decided_at)"
     " SELECT r.id, :ns, r.fact_id, r.related_fact_id, r.assertion_id, r.claim_id, r.outcome,"
-    " r.method, r.engine, r.model, r.confidence, r.rationale,"
+    " r.action, r.method, r.engine, r.model, r.confidence, r.rationale,"
     # SQLAlchemy's JSON type stored None as JSON null, not SQL NULL; kept so for readers.
     " coalesce(r.window_before, 'null'), coalesce(r.window_after, 'null'),"
     " :decided_by, clock_timestamp() FROM jsonb_array_elements(CAST(:rows AS jsonb))"
     " WITH ORDINALITY AS e(row, n), jsonb_to_record(e.row) AS r(id uuid, fact_id uuid,"
-    " related_fact_id uuid, assertion_id uuid, claim_id uuid, outcome text, method text,"
+    " related_fact_id uuid, assertion_id uuid, claim_id uuid, outcome text, action text,"
+    " method text,"
     " engine text, model text, confidence float8, rationale text, window_before jsonb,"
     " window_after jsonb) ORDER BY e.n"
     " RETURNING id, decided_at"
@@ -163,6 +180,8 @@ class FactWriter:
         self._transcripts: list[dict[str, Any]] = []
         self._entries: list[DecisionEntry] = []
         self._touched: list[uuid.UUID] = []
+        # Slots whose values this batch changed, for the timeline to place (settle_slots).
+        self.slots: set[SlotKey] = set()
 
     async def apply(
         self,
@@ -196,21 +215,27 @@ class FactWriter:
             earlier = uuid.UUID(candidate.fact_id)
             fact_id = uuid.uuid4()
             closed = decision.new_window or candidate.window
+            slot = self._slot_of(assertion, candidate)
             writes += [
-                self._fact(fact_id, assertion, vector),
+                self._fact(fact_id, assertion, vector, slot=slot),
                 self._link(fact_id, assertion),
                 self._set_window(earlier, closed, superseded_by=fact_id),
             ]
+            if slot is not None:
+                writes.append(("slot", {"s_slot": slot, "s_fact": earlier}))
             pending.append((earlier, fact_id, "update", candidate.window, closed))
             pending.append((fact_id, earlier, "add", None, assertion.window))
         else:  # contradict_group
             rival = uuid.UUID(candidate.fact_id)
             group = await self._group_of(rival)
             fact_id = uuid.uuid4()
+            slot = self._slot_of(assertion, candidate)
             writes += [
-                self._fact(fact_id, assertion, vector, group=group),
+                self._fact(fact_id, assertion, vector, group=group, slot=slot),
                 self._link(fact_id, assertion),
             ]
+            if slot is not None:
+                writes.append(("slot", {"s_slot": slot, "s_fact": rival}))
             pending.append((fact_id, rival, "contradict", None, assertion.window))
             pending.append((rival, fact_id, "contradict", candidate.window, candidate.window))
         assertion_id, insert_assertion = self._assertion(assertion, fact_id, _outcome(decision))
@@ -224,6 +249,8 @@ class FactWriter:
         claim_id = uuid.UUID(assertion.claim.claim_id)
         for fact, related, outcome, before, after in pending:
             decision_id = uuid.uuid4()
+            # The successor of a supersession and the new side of a group are added facts.
+            action_of = "add" if outcome == "add" else decision.action
             self._transcripts.append(
                 {
                     "id": str(decision_id),
@@ -232,6 +259,7 @@ class FactWriter:
                     "assertion_id": str(assertion_id),
                     "claim_id": str(claim_id),
                     "outcome": outcome,
+                    "action": action_of,
                     "method": decision.method,
                     "engine": decision.engine,
                     "model": decision.model,
@@ -257,9 +285,24 @@ class FactWriter:
                     decided_at=datetime.min,  # the database's time, set by `flush`
                     window_before=before,
                     window_after=after,
+                    action=action_of,
                 )
             )
         self._touched.append(fact_id)
+        if assertion.kind == "relation" and assertion.predicate in FUNCTIONAL_PREDICATES:
+            self.slots.add(SlotKey(uuid.UUID(assertion.subject_entity_id), assertion.predicate))
+        slot_id = candidate.slot_id if candidate is not None else None
+        if slot_id is not None:
+            self.slots.add(SlotKey(slot_id=uuid.UUID(slot_id)))
+
+    def _slot_of(self, assertion: Assertion, candidate: CandidateFact) -> uuid.UUID | None:
+        """The slot an observation joins when it rivals a state: the candidate's, or a new one.
+        Relations need none (their slot is the subject and predicate)."""
+        if assertion.kind != "observation" or assertion.claim.window_kind not in _STATE_KINDS:
+            return None
+        slot = uuid.UUID(candidate.slot_id) if candidate.slot_id else uuid.uuid4()
+        self.slots.add(SlotKey(slot_id=slot))
+        return slot
 
     async def flush(self) -> list[DecisionEntry]:
         """Write the queued transcripts and recount the touched facts; the batch's entries."""
@@ -285,6 +328,7 @@ class FactWriter:
         vector: str | None,
         *,
         group: uuid.UUID | None = None,
+        slot: uuid.UUID | None = None,
     ) -> tuple[str, dict[str, Any]]:
         window = assertion.window
         return "fact", {
@@ -303,6 +347,7 @@ class FactWriter:
             "f_valid_kind": assertion.claim.window_kind,
             "f_vector": vector,
             "f_group": group,
+            "f_slot": slot,
         }
 
     def _link(
@@ -382,5 +427,7 @@ class FactWriter:
                 "a_fact": fact_id,
                 "a_outcome": outcome,
                 "a_key": key[1],
+                "a_phase": assertion.phase,
+                "a_concurrent": assertion.concurrent,
             },
         )

@@ -281,6 +281,7 @@ class DecisionView:
     window_before: dict[str, Any] | None
     window_after: dict[str, Any] | None
     claim_id: UUID | None
+    action: str | None = None
 
 
 @dataclass(frozen=True)

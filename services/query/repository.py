@@ -244,7 +244,7 @@ async def transcript(
         text(
             "SELECT * FROM (SELECT id, fact_id, related_fact_id, outcome, method, engine, model,"
             " confidence, rationale, decided_by, decided_at, window_before, window_after,"
-            " claim_id FROM decision_transcripts WHERE namespace = :ns AND fact_id = :id"
+            " claim_id, action FROM decision_transcripts WHERE namespace = :ns AND fact_id = :id"
             " ORDER BY decided_at DESC, id DESC LIMIT :lim) recent ORDER BY decided_at, id"
         ),
         {"ns": namespace, "id": fact_id, "lim": limit},

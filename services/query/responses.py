@@ -26,6 +26,7 @@ from services.query.domain import (
     ResolveEntityResult,
 )
 from shared.proto_convert import (
+    ACTION,
     CLAIM_VALID_KIND,
     CURRENCY_REASON,
     FACT_KIND,
@@ -264,6 +265,7 @@ def decision_pb(d: DecisionView) -> fact_pb2.DecisionRecord:
         window_before=_window(d.window_before),
         window_after=_window(d.window_after),
         claim_id=str(d.claim_id or ""),
+        action=ACTION.get(d.action or "", 0),  # type: ignore[arg-type]
     )
 
 

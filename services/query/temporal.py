@@ -3,12 +3,13 @@
 Rules (documented for callers of every read):
 - Belief: `as_of` keeps facts with `ingested_at <= believed_at` and `invalidated_at` null or after
   it, judged with today's windows; every other scope keeps facts not invalidated now.
-- Records versus states: facts whose `valid_kind` is `event_time` or `measurement_period` are
-  records of something that happened; at an instant (current, at, as_of) they qualify once their
-  window began (or when it is unknown) and stay true as records afterwards. Every other fact is a
-  state and qualifies only while its half-open window contains the instant (unknown ends are open).
-- A superseded fact never qualifies at an instant at or after its closed `valid_until`, so
-  `current` returns only the successor of a supersession.
+- At an instant (current, at, as_of) a fact qualifies only while its half-open window contains
+  the instant; an unknown side never rules it out. This holds for events too: "shipped on 3
+  March" is the fact of 3 March, returned for that day and by `history` or `overlap`, never
+  shown with a window that does not contain the instant asked about.
+- A superseded fact never qualifies at an instant at or after its closed `valid_until`; `current`
+  returns only the successor of a supersession, even when the predecessor's end is unknown
+  (a change said later, undated).
 - `overlap` keeps windows touching [from, to] (both ends included); `history` keeps every believed
   window that began by now. Unknown window ends never rule a fact out (temporal_match=possible).
 - Claims use the same rules over their stated window, whose end is inclusive at its precision.
@@ -20,8 +21,6 @@ from datetime import datetime
 from typing import Any
 
 from shared.timescope import TimeScope
-
-_RECORD_KINDS = "('event_time', 'measurement_period')"
 
 # A claim's stated end is inclusive at its precision; widen it to an exclusive instant.
 _CLAIM_END = (
@@ -44,9 +43,7 @@ def belief_clause(scope: TimeScope, alias: str = "f") -> str:
     return f"{alias}.invalidated_at IS NULL"
 
 
-def _window_clause(
-    scope: TimeScope, start: str, end_exclusive: str, kind: str, superseded: str | None
-) -> str:
+def _window_clause(scope: TimeScope, start: str, end_exclusive: str, superseded: str | None) -> str:
     if scope.kind == "overlap":
         return (
             f"(({start} IS NULL OR {start} <= :scope_end)"
@@ -55,13 +52,9 @@ def _window_clause(
     if scope.kind == "history":
         return f"({start} IS NULL OR {start} <= :now)"
     began = f"({start} IS NULL OR {start} <= :instant)"
-    holds = f"({began} AND ({end_exclusive} IS NULL OR :instant < {end_exclusive}))"
-    clause = f"((COALESCE({kind}, '') IN {_RECORD_KINDS} AND {began}) OR {holds})"
-    if superseded is not None:
-        clause = (
-            f"({clause} AND ({superseded} IS NULL OR {end_exclusive} IS NULL"
-            f" OR :instant < {end_exclusive}))"
-        )
+    clause = f"({began} AND ({end_exclusive} IS NULL OR :instant < {end_exclusive}))"
+    if superseded is not None and scope.kind == "current":
+        clause = f"({clause} AND {superseded} IS NULL)"
     return clause
 
 
@@ -71,7 +64,6 @@ def fact_scope_clause(scope: TimeScope, alias: str = "f") -> str:
         scope,
         f"{alias}.valid_from",
         f"{alias}.valid_until",
-        f"{alias}.valid_kind",
         f"{alias}.superseded_by_fact_id",
     )
     return f"({belief_clause(scope, alias)} AND {world})"
@@ -82,9 +74,7 @@ def claim_scope_clause(scope: TimeScope | None, alias: str = "c") -> str:
     if scope is None:
         return "TRUE"
     end = _CLAIM_END.format(a=alias)
-    world = _window_clause(
-        scope, f"{alias}.claim_valid_from", end, f"{alias}.claim_valid_kind", None
-    )
+    world = _window_clause(scope, f"{alias}.claim_valid_from", end, None)
     if scope.kind == "as_of":
         return f"({alias}.created_at <= :believed_at AND {world})"
     return world

@@ -17,6 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.beliefs.locks import lock_entities
+from shared.beliefs.slots import FUNCTIONAL_PREDICATES, SlotKey, settle_slots
 
 __all__ = ["RetirementCounts", "RetirementReason", "recount_facts", "retire_testimony"]
 
@@ -163,7 +164,7 @@ async def retire_testimony(
         await session.execute(
             text(
                 """
-                SELECT DISTINCT f.id, f.subject_entity_id, f.kind
+                SELECT DISTINCT f.id, f.subject_entity_id, f.kind, f.predicate, f.slot_id
                 FROM fact_evidence fe JOIN facts f ON f.id = fe.fact_id
                 WHERE fe.namespace = :namespace AND fe.claim_id = ANY(:ids)
                   AND f.invalidated_at IS NULL
@@ -239,6 +240,13 @@ async def retire_testimony(
         groups = {row.contradiction_group_id for row in closed if row.contradiction_group_id}
         if groups:
             await _resolve_dead_groups(session, namespace, list(groups))
+    # A value that lost its support no longer closes the one before it, nor conflicts.
+    slots = {
+        SlotKey(row.subject_entity_id, row.predicate)
+        for row in affected
+        if row.kind == "relation" and row.predicate in FUNCTIONAL_PREDICATES
+    } | {SlotKey(slot_id=row.slot_id) for row in affected if row.slot_id}
+    await settle_slots(session, namespace, sorted(slots, key=str), decided_by=decided_by)
     return RetirementCounts(
         claims_retired=len(retired),
         relations_closed=sum(1 for row in closed if row.kind == "relation"),

@@ -85,14 +85,29 @@ async def _relations(
     return list(reply.facts)
 
 
+def _ts(moment: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
 def _day(ts: Timestamp) -> datetime:
     return ts.ToDatetime(tzinfo=UTC)
 
 
-async def test_cutover_dates_are_one_contradiction_group_returned_together_under_current(
+async def test_cutover_dates_are_one_contradiction_group_returned_together_in_june(
     corpus: Corpus,
 ) -> None:
-    facts = await _facts(corpus, "billing migration cutover", CURRENT)
+    # The dates are events: a read returns them for the time their windows show.
+    june = common_pb2.TimeScope(
+        overlap=common_pb2.OverlapScope(
+            **{
+                "from": _ts(datetime(2026, 6, 1, tzinfo=UTC)),
+                "to": _ts(datetime(2026, 6, 30, tzinfo=UTC)),
+            }
+        )
+    )
+    facts = await _facts(corpus, "billing migration cutover", june)
     cutover = [f for f in facts if f.subject.name == "billing migration cutover"]
     grouped = [f for f in cutover if f.contradiction_group]
     assert grouped, [(f.label, f.subject.name) for f in facts]

@@ -117,6 +117,53 @@ STANCE_CONTRADICTS: Stance.ValueType  # 2
 """The claim disputes the fact."""
 Global___Stance: _TypeAlias = Stance  # noqa: Y015
 
+class _DecisionAction:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DecisionActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DecisionAction.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DECISION_ACTION_UNSPECIFIED: _DecisionAction.ValueType  # 0
+    """Not recorded (testimony changes, or entries written before actions were recorded)."""
+    DECISION_ACTION_ADD: _DecisionAction.ValueType  # 1
+    """A new fact (also the successor of a supersession and the new side of a group)."""
+    DECISION_ACTION_CONFIRM: _DecisionAction.ValueType  # 2
+    """The claim repeats the fact and was attached as supporting evidence."""
+    DECISION_ACTION_ADJUST: _DecisionAction.ValueType  # 3
+    """The fact's window was replaced with better or corrected dates."""
+    DECISION_ACTION_SUPERSEDE: _DecisionAction.ValueType  # 4
+    """A later value closed the fact at its world start; related_fact_id names the successor."""
+    DECISION_ACTION_CONTRADICT_EVIDENCE: _DecisionAction.ValueType  # 5
+    """The claim disputes the fact and was attached with stance contradicts."""
+    DECISION_ACTION_CONTRADICT_GROUP: _DecisionAction.ValueType  # 6
+    """The fact was placed in a contradiction group; related_fact_id names a co-member."""
+    DECISION_ACTION_REOPEN: _DecisionAction.ValueType  # 7
+    """The value that had closed the fact no longer stands (its support was removed)."""
+
+class DecisionAction(_DecisionAction, metaclass=_DecisionActionEnumTypeWrapper):
+    """The decision behind a transcript entry: what the adjudicator (or the timeline that places
+    the successive values of one slot) did. Entries written by the ingest service for testimony
+    changes (retraction, withdrawal, restoration) carry DECISION_ACTION_UNSPECIFIED.
+    """
+
+DECISION_ACTION_UNSPECIFIED: DecisionAction.ValueType  # 0
+"""Not recorded (testimony changes, or entries written before actions were recorded)."""
+DECISION_ACTION_ADD: DecisionAction.ValueType  # 1
+"""A new fact (also the successor of a supersession and the new side of a group)."""
+DECISION_ACTION_CONFIRM: DecisionAction.ValueType  # 2
+"""The claim repeats the fact and was attached as supporting evidence."""
+DECISION_ACTION_ADJUST: DecisionAction.ValueType  # 3
+"""The fact's window was replaced with better or corrected dates."""
+DECISION_ACTION_SUPERSEDE: DecisionAction.ValueType  # 4
+"""A later value closed the fact at its world start; related_fact_id names the successor."""
+DECISION_ACTION_CONTRADICT_EVIDENCE: DecisionAction.ValueType  # 5
+"""The claim disputes the fact and was attached with stance contradicts."""
+DECISION_ACTION_CONTRADICT_GROUP: DecisionAction.ValueType  # 6
+"""The fact was placed in a contradiction group; related_fact_id names a co-member."""
+DECISION_ACTION_REOPEN: DecisionAction.ValueType  # 7
+"""The value that had closed the fact no longer stands (its support was removed)."""
+Global___DecisionAction: _TypeAlias = DecisionAction  # noqa: Y015
+
 class _DecisionOutcome:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -405,6 +452,7 @@ class DecisionRecord(_message.Message):
     WINDOW_BEFORE_FIELD_NUMBER: _builtins.int
     WINDOW_AFTER_FIELD_NUMBER: _builtins.int
     CLAIM_ID_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
     decision_id: _builtins.str
     """Decision id (UUID)."""
     fact_id: _builtins.str
@@ -429,6 +477,8 @@ class DecisionRecord(_message.Message):
     """Who decided (worker id, or a user for direct adjudication)."""
     claim_id: _builtins.str
     """The claim that triggered the decision, if any."""
+    action: Global___DecisionAction.ValueType
+    """The decision behind the outcome; branch on this, not on the rationale text."""
     @_builtins.property
     def decided_at(self) -> _timestamp_pb2.Timestamp:
         """When the decision was made."""
@@ -458,10 +508,11 @@ class DecisionRecord(_message.Message):
         window_before: _common_pb2.Window | None = ...,
         window_after: _common_pb2.Window | None = ...,
         claim_id: _builtins.str = ...,
+        action: Global___DecisionAction.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["decided_at", b"decided_at", "window_after", b"window_after", "window_before", b"window_before"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claim_id", b"claim_id", "confidence", b"confidence", "decided_at", b"decided_at", "decided_by", b"decided_by", "decision_id", b"decision_id", "engine", b"engine", "fact_id", b"fact_id", "method", b"method", "model", b"model", "outcome", b"outcome", "rationale", b"rationale", "related_fact_id", b"related_fact_id", "window_after", b"window_after", "window_before", b"window_before"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "claim_id", b"claim_id", "confidence", b"confidence", "decided_at", b"decided_at", "decided_by", b"decided_by", "decision_id", b"decision_id", "engine", b"engine", "fact_id", b"fact_id", "method", b"method", "model", b"model", "outcome", b"outcome", "rationale", b"rationale", "related_fact_id", b"related_fact_id", "window_after", b"window_after", "window_before", b"window_before"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

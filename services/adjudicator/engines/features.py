@@ -250,7 +250,10 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
             correction_target = new[0] if isinstance(new[0], DateValue) else None
     if not correction and correction_cue:
         correction = 0.6
-    transition = float(bool(_TRANSITION.search(a_low)) and correction < 1.0)
+    # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
+    # wording; a claim that says the value holds beside others ("also", "part-time") is none.
+    announced = bool(_TRANSITION.search(a_low)) or assertion.phase == "start"
+    transition = float(announced and correction < 1.0 and not assertion.concurrent)
 
     values_equal = bool(a_values) and bool(c_values) and _values_equal(a_values, c_values)
     values_conflict = bool(a_values) and bool(c_values) and not values_equal
@@ -290,7 +293,9 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         same_proposition = same_predicate * same_object
         placement = {assertion.predicate, candidate.predicate} <= PLACEMENT_PREDICATES
         rival = float(
-            not same_object and ((same_predicate and functional) or (placement and transition))
+            not same_object
+            and not assertion.concurrent
+            and ((same_predicate and functional) or (placement and transition))
         )
         unrelated = float(not same_proposition and not rival)
     else:

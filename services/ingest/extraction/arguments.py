@@ -211,15 +211,19 @@ def _text(tokens: Sequence[Any]) -> str:
     return "".join(t.text_with_ws for t in tokens).strip()
 
 
-def entity_phrase(head: Any, inside: set[int], *, anchor_possessor: bool = False) -> Phrase:
+def entity_phrase(
+    head: Any, inside: set[int], *, anchor_possessor: bool = False, keep_roles: bool = False
+) -> Phrase:
     """What the noun phrase headed by `head` names (only tokens whose index is in `inside`).
 
     `anchor_possessor`: a possessed common noun names its possessor ("Acme's 2025 audit found
     two gaps" is about Acme); used for subjects, whose phrase anchors an observation.
+    `keep_roles`: an unnamed role holder stays the role ("reports to the Head of Product" is a
+    person), rather than the organization (as in "works for the CTO of Acme").
     """
     if head.pos_ == "PRON":
         return Phrase((head,))
-    if is_role_word(head):
+    if is_role_word(head) and not keep_roles:
         target = _role_target(head, inside)
         named = next(
             (c for c in head.children if c.dep_ == "appos" and c.i in inside and is_name(c)), None

@@ -42,6 +42,8 @@ _END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 # Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
+# Verbs whose object is an employer, so "the CTO of Acme" there stands for Acme.
+_EMPLOYMENT_VERBS = frozenset({"work", "join", "start", "hire", "employ", "leave", "quit"})
 # Nouns that look like objects but say how, not what ("works part-time at Globex").
 _ADVERBIAL_NOUNS = frozenset({"time", "part-time", "full-time", "remote", "home", "today"})
 
@@ -213,7 +215,10 @@ def read_frame(
                     obj_tok = pobj
                     break
         if obj_tok is not None:
-            obj = entity_phrase(obj_tok, inside)
+            # Only employment collapses an unnamed role into its organization ("works for the
+            # CTO of Acme"); one reports to, meets or thanks the person in it.
+            keep_roles = lemma not in _EMPLOYMENT_VERBS
+            obj = entity_phrase(obj_tok, inside, keep_roles=keep_roles)
             conjoined = obj_tok
     predicate = " ".join(pred)
     if obj is not None and lemma in _PLACE_VERBS and _is_place(obj):

@@ -84,6 +84,12 @@ class Fact(Base):
             postgresql_where=sql("invalidated_at IS NULL"),
         ),
         Index("ix_facts_contradiction_group", "namespace", "contradiction_group_id"),
+        Index(
+            "ix_facts_slot",
+            "namespace",
+            "slot_id",
+            postgresql_where=sql("slot_id IS NOT NULL"),
+        ),
         # Graph hops read only these columns, so each hop is an index-only scan (one leaf page
         # per entity instead of one heap page per relation).
         Index(
@@ -146,6 +152,8 @@ class Fact(Base):
         ForeignKey("contradiction_groups.id")
     )
     superseded_by_fact_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("facts.id"))
+    # Successive values of one attribute share a slot, placed by the timeline (migration 0005).
+    slot_id: Mapped[uuid.UUID | None]
     embedding: Mapped[list[float] | None] = embedding_column()
     tsv: Mapped[str | None] = tsv_column("label")
     created_at: Mapped[datetime] = created_at_column()
@@ -162,6 +170,7 @@ class Assertion(Base):
         check_in("polarity", POLARITIES),
         check_in("valid_precision", VALID_PRECISIONS),
         CheckConstraint(_RELATION_SHAPE, name="relation_shape"),
+        check_in("phase", ("state", "start", "end")),
         Index("ix_assertions_fact", "namespace", "fact_id"),
         Index("ix_assertions_subject", "namespace", "subject_entity_id"),
     )
@@ -181,6 +190,9 @@ class Assertion(Base):
     fact_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("facts.id"))
     outcome: Mapped[str | None]
     dedupe_key: Mapped[str]
+    # The phrase stated the state, its start or its end; the claim says it holds beside others.
+    phase: Mapped[str] = mapped_column(server_default=sql("'state'"))
+    concurrent: Mapped[bool] = mapped_column(server_default=sql("false"))
     created_at: Mapped[datetime] = created_at_column()
 
 
@@ -228,3 +240,5 @@ class DecisionTranscript(Base):
     window_after: Mapped[dict[str, Any] | None]
     decided_by: Mapped[str]
     decided_at: Mapped[datetime] = created_at_column()
+    # The decision behind the outcome (add, confirm, adjust, supersede, …; migration 0005).
+    action: Mapped[str | None]

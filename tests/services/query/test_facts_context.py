@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from google.protobuf.timestamp_pb2 import Timestamp
 from rememberstack.v1 import common_pb2, fact_pb2, query_service_pb2
 
 NOW = datetime.now(UTC)
@@ -272,7 +273,7 @@ async def test_facts_context_overlap_includes_both_ends_and_unknown_windows_as_p
     }
 
 
-async def test_facts_context_current_keeps_past_events_as_records_but_not_future_ones(
+async def test_facts_context_returns_an_event_only_at_instants_its_window_shows(
     world: Any, stub: Stub
 ) -> None:
     launch = await world.entity("launch")
@@ -300,11 +301,25 @@ async def test_facts_context_current_keeps_past_events_as_records_but_not_future
         precision="day",
         valid_kind="effective_period",
     )
-    response = await stub.FactsContext(
-        query_service_pb2.FactsContextRequest(namespace=world.namespace, entity_ids=[str(launch)])
+
+    async def at(scope: common_pb2.TimeScope | None) -> list[str]:
+        request = query_service_pb2.FactsContextRequest(
+            namespace=world.namespace, entity_ids=[str(launch)]
+        )
+        if scope is not None:
+            request.time_scope.CopyFrom(scope)
+        return _ids(await stub.FactsContext(request))
+
+    # Now is after the launch day and before the relaunch: neither event's window holds now.
+    assert await at(None) == []
+    on_the_day = common_pb2.TimeScope(
+        at=common_pb2.AtScope(
+            valid_at=Timestamp(seconds=int((RECENT + timedelta(hours=12)).timestamp()))
+        )
     )
-    assert _ids(response) == [str(happened)]
-    assert str(ended_state) not in _ids(response)
+    assert await at(on_the_day) == [str(happened)]
+    history = await at(common_pb2.TimeScope(history=common_pb2.HistoryScope()))
+    assert {str(happened), str(ended_state)} <= set(history)
 
 
 async def test_facts_context_large_group_inlines_25_co_members_and_pages_the_rest(

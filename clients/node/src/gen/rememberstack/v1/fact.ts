@@ -185,6 +185,88 @@ export function stanceToJSON(object: Stance): string {
   }
 }
 
+/**
+ * The decision behind a transcript entry: what the adjudicator (or the timeline that places
+ * the successive values of one slot) did. Entries written by the ingest service for testimony
+ * changes (retraction, withdrawal, restoration) carry DECISION_ACTION_UNSPECIFIED.
+ */
+export enum DecisionAction {
+  /** DECISION_ACTION_UNSPECIFIED - Not recorded (testimony changes, or entries written before actions were recorded). */
+  DECISION_ACTION_UNSPECIFIED = 0,
+  /** DECISION_ACTION_ADD - A new fact (also the successor of a supersession and the new side of a group). */
+  DECISION_ACTION_ADD = 1,
+  /** DECISION_ACTION_CONFIRM - The claim repeats the fact and was attached as supporting evidence. */
+  DECISION_ACTION_CONFIRM = 2,
+  /** DECISION_ACTION_ADJUST - The fact's window was replaced with better or corrected dates. */
+  DECISION_ACTION_ADJUST = 3,
+  /** DECISION_ACTION_SUPERSEDE - A later value closed the fact at its world start; related_fact_id names the successor. */
+  DECISION_ACTION_SUPERSEDE = 4,
+  /** DECISION_ACTION_CONTRADICT_EVIDENCE - The claim disputes the fact and was attached with stance contradicts. */
+  DECISION_ACTION_CONTRADICT_EVIDENCE = 5,
+  /** DECISION_ACTION_CONTRADICT_GROUP - The fact was placed in a contradiction group; related_fact_id names a co-member. */
+  DECISION_ACTION_CONTRADICT_GROUP = 6,
+  /** DECISION_ACTION_REOPEN - The value that had closed the fact no longer stands (its support was removed). */
+  DECISION_ACTION_REOPEN = 7,
+  UNRECOGNIZED = -1,
+}
+
+export function decisionActionFromJSON(object: any): DecisionAction {
+  switch (object) {
+    case 0:
+    case "DECISION_ACTION_UNSPECIFIED":
+      return DecisionAction.DECISION_ACTION_UNSPECIFIED;
+    case 1:
+    case "DECISION_ACTION_ADD":
+      return DecisionAction.DECISION_ACTION_ADD;
+    case 2:
+    case "DECISION_ACTION_CONFIRM":
+      return DecisionAction.DECISION_ACTION_CONFIRM;
+    case 3:
+    case "DECISION_ACTION_ADJUST":
+      return DecisionAction.DECISION_ACTION_ADJUST;
+    case 4:
+    case "DECISION_ACTION_SUPERSEDE":
+      return DecisionAction.DECISION_ACTION_SUPERSEDE;
+    case 5:
+    case "DECISION_ACTION_CONTRADICT_EVIDENCE":
+      return DecisionAction.DECISION_ACTION_CONTRADICT_EVIDENCE;
+    case 6:
+    case "DECISION_ACTION_CONTRADICT_GROUP":
+      return DecisionAction.DECISION_ACTION_CONTRADICT_GROUP;
+    case 7:
+    case "DECISION_ACTION_REOPEN":
+      return DecisionAction.DECISION_ACTION_REOPEN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DecisionAction.UNRECOGNIZED;
+  }
+}
+
+export function decisionActionToJSON(object: DecisionAction): string {
+  switch (object) {
+    case DecisionAction.DECISION_ACTION_UNSPECIFIED:
+      return "DECISION_ACTION_UNSPECIFIED";
+    case DecisionAction.DECISION_ACTION_ADD:
+      return "DECISION_ACTION_ADD";
+    case DecisionAction.DECISION_ACTION_CONFIRM:
+      return "DECISION_ACTION_CONFIRM";
+    case DecisionAction.DECISION_ACTION_ADJUST:
+      return "DECISION_ACTION_ADJUST";
+    case DecisionAction.DECISION_ACTION_SUPERSEDE:
+      return "DECISION_ACTION_SUPERSEDE";
+    case DecisionAction.DECISION_ACTION_CONTRADICT_EVIDENCE:
+      return "DECISION_ACTION_CONTRADICT_EVIDENCE";
+    case DecisionAction.DECISION_ACTION_CONTRADICT_GROUP:
+      return "DECISION_ACTION_CONTRADICT_GROUP";
+    case DecisionAction.DECISION_ACTION_REOPEN:
+      return "DECISION_ACTION_REOPEN";
+    case DecisionAction.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** The recorded outcome of an adjudication decision. */
 export enum DecisionOutcome {
   /** DECISION_OUTCOME_UNSPECIFIED - Not set. */
@@ -393,6 +475,8 @@ export interface DecisionRecord {
     | undefined;
   /** The claim that triggered the decision, if any. */
   claimId: string;
+  /** The decision behind the outcome; branch on this, not on the rationale text. */
+  action: DecisionAction;
 }
 
 function createBaseCoMember(): CoMember {
@@ -1229,6 +1313,7 @@ function createBaseDecisionRecord(): DecisionRecord {
     windowBefore: undefined,
     windowAfter: undefined,
     claimId: "",
+    action: 0,
   };
 }
 
@@ -1275,6 +1360,9 @@ export const DecisionRecord: MessageFns<DecisionRecord> = {
     }
     if (message.claimId !== "") {
       writer.uint32(114).string(message.claimId);
+    }
+    if (message.action !== 0) {
+      writer.uint32(120).int32(message.action);
     }
     return writer;
   },
@@ -1404,6 +1492,14 @@ export const DecisionRecord: MessageFns<DecisionRecord> = {
             message.claimId = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.action = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1464,6 +1560,7 @@ export const DecisionRecord: MessageFns<DecisionRecord> = {
         : isSet(object.claim_id)
         ? globalThis.String(object.claim_id)
         : "",
+      action: isSet(object.action) ? decisionActionFromJSON(object.action) : 0,
     };
   },
 
@@ -1511,6 +1608,9 @@ export const DecisionRecord: MessageFns<DecisionRecord> = {
     if (message.claimId !== "") {
       obj.claimId = message.claimId;
     }
+    if (message.action !== 0) {
+      obj.action = decisionActionToJSON(message.action);
+    }
     return obj;
   },
 
@@ -1537,6 +1637,7 @@ export const DecisionRecord: MessageFns<DecisionRecord> = {
       ? Window.fromPartial(object.windowAfter)
       : undefined;
     message.claimId = object.claimId ?? "";
+    message.action = object.action ?? 0;
     return message;
   },
 };

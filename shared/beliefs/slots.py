@@ -1,0 +1,313 @@
+"""Reads and writes of slots: the facts whose windows the timeline places (see `timeline`).
+
+A relation slot is every believed positive relation of one subject under one functional
+predicate (an employer, a team, a manager, a location, an owner); an observation slot is the
+facts sharing a `slot_id` (successive values of one attribute, grouped by the adjudicator).
+`settle_slots` reads what each member's current supporting claims state, places the whole slot
+with `timeline.place`, and writes only what changed: windows, `superseded_by_fact_id`,
+contradiction groups, and one transcript row per change (method `timeline`). The caller holds
+the subjects' entity locks, so one slot is settled by one writer at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from shared.beliefs.timeline import Placement, SlotMember, place
+
+__all__ = ["FUNCTIONAL_PREDICATES", "SlotKey", "settle_slots"]
+
+# One value at a time unless a claim says otherwise ("also works part-time at …").
+FUNCTIONAL_PREDICATES = frozenset(
+    {"works_for", "member_of", "reports_to", "located_in", "assigned_to"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SlotKey:
+    """A relation slot (subject, predicate) or an observation slot (its id)."""
+
+    subject: UUID | None = None
+    predicate: str | None = None
+    slot_id: UUID | None = None
+
+
+# Every supporting, current, positive assertion of the slots' believed facts.
+_MEMBERS = text(
+    """
+    SELECT f.id, f.subject_entity_id, f.predicate, f.slot_id, f.object_entity_id, f.label,
+           f.valid_from, f.valid_until, f.valid_precision, f.superseded_by_fact_id,
+           f.contradiction_group_id,
+           a.valid_from AS a_from, a.valid_until AS a_until, a.valid_precision AS a_precision,
+           a.phase, a.concurrent, c.asserted_at
+    FROM facts f
+    JOIN assertions a ON a.namespace = f.namespace AND a.fact_id = f.id
+    JOIN fact_evidence fe ON fe.namespace = f.namespace AND fe.fact_id = f.id
+         AND fe.claim_id = a.claim_id AND fe.stance = 'supports'
+    JOIN claims c ON c.id = a.claim_id AND c.is_current_testimony
+    WHERE f.namespace = :ns AND f.invalidated_at IS NULL AND a.polarity = 'positive'
+      AND (
+        (f.kind = 'relation' AND (f.subject_entity_id, f.predicate) IN (
+            SELECT s, p FROM unnest(CAST(:subjects AS uuid[]), CAST(:predicates AS text[]))
+              AS k(s, p)))
+        OR (f.slot_id = ANY(CAST(:slot_ids AS uuid[])))
+      )
+    ORDER BY f.id
+    """
+)
+_UPDATE_WINDOW = text(
+    """
+    UPDATE facts SET valid_from = :valid_from, valid_until = :valid_until,
+           valid_precision = :precision, superseded_by_fact_id = :superseded_by,
+           updated_at = now()
+    WHERE namespace = :ns AND id = :id
+    """
+)
+_GROUP_MEMBERS = text(
+    """
+    SELECT f.contradiction_group_id AS group_id, f.id
+    FROM facts f JOIN contradiction_groups g ON g.id = f.contradiction_group_id
+    WHERE f.namespace = :ns AND g.resolved_at IS NULL
+      AND f.contradiction_group_id = ANY(CAST(:groups AS uuid[])) AND f.invalidated_at IS NULL
+    """
+)
+_NEW_GROUP = text("INSERT INTO contradiction_groups (namespace) VALUES (:ns) RETURNING id")
+_SET_GROUP = text(
+    "UPDATE facts SET contradiction_group_id = :group_id, updated_at = now()"
+    " WHERE namespace = :ns AND id = ANY(CAST(:ids AS uuid[]))"
+)
+_RESOLVE_GROUPS = text(
+    """
+    UPDATE contradiction_groups g SET resolved_at = now()
+    WHERE g.namespace = :ns AND g.id = ANY(CAST(:groups AS uuid[])) AND g.resolved_at IS NULL
+      AND (SELECT count(*) FROM facts f WHERE f.namespace = g.namespace
+           AND f.contradiction_group_id = g.id AND f.invalidated_at IS NULL) < 2
+    """
+)
+_TRANSCRIPTS = text(
+    """
+    INSERT INTO decision_transcripts (id, namespace, fact_id, related_fact_id, outcome, action,
+        method, engine, confidence, rationale, window_before, window_after, decided_by,
+        decided_at)
+    SELECT r.id, :ns, r.fact_id, r.related_fact_id, r.outcome, r.action, 'timeline', 'timeline',
+           1.0, r.rationale, r.window_before, r.window_after, :decided_by, clock_timestamp()
+    FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id uuid, fact_id uuid,
+        related_fact_id uuid, outcome text, action text, rationale text, window_before jsonb,
+        window_after jsonb)
+    """
+)
+
+
+@dataclass
+class _Stored:
+    """A slot member as stored, with what its assertions state."""
+
+    fact_id: UUID
+    slot: SlotKey
+    value: str
+    label: str
+    window: tuple[datetime | None, datetime | None, str]
+    superseded_by: UUID | None
+    group_id: UUID | None
+    starts: list[tuple[datetime, str]]
+    ends: list[tuple[datetime, str]]
+    said: list[datetime]
+    concurrent: bool = False
+    announces_change: bool = False
+
+    def member(self) -> SlotMember:
+        start = min(self.starts) if self.starts else None
+        end = min(self.ends) if self.ends else None
+        precision = (start or end or (None, "unknown"))[1]
+        return SlotMember(
+            fact_id=self.fact_id,
+            value=self.value,
+            stated_from=start[0] if start else None,
+            stated_until=end[0] if end else None,
+            precision=precision,
+            said_first=min(self.said) if self.said else None,
+            order_key=self.label,
+            concurrent=self.concurrent,
+            announces_change=self.announces_change,
+        )
+
+
+def _window_json(window: tuple[datetime | None, datetime | None, str]) -> dict[str, Any]:
+    start, end, precision = window
+    return {
+        "valid_from": start.isoformat() if start else None,
+        "valid_until": end.isoformat() if end else None,
+        "valid_precision": precision,
+    }
+
+
+async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) -> list[_Stored]:
+    relation = sorted({(k.subject, k.predicate) for k in keys if k.subject}, key=str)
+    observation = sorted({k.slot_id for k in keys if k.slot_id}, key=str)
+    rows = await session.execute(
+        _MEMBERS,
+        {
+            "ns": namespace,
+            "subjects": [s for s, _ in relation],
+            "predicates": [p for _, p in relation],
+            "slot_ids": observation,
+        },
+    )
+    stored: dict[UUID, _Stored] = {}
+    for r in rows:
+        item = stored.get(r.id)
+        if item is None:
+            is_relation = r.object_entity_id is not None
+            slot = (
+                SlotKey(r.subject_entity_id, r.predicate)
+                if is_relation and r.slot_id is None
+                else SlotKey(slot_id=r.slot_id)
+            )
+            value = str(r.object_entity_id if is_relation else r.id)
+            window = (r.valid_from, r.valid_until, r.valid_precision)
+            item = stored[r.id] = _Stored(
+                r.id, slot, value, r.label, window, r.superseded_by_fact_id,
+                r.contradiction_group_id, [], [], [],
+            )  # fmt: skip
+        if r.a_from is not None:
+            item.starts.append((r.a_from, r.a_precision))
+        if r.a_until is not None:
+            item.ends.append((r.a_until, r.a_precision))
+        if r.asserted_at is not None:
+            item.said.append(r.asserted_at)
+        item.concurrent |= bool(r.concurrent)
+        item.announces_change |= r.phase == "start"
+    return list(stored.values())
+
+
+def _transcript(
+    item: _Stored, placed: Placement, new_window: tuple[datetime | None, datetime | None, str]
+) -> dict[str, Any]:
+    if placed.superseded_by is not None and placed.superseded_by != item.superseded_by:
+        action, why = "supersede", "a later value of the slot closes it at its start"
+    elif placed.superseded_by is None and item.superseded_by is not None:
+        action, why = "reopen", "no later value of the slot stands any more"
+    else:
+        action, why = "adjust", "the slot's values place it here"
+    return {
+        "id": str(uuid.uuid4()),
+        "fact_id": str(item.fact_id),
+        "related_fact_id": str(placed.superseded_by) if placed.superseded_by else None,
+        "outcome": "update",
+        "action": action,
+        "rationale": f"{action}: {why}",
+        "window_before": _window_json(item.window),
+        "window_after": _window_json(new_window),
+    }
+
+
+async def settle_slots(
+    session: AsyncSession, namespace: str, keys: Sequence[SlotKey], *, decided_by: str
+) -> list[UUID]:
+    """Place every member of the slots and write what changed; returns the changed facts."""
+    if not keys:
+        return []
+    by_slot: dict[SlotKey, list[_Stored]] = defaultdict(list)
+    for item in await _load(session, namespace, keys):
+        by_slot[item.slot].append(item)
+    changed: list[UUID] = []
+    transcripts: list[dict[str, Any]] = []
+    for items in by_slot.values():
+        placements = place(item.member() for item in items)
+        for item in items:
+            placed = placements[item.fact_id]
+            new_window = (placed.valid_from, placed.valid_until, placed.precision)
+            if new_window == item.window and placed.superseded_by == item.superseded_by:
+                continue
+            await session.execute(
+                _UPDATE_WINDOW,
+                {
+                    "ns": namespace,
+                    "id": item.fact_id,
+                    "valid_from": placed.valid_from,
+                    "valid_until": placed.valid_until,
+                    "precision": placed.precision,
+                    "superseded_by": placed.superseded_by,
+                },
+            )
+            transcripts.append(_transcript(item, placed, new_window))
+            changed.append(item.fact_id)
+        transcripts += await _settle_groups(session, namespace, items, placements)
+    if transcripts:
+        await session.execute(
+            _TRANSCRIPTS,
+            {"ns": namespace, "decided_by": decided_by, "rows": json.dumps(transcripts)},
+        )
+    return changed
+
+
+async def _settle_groups(
+    session: AsyncSession,
+    namespace: str,
+    items: Sequence[_Stored],
+    placements: dict[UUID, Placement],
+) -> list[dict[str, Any]]:
+    """Contradiction groups of one slot: the connected sets of rivals. A member that no longer
+    conflicts leaves a group whose other members are all in this slot."""
+    in_slot = {i.fact_id for i in items}
+    components: list[set[UUID]] = []
+    for fact_id in sorted(in_slot, key=str):
+        if any(fact_id in c for c in components) or not placements[fact_id].rivals:
+            continue
+        component, frontier = {fact_id}, [fact_id]
+        while frontier:
+            for rival in placements[frontier.pop()].rivals:
+                if rival not in component:
+                    component.add(rival)
+                    frontier.append(rival)
+        components.append(component)
+    grouped = {i.fact_id: i.group_id for i in items}
+    groups = sorted({g for g in grouped.values() if g}, key=str)
+    members: dict[UUID, set[UUID]] = defaultdict(set)
+    for row in await session.execute(_GROUP_MEMBERS, {"ns": namespace, "groups": groups}):
+        members[row.group_id].add(row.id)
+    rows: list[dict[str, Any]] = []
+    for component in components:
+        existing = sorted({grouped[f] for f in component if grouped[f]}, key=str)
+        if existing:
+            group_id = existing[0]
+        else:
+            group_id = (await session.execute(_NEW_GROUP, {"ns": namespace})).scalar_one()
+        joining = sorted((f for f in component if grouped[f] != group_id), key=str)
+        if joining:
+            params = {"ns": namespace, "group_id": group_id, "ids": joining}
+            await session.execute(_SET_GROUP, params)
+            rows += [_group_row(f, component) for f in joining]
+    leaving = [
+        i.fact_id
+        for i in items
+        if i.group_id and not placements[i.fact_id].rivals and members[i.group_id] <= in_slot
+    ]
+    if leaving:
+        await session.execute(_SET_GROUP, {"ns": namespace, "group_id": None, "ids": leaving})
+        await session.execute(_RESOLVE_GROUPS, {"ns": namespace, "groups": groups})
+    return rows
+
+
+def _group_row(fact_id: UUID, component: set[UUID]) -> dict[str, Any]:
+    other = min((f for f in component if f != fact_id), key=str)
+    return {
+        "id": str(uuid.uuid4()),
+        "fact_id": str(fact_id),
+        "related_fact_id": str(other),
+        "outcome": "contradict",
+        "action": "contradict_group",
+        "rationale": "contradict_group: another value of the slot is stated for the same time",
+        "window_before": None,
+        "window_after": None,
+    }

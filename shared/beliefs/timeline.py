@@ -1,0 +1,173 @@
+"""Where each value of one slot stands in world time: the successive values of an attribute.
+
+A slot is a set of facts that are values of one thing that holds one value at a time: a
+person's employer or team (a functional relation: same subject and predicate), or an
+attribute's successive values (a price, a headcount, a stance; observations the adjudicator
+found to be rivals). What each value's claims *state* is fixed: a start ("from 1 May", "joined
+in March"), sometimes an end ("left in June"), the time the sources said it. Where the value
+*stands* follows from the whole slot, so it is computed here from the set, never from the order
+the facts arrived in (spec/contradictions-corroboration-supersession.md):
+
+- A value with a stated start holds from it until the next later start of another value
+  (supersession: its window is closed at the successor's world start) or its own stated end,
+  whichever is first. The last value stays open.
+- Values stated from the same start conflict: they form a contradiction group.
+- A value with no stated start precedes the dated values said no earlier than it, and is
+  closed at the first of their starts. Undated values said at different times succeed each
+  other only when the later one says the change ("joined", "moved to", "now"); it then
+  supersedes the earlier with an unknown end. Otherwise undated rivals conflict.
+- A value the claims say holds beside the others ("also", "part-time at") is outside the
+  chain: its window is its own and it neither supersedes nor conflicts.
+
+Ties are broken by the value's identity and then by `order_key`, so the result is a function
+of the set alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+__all__ = ["Placement", "SlotMember", "place"]
+
+_GRAIN: dict[str, int] = {"instant": 0, "day": 1, "month": 2, "quarter": 3, "year": 4}
+
+
+@dataclass(frozen=True, slots=True)
+class SlotMember:
+    """One value of a slot and what its supporting claims state."""
+
+    fact_id: UUID
+    value: str  # what the slot holds: an object entity id, or the fact itself for attributes
+    stated_from: datetime | None
+    stated_until: datetime | None
+    precision: str  # the stated start's (or end's) precision
+    said_first: datetime | None  # the earliest said-on time of its supporting claims
+    order_key: str  # a stable tie-break (its label)
+    concurrent: bool = False
+    announces_change: bool = False  # a start phase or a transition cue ("joined", "now")
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a value stands: its half-open window, the value that closed it, the values it
+    conflicts with (same period), in fact ids."""
+
+    valid_from: datetime | None
+    valid_until: datetime | None
+    precision: str
+    superseded_by: UUID | None
+    rivals: frozenset[UUID]
+
+
+def _coarser(a: str, b: str) -> str:
+    if a not in _GRAIN:
+        return b if b in _GRAIN else "unknown"
+    if b not in _GRAIN:
+        return a
+    return a if _GRAIN[a] >= _GRAIN[b] else b
+
+
+def _start_key(m: SlotMember) -> tuple[datetime, str, str]:
+    assert m.stated_from is not None
+    return m.stated_from, m.value, m.order_key
+
+
+def _said_no_earlier(later: SlotMember, earlier: SlotMember) -> bool:
+    if later.said_first is None or earlier.said_first is None:
+        return True
+    return later.said_first >= earlier.said_first
+
+
+def _said_later(later: SlotMember, earlier: SlotMember) -> bool:
+    if later.said_first is None or earlier.said_first is None:
+        return False
+    return later.said_first > earlier.said_first
+
+
+def _own(m: SlotMember) -> Placement:
+    precision = m.precision if m.stated_until is not None else "open"
+    if m.stated_from is None and m.stated_until is None:
+        precision = "unknown"
+    return Placement(m.stated_from, m.stated_until, precision, None, frozenset())
+
+
+def _closed(m: SlotMember, successor: SlotMember | None) -> Placement:
+    """`m`'s window, closed at `successor`'s start when that comes before its own end."""
+    if successor is None or successor.stated_from is None:
+        return _own(m)
+    if m.stated_until is not None and m.stated_until <= successor.stated_from:
+        return _own(m)  # it ended by itself before the next value began
+    own = "unknown" if m.stated_from is None else m.precision
+    precision = _coarser(own, successor.precision)
+    return Placement(
+        m.stated_from, successor.stated_from, precision, successor.fact_id, frozenset()
+    )
+
+
+def _conflict(a: SlotMember, b: SlotMember) -> bool:
+    """Whether two values of the slot can hold at the same time (a contradiction), symmetric."""
+    if a.value == b.value or a.concurrent or b.concurrent:
+        return False
+    if a.stated_from is not None and b.stated_from is not None:
+        return a.stated_from == b.stated_from
+    if a.stated_from is None and b.stated_from is None:
+        return not (a.announces_change and _said_later(a, b)) and not (
+            b.announces_change and _said_later(b, a)
+        )
+    dated, undated = (a, b) if a.stated_from is not None else (b, a)
+    # An undated value said no later than a dated one precedes it; one said later conflicts
+    # with it unless it says it is the change.
+    return _said_later(undated, dated) and not undated.announces_change
+
+
+def place(members: Iterable[SlotMember]) -> dict[UUID, Placement]:
+    """The placement of every member of one slot (see the module docstring)."""
+    everyone = sorted(members, key=lambda m: (m.value, m.order_key, str(m.fact_id)))
+    placed: dict[UUID, Placement] = {m.fact_id: _own(m) for m in everyone if m.concurrent}
+    chain = [m for m in everyone if not m.concurrent]
+    dated = sorted((m for m in chain if m.stated_from is not None), key=_start_key)
+    undated = [m for m in chain if m.stated_from is None]
+    for m in chain:
+        where = (
+            _place_dated(m, dated, undated) if m.stated_from else _place_undated(m, dated, undated)
+        )
+        rivals = frozenset(n.fact_id for n in chain if _conflict(m, n))
+        placed[m.fact_id] = Placement(
+            where.valid_from, where.valid_until, where.precision, where.superseded_by, rivals
+        )
+    return placed
+
+
+def _announced_after(m: SlotMember, undated: Sequence[SlotMember]) -> SlotMember | None:
+    """The first undated value said after `m` that says it is the change ("now at Globex")."""
+    change = [u for u in undated if u.value != m.value and u.announces_change and _said_later(u, m)]
+    return min(change, key=lambda u: (u.said_first, u.value, u.order_key)) if change else None
+
+
+def _place_dated(
+    m: SlotMember, dated: Sequence[SlotMember], undated: Sequence[SlotMember]
+) -> Placement:
+    assert m.stated_from is not None
+    start = m.stated_from
+    later = [n for n in dated if n.value != m.value and n.stated_from and n.stated_from > start]
+    placement = _closed(m, min(later, key=_start_key) if later else None)
+    if placement.superseded_by is None and placement.valid_until is None:
+        change = _announced_after(m, undated)
+        if change is not None:  # ended by a change said later, when is unknown
+            return Placement(start, None, placement.precision, change.fact_id, frozenset())
+    return placement
+
+
+def _place_undated(
+    m: SlotMember, dated: Sequence[SlotMember], undated: Sequence[SlotMember]
+) -> Placement:
+    successors = [n for n in dated if n.value != m.value and _said_no_earlier(n, m)]
+    if successors:
+        return _closed(m, min(successors, key=_start_key))
+    change = _announced_after(m, undated)
+    if change is not None:
+        return Placement(None, m.stated_until, "unknown", change.fact_id, frozenset())
+    return _own(m)

@@ -1,0 +1,144 @@
+"""Successive values of one slot through the real pipeline: supersession across documents and
+arrival orders, chains re-split by late values, concurrency and same-period conflicts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from services.adjudicator.service import AdjudicationService
+
+
+def day(y: int, m: int, d: int = 1) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+async def run(service: AdjudicationService, corpus: Any, *docs: Any) -> None:
+    for doc in docs:
+        await service.adjudicate_version(corpus.namespace, doc.versions[-1], decided_by="test")
+
+
+def current(facts: list[dict[str, Any]]) -> set[str]:
+    return {
+        f["label"]
+        for f in facts
+        if f["invalidated_at"] is None
+        and f["superseded_by_fact_id"] is None
+        and (f["valid_until"] is None or f["valid_until"] > day(2026, 11, 1))
+    }
+
+
+async def _employment(corpus: Any, acme_first: bool) -> tuple[Any, Any]:
+    note = await corpus.document("January note")
+    retro = await corpus.document("June retro")
+    acme = (note, "Maria Lopez works for Acme.", "works for", "Acme", day(2026, 1, 5), None)
+    globex = (retro, "Maria Lopez joined Globex in June.", "joined", "Globex", day(2026, 7, 1),
+              day(2026, 6, 1))  # fmt: skip
+    for doc, text, predicate, obj, said, start in (acme, globex) if acme_first else (globex, acme):
+        await corpus.claim(
+            doc,
+            text,
+            "Maria Lopez",
+            predicate,
+            obj,
+            said=said,
+            valid_from=start,
+            precision="month" if start else "unknown",
+            kind="event_time" if start else "effective_period",
+        )
+    return note, retro
+
+
+@pytest.mark.parametrize("acme_first", [True, False], ids=["in order", "successor first"])
+async def test_a_new_employer_closes_the_old_one_at_its_start_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, acme_first: bool
+) -> None:
+    note, retro = await _employment(corpus, acme_first)
+    await run(adj_service, corpus, *((note, retro) if acme_first else (retro, note)))
+    facts = {f["label"]: f for f in await corpus.facts()}
+    acme, globex = facts["Maria Lopez works for Acme"], facts["Maria Lopez works for Globex"]
+    assert acme["valid_until"] == day(2026, 6, 1)
+    assert acme["superseded_by_fact_id"] == globex["id"]
+    assert (globex["valid_from"], globex["valid_until"]) == (day(2026, 6, 1), None)
+    assert acme["contradiction_group_id"] is None and globex["contradiction_group_id"] is None
+    supersede = [
+        t
+        for t in await corpus.transcripts()
+        if t["fact_id"] == acme["id"] and t["action"] == "supersede"
+    ]
+    assert supersede and supersede[-1]["related_fact_id"] == globex["id"]
+
+
+async def test_a_price_that_arrives_late_with_an_older_start_resplits_the_chain(
+    adj_service: AdjudicationService, corpus: Any
+) -> None:
+    docs = []
+    for title, text, start, said in (
+        ("Price list", "The Pro plan costs $10 from January 2026.", day(2026, 1), day(2026, 1, 2)),
+        ("Pricing update", "The Pro plan costs $12 from June 2026.", day(2026, 6), day(2026, 6, 2)),
+        ("Archive", "The Pro plan costs $8 from March 2025.", day(2025, 3), day(2026, 8, 1)),
+    ):
+        doc = await corpus.document(title)
+        await corpus.claim(
+            doc, text, "Pro plan", "costs", None, said=said, valid_from=start,
+            precision="month", kind="effective_period",
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    windows = {
+        f["label"]: (f["valid_from"], f["valid_until"])
+        for f in await corpus.facts()
+        if f["invalidated_at"] is None
+    }
+    assert windows == {
+        "The Pro plan costs $8.": (day(2025, 3), day(2026, 1)),
+        "The Pro plan costs $10.": (day(2026, 1), day(2026, 6)),
+        "The Pro plan costs $12.": (day(2026, 6), None),
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ravi Patel also works part-time at Globex.",
+        "Ravi Patel works at Globex in addition to his Acme job.",
+        "Alongside Acme, Ravi Patel works for Globex.",
+    ],
+)
+async def test_a_second_employer_held_at_the_same_time_stands_beside_the_first(
+    adj_service: AdjudicationService, corpus: Any, text: str
+) -> None:
+    main, side = await corpus.document("Profile"), await corpus.document("Note")
+    await corpus.claim(
+        main, "Ravi Patel works for Acme since 2024.", "Ravi Patel", "works for", "Acme",
+        said=day(2026, 1, 5), valid_from=day(2024, 1), precision="open",
+        kind="effective_period",
+    )  # fmt: skip
+    await corpus.claim(
+        side, text, "Ravi Patel", "works at", "Globex", said=day(2026, 3, 5),
+        valid_from=day(2026, 3), precision="open", kind="effective_period",
+    )  # fmt: skip
+    await run(adj_service, corpus, main, side)
+    facts = await corpus.facts()
+    assert current(facts) == {"Ravi Patel works for Acme", "Ravi Patel works for Globex"}
+    assert all(f["contradiction_group_id"] is None for f in facts)
+
+
+async def test_two_managers_stated_from_the_same_start_conflict(
+    adj_service: AdjudicationService, corpus: Any
+) -> None:
+    a, b = await corpus.document("Org chart"), await corpus.document("HR note")
+    for doc, boss in ((a, "Hana Kobayashi"), (b, "Grace Mwangi")):
+        await corpus.claim(
+            doc, f"From 1 March Mateus Oliveira reports to {boss}.", "Mateus Oliveira",
+            "reports to", boss,
+            said=day(2026, 3, 2), valid_from=day(2026, 3), precision="open",
+            kind="effective_period",
+        )  # fmt: skip
+    await run(adj_service, corpus, a, b)
+    facts = await corpus.facts()
+    groups = {f["contradiction_group_id"] for f in facts}
+    assert len(groups) == 1 and None not in groups
+    assert all(f["superseded_by_fact_id"] is None for f in facts)

@@ -1,0 +1,140 @@
+"""The timeline of one slot: supersession, conflicts and concurrency from the set of values."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shared.beliefs.timeline import Placement, SlotMember, place
+
+
+def _at(month: int, day: int = 1, year: int = 2026) -> datetime:
+    return datetime(year, month, day, tzinfo=UTC)
+
+
+def _member(
+    value: str,
+    start: datetime | None = None,
+    said: datetime | None = None,
+    *,
+    until: datetime | None = None,
+    precision: str = "month",
+    concurrent: bool = False,
+    change: bool = False,
+) -> SlotMember:
+    return SlotMember(
+        fact_id=uuid.uuid5(uuid.NAMESPACE_OID, f"{value}|{start}|{said}|{until}"),
+        value=value,
+        stated_from=start,
+        stated_until=until,
+        precision=precision,
+        said_first=said,
+        order_key=value,
+        concurrent=concurrent,
+        announces_change=change,
+    )
+
+
+def test_a_later_start_closes_the_earlier_value_at_that_start() -> None:
+    acme, globex = _member("acme", _at(1)), _member("globex", _at(6))
+    placed = place([globex, acme])
+    assert placed[acme.fact_id].valid_until == _at(6)
+    assert placed[acme.fact_id].superseded_by == globex.fact_id
+    assert (placed[globex.fact_id].valid_until, placed[globex.fact_id].precision) == (None, "open")
+
+
+def test_a_value_arriving_late_with_an_older_start_resplits_the_chain() -> None:
+    ten, twelve, eight = (
+        _member("$10", _at(1)),
+        _member("$12", _at(6)),
+        _member("$8", _at(3, 1, 2025)),
+    )
+    placed = place([ten, twelve, eight])
+    assert placed[eight.fact_id].valid_until == _at(1)
+    assert placed[ten.fact_id].valid_until == _at(6)
+    assert placed[twelve.fact_id].valid_until is None
+
+
+def test_values_stated_for_the_same_start_conflict() -> None:
+    a, b = _member("40 people", _at(3)), _member("45 people", _at(3))
+    placed = place([a, b])
+    assert placed[a.fact_id].rivals == {b.fact_id}
+    assert placed[b.fact_id].rivals == {a.fact_id}
+    assert placed[a.fact_id].superseded_by is None
+
+
+def test_a_concurrent_value_neither_supersedes_nor_conflicts() -> None:
+    main, side = _member("acme", _at(1)), _member("globex", _at(6), concurrent=True)
+    placed = place([main, side])
+    assert placed[main.fact_id] == Placement(_at(1), None, "open", None, frozenset())
+    assert placed[side.fact_id].rivals == frozenset()
+
+
+def test_a_stated_end_before_the_successor_keeps_its_own_end() -> None:
+    a = _member("acme", _at(1), until=_at(3))
+    b = _member("globex", _at(6))
+    assert place([a, b])[a.fact_id] == Placement(_at(1), _at(3), "month", None, frozenset())
+
+
+def test_an_undated_value_said_before_a_dated_one_is_closed_at_its_start() -> None:
+    old = _member("acme", None, said=_at(1))
+    new = _member("globex", _at(6), said=_at(7))
+    placed = place([old, new])
+    assert (placed[old.fact_id].valid_until, placed[old.fact_id].superseded_by) == (
+        _at(6),
+        new.fact_id,
+    )
+
+
+def test_an_undated_change_said_later_supersedes_with_an_unknown_end() -> None:
+    old = _member("acme", None, said=_at(1))
+    new = _member("globex", None, said=_at(5), change=True)
+    placed = place([old, new])
+    assert placed[old.fact_id].superseded_by == new.fact_id
+    assert placed[old.fact_id].valid_until is None
+    assert placed[new.fact_id].superseded_by is None
+
+
+def test_undated_rivals_without_a_change_conflict() -> None:
+    a = _member("acme", None, said=_at(1))
+    b = _member("globex", None, said=_at(5))
+    placed = place([a, b])
+    assert placed[a.fact_id].rivals == {b.fact_id}
+
+
+_MEMBERS = st.lists(
+    st.builds(
+        _member,
+        st.sampled_from(["a", "b", "c", "d"]),
+        st.one_of(st.none(), st.integers(1, 12).map(_at)),
+        st.one_of(st.none(), st.integers(1, 12).map(lambda m: _at(m, 15))),
+        change=st.booleans(),
+        concurrent=st.booleans(),
+    ),
+    max_size=7,
+    unique_by=lambda m: m.fact_id,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_MEMBERS, st.randoms())
+def test_the_placement_is_a_function_of_the_set_not_its_order(
+    members: list[SlotMember], shuffler: object
+) -> None:
+    shuffled = list(members)
+    shuffler.shuffle(shuffled)  # type: ignore[attr-defined]
+    assert place(shuffled) == place(members)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_MEMBERS)
+def test_windows_are_well_formed_and_conflicts_symmetric(members: list[SlotMember]) -> None:
+    placed = place(members)
+    for fact_id, p in placed.items():
+        if p.valid_from is not None and p.valid_until is not None:
+            assert p.valid_from <= p.valid_until
+        for rival in p.rivals:
+            assert fact_id in placed[rival].rivals
