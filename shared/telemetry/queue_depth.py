@@ -25,8 +25,8 @@ QUEUE_STATUSES = ("pending", "running", "failed", "dead_letter")
 _SAMPLE = text(
     """
     SELECT kind, status, count(*) AS items,
-           COALESCE(EXTRACT(EPOCH FROM now() - min(run_after))
-                    FILTER (WHERE status IN ('pending', 'failed') AND run_after <= now()), 0)
+           COALESCE(EXTRACT(EPOCH FROM now() - min(run_after)
+                    FILTER (WHERE status IN ('pending', 'failed') AND run_after <= now())), 0)
              AS oldest_runnable_seconds
       FROM work_items
      WHERE status = ANY(:statuses) AND kind = ANY(:kinds)
