@@ -60,7 +60,7 @@ class _Traces(trace_service_pb2_grpc.TraceServiceServicer):
     def __init__(self, received: Received) -> None:
         self._received = received
 
-    async def Export(  # noqa: N802 - the generated service's name
+    async def Export(
         self, request: trace_service_pb2.ExportTraceServiceRequest, context: Any
     ) -> trace_service_pb2.ExportTraceServiceResponse:
         self._received.add_spans(request)
@@ -71,7 +71,7 @@ class _Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):
     def __init__(self, received: Received) -> None:
         self._received = received
 
-    async def Export(  # noqa: N802
+    async def Export(
         self, request: metrics_service_pb2.ExportMetricsServiceRequest, context: Any
     ) -> metrics_service_pb2.ExportMetricsServiceResponse:
         self._received.add_metrics(request)
