@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from opentelemetry import metrics, trace
+from opentelemetry import metrics as otel_metrics
+from opentelemetry import trace
 from opentelemetry.metrics import Meter
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import (
@@ -89,8 +90,9 @@ class Telemetry:
 
     def install_global(self) -> None:
         """Make these the process-wide providers (call once, from ``__main__``)."""
+        # `otel_metrics`: in this package, `metrics` is the submodule of our instruments.
         trace.set_tracer_provider(self.tracer_provider)
-        metrics.set_meter_provider(self.meter_provider)
+        otel_metrics.set_meter_provider(self.meter_provider)
 
     def force_flush(self, timeout_millis: int = 10_000) -> None:
         """Export what is pending now (tests, benchmarks, before a short-lived process ends)."""
