@@ -330,7 +330,8 @@ def health_gauge(meter: Meter, servicer: health.aio.HealthServicer) -> None:
     meter.create_observable_gauge(
         "rememberstack.health.serving",
         callbacks=[observe],
-        unit="1",
+        # Not "1": Prometheus would name a unit-1 gauge `..._ratio`.
+        unit="{status}",
         description="1 while the gRPC health status of a service name is SERVING, else 0.",
     )
 
