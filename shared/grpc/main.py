@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from shared.config import Settings
+from shared.db.embedded import EmbeddedPostgresUnavailable
 from shared.db.migrate import SchemaMismatchError
 from shared.grpc.server import GrpcServer
 from shared.logging import configure_logging
@@ -42,7 +43,11 @@ def run_service(
     configure_logging(
         settings.log_level, settings.log_json, settings.service_name, settings.log_levels
     )
-    fatal: tuple[type[Exception], ...] = (SchemaMismatchError, *refuse_to_start)
+    fatal: tuple[type[Exception], ...] = (
+        SchemaMismatchError,
+        EmbeddedPostgresUnavailable,
+        *refuse_to_start,
+    )
     try:
         asyncio.run(_serve(settings, build_server))
     except fatal as error:
