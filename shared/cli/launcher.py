@@ -89,6 +89,7 @@ class SystemLauncher:
         self._embedded: EmbeddedPostgres | None = None
         self._processes: dict[str, asyncio.subprocess.Process] = {}
         self.endpoints: Endpoints | None = None
+        self._wrote_endpoints = False
 
     @property
     def data_dir(self) -> Path:
@@ -144,6 +145,7 @@ class SystemLauncher:
                 f"see the logs in {self.data_dir / 'logs'}"
             ) from None
         (self.data_dir / ENDPOINTS_FILE).write_text(json.dumps(asdict(self.endpoints), indent=2))
+        self._wrote_endpoints = True
         return self.endpoints
 
     async def _spawn(self, name: str, endpoints: Endpoints) -> asyncio.subprocess.Process:
@@ -215,8 +217,11 @@ class SystemLauncher:
                 process.kill()
                 await process.wait()
         self._processes.clear()
-        with contextlib.suppress(FileNotFoundError):
-            (self.data_dir / ENDPOINTS_FILE).unlink()
+        # Only our own: a launch refused because another one runs here must not hide that one.
+        if self._wrote_endpoints:
+            with contextlib.suppress(FileNotFoundError):
+                (self.data_dir / ENDPOINTS_FILE).unlink()
+            self._wrote_endpoints = False
         if self._embedded is not None:
             await asyncio.to_thread(self._embedded.stop)
             self._embedded = None
