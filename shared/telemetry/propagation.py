@@ -8,7 +8,7 @@ Handlers ignore the key: it is not part of any kind's payload contract.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,7 +19,6 @@ from opentelemetry.trace import Link, Span, SpanKind, Tracer
 __all__ = [
     "TRACE_CONTEXT_KEY",
     "context_of",
-    "links_of",
     "new_trace_for",
     "with_trace_context",
 ]
@@ -46,16 +45,6 @@ def context_of(payload: Mapping[str, Any] | None) -> Context | None:
         return None
     context = propagate.extract({str(k): str(v) for k, v in carrier.items()})
     return context if trace.get_current_span(context).get_span_context().is_valid else None
-
-
-def links_of(payloads: Sequence[Mapping[str, Any] | None]) -> list[Link]:
-    """Links to the traces of many items, for one span that serves them all (a batch)."""
-    links: list[Link] = []
-    for payload in payloads:
-        context = context_of(payload)
-        if context is not None:
-            links.append(Link(trace.get_current_span(context).get_span_context()))
-    return links
 
 
 @contextmanager
