@@ -2,15 +2,18 @@
 # One image for all four RememberStack services; the SERVICE variable picks which one runs:
 #   docker run -e SERVICE=query -p 50051:50051 rememberstack
 # Models (ONNX MiniLM, its tokenizer, the spaCy pipeline) arrive inside pip packages at build
-# time; nothing is downloaded when a container starts.
+# time; nothing is downloaded when a container starts. Only runtime dependencies go in
+# (requirements-runtime.lock: no dev tools, no embedded PostgreSQL); docs/operations.md lists
+# what the image holds and its size.
 
+# Any image with python3.11 and its venv module on PATH (Debian's python3.11-venv works too).
 ARG PYTHON_IMAGE=python:3.11-slim
 
 FROM ${PYTHON_IMAGE} AS build
 
-# The lock the dependencies come from; a runtime-only lock can be swapped in without editing
-# this file (requirements.lock also carries the dev extra).
-ARG REQUIREMENTS_FILE=requirements.lock
+# The lock the dependencies come from: runtime only by default (requirements.lock adds the dev
+# and embedded extras, for development).
+ARG REQUIREMENTS_FILE=requirements-runtime.lock
 ARG UV_VERSION=0.13.9
 
 ENV UV_COMPILE_BYTECODE=1 \
@@ -20,8 +23,11 @@ ENV UV_COMPILE_BYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1
 
-RUN pip install "uv==${UV_VERSION}" \
- && uv venv --python /usr/local/bin/python3.11 /opt/venv
+# uv lives in a throw-away venv of the build stage; the runtime stage copies /opt/venv only.
+RUN python3.11 -m venv /opt/uv \
+ && /opt/uv/bin/pip install "uv==${UV_VERSION}" \
+ && /opt/uv/bin/uv venv --python "$(command -v python3.11)" /opt/venv
+ENV PATH=/opt/uv/bin:$PATH
 
 WORKDIR /app
 

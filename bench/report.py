@@ -11,6 +11,7 @@ from bench.report_extraction import SECTIONS as EXTRACTION_SECTIONS
 from bench.report_headline import headline
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
+from bench.report_telemetry import SECTIONS as TELEMETRY_SECTIONS
 
 __all__ = ["write_report"]
 
@@ -78,7 +79,9 @@ def write_report(results: Path, report: Path) -> None:
         data = _load(results, name)
         if data is None:
             continue
-        title, section = (SECTIONS | PIPELINE_SECTIONS | EXTRACTION_SECTIONS).get(
+        title, section = (
+            SECTIONS | PIPELINE_SECTIONS | EXTRACTION_SECTIONS | TELEMETRY_SECTIONS
+        ).get(
             name, (name.replace("_", " "), _generic)
         )
         lines += [f"## {title}", ""]

@@ -50,6 +50,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("query_latency", "bench.query_latency", ("--quick",), ()),
     Benchmark("graph_latency", "bench.graph_latency", ("--quick",), ()),
     Benchmark("storage_size", "bench.storage_size", ("--quick",), ()),
+    Benchmark("telemetry_overhead", "bench.telemetry_overhead", ("--quick",), ()),
 )
 
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 __all__ = ["Settings", "load_settings"]
@@ -29,6 +29,10 @@ class Settings(BaseSettings):
         frozen=True,
         extra="forbid",
         env_ignore_empty=True,
+        # The OTEL_* fields are read under their standard names (aliases); code and tests
+        # still set every field by its name.
+        validate_by_name=True,
+        validate_by_alias=True,
     )
 
     # Storage and tenancy
@@ -50,9 +54,63 @@ class Settings(BaseSettings):
     # Observability
     log_level: str = Field(default="INFO", description="Root log level (DEBUG … CRITICAL).")
     log_json: bool = Field(default=True, description="Emit JSON lines instead of plain text.")
+    log_levels: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        description=(
+            "Per-logger levels over log_level, comma-separated logger=LEVEL pairs, e.g."
+            " 'rememberstack.rpc=WARNING,rememberstack.work=INFO'."
+        ),
+    )
+    log_rpc_sample_ratio: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of successful RPCs that get an access-log line (0..1); failed calls are"
+            " always logged. Health checks and reflection log at DEBUG only."
+        ),
+    )
     otlp_endpoint: str | None = Field(
         default=None,
-        description="OTLP gRPC collector endpoint; traces and metrics are exported only when set.",
+        description=(
+            "OTLP gRPC collector host:port, plaintext; traces and metrics are exported when it"
+            " or a standard OTEL_EXPORTER_OTLP_*ENDPOINT is set. Wins over the OTEL_ ones."
+        ),
+    )
+    otel_exporter_otlp_endpoint: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT"),
+        description="Standard OTLP endpoint for traces and metrics (the exporters read it).",
+    )
+    otel_exporter_otlp_traces_endpoint: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+        description="Standard OTLP endpoint for traces only.",
+    )
+    otel_exporter_otlp_metrics_endpoint: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+        description="Standard OTLP endpoint for metrics only.",
+    )
+    otel_traces_exporter: Literal["otlp", "console", "none"] = Field(
+        default="otlp",
+        validation_alias=AliasChoices("OTEL_TRACES_EXPORTER"),
+        description="Standard: where traces go once an endpoint is set; none turns them off.",
+    )
+    otel_metrics_exporter: Literal["otlp", "console", "none"] = Field(
+        default="otlp",
+        validation_alias=AliasChoices("OTEL_METRICS_EXPORTER"),
+        description="Standard: where metrics go once an endpoint is set; none turns them off.",
+    )
+    otel_sdk_disabled: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("OTEL_SDK_DISABLED"),
+        description="Standard: true exports nothing, whatever the endpoints say.",
+    )
+    otel_service_name: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("OTEL_SERVICE_NAME"),
+        description="Standard: service.name of traces and metrics, over service_name.",
     )
     service_name: str = Field(
         default="rememberstack",
@@ -186,6 +244,28 @@ class Settings(BaseSettings):
         if bad:
             raise ValueError(f"extension pack names must be lower-case identifiers, got {bad}")
         return list(dict.fromkeys(value))
+
+    @field_validator("log_levels", mode="before")
+    @classmethod
+    def _split_log_levels(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        levels: dict[str, str] = {}
+        for part in filter(None, (p.strip() for p in value.split(","))):
+            name, sep, level = part.partition("=")
+            if not sep or not name.strip():
+                raise ValueError(f"log_levels wants logger=LEVEL pairs, got {part!r}")
+            levels[name.strip()] = level.strip()
+        return levels
+
+    @field_validator("log_levels")
+    @classmethod
+    def _check_log_levels(cls, value: dict[str, str]) -> dict[str, str]:
+        checked = {name: level.upper() for name, level in value.items()}
+        bad = {name: level for name, level in checked.items() if level not in _LOG_LEVELS}
+        if bad:
+            raise ValueError(f"log_levels must use {', '.join(_LOG_LEVELS)}, got {bad}")
+        return checked
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json as jsonlib
 import logging
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,8 +51,17 @@ class JsonFormatter(logging.Formatter):
         return jsonlib.dumps(entry, default=str, ensure_ascii=False)
 
 
-def configure_logging(level: str | int, json: bool, service_name: str) -> None:
-    """Install one stderr handler on the root logger; calling again replaces it, not others."""
+def configure_logging(
+    level: str | int,
+    json: bool,
+    service_name: str,
+    levels: Mapping[str, str] | None = None,
+) -> None:
+    """Install one stderr handler on the root logger; calling again replaces it, not others.
+
+    `levels` sets chosen loggers apart from the root, e.g. ``{"rememberstack.rpc": "WARNING"}``
+    to keep only failed calls of the access log.
+    """
     handler = logging.StreamHandler(sys.stderr)
     handler.set_name(_HANDLER_NAME)
     if json:
@@ -68,3 +78,5 @@ def configure_logging(level: str | int, json: bool, service_name: str) -> None:
             existing.close()
     root.addHandler(handler)
     root.setLevel(level.upper() if isinstance(level, str) else level)
+    for name, logger_level in (levels or {}).items():
+        logging.getLogger(name).setLevel(logger_level.upper())

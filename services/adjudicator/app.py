@@ -23,13 +23,16 @@ from services.adjudicator.entities.resolver import EntityResolver
 from services.adjudicator.normalization import Normalizer, PredicateVocabulary
 from services.adjudicator.service import AdjudicationService
 from services.adjudicator.servicer import AdjudicatorServicer
-from services.adjudicator.worker import AdjudicationWorkers
+from services.adjudicator.worker import ADJUDICATE_VERSION, AdjudicationWorkers
 from shared.db import create_engine, ensure_schema_current, resolve_database_url, session_factory
 from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder, create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.logging import configure_logging
-from shared.telemetry import Telemetry
+from shared.telemetry import Telemetry, telemetry_from_settings
+from shared.telemetry.database import instrument_engine
+from shared.telemetry.queue_depth import QueueDepthSampler
+from shared.telemetry.work import WorkObserver
 
 __all__ = [
     "PROMPT_ENGINE_VERSION",
@@ -91,7 +94,9 @@ def _embedder(settings: Settings) -> Embedder:
     )
 
 
-def _service(settings: Settings, engine: AsyncEngine) -> AdjudicationService:
+def _service(
+    settings: Settings, engine: AsyncEngine, telemetry: Telemetry | None
+) -> AdjudicationService:
     adjudication_engine, engine_version = build_engine(settings)
     embedder = _embedder(settings)
     return AdjudicationService(
@@ -103,11 +108,15 @@ def _service(settings: Settings, engine: AsyncEngine) -> AdjudicationService:
         normalizer=Normalizer(PredicateVocabulary(settings.extension_packs)),
         confidence_floor=settings.fact_confidence_floor,
         extractor=settings.claim_extractor,
+        metrics=telemetry.metrics if telemetry else None,
     )
 
 
 def _workers(
-    settings: Settings, engine: AsyncEngine, service: AdjudicationService
+    settings: Settings,
+    engine: AsyncEngine,
+    service: AdjudicationService,
+    telemetry: Telemetry | None,
 ) -> AdjudicationWorkers:
     return AdjudicationWorkers(
         session_factory(engine),
@@ -117,6 +126,9 @@ def _workers(
         poll_seconds=settings.worker_poll_seconds,
         lease_seconds=settings.worker_lease_seconds,
         listen_url=engine.url.render_as_string(hide_password=False),
+        observer=WorkObserver(
+            telemetry.tracer if telemetry else None, telemetry.metrics if telemetry else None
+        ),
     )
 
 
@@ -142,13 +154,17 @@ async def build_server(
             on_stop.append(stop_embedded)
         on_stop.insert(0, engine.dispose)
     await ensure_schema_current(engine)
-    service = _service(settings, engine)
-    workers = _workers(settings, engine, service)
+    instrument_engine(engine, telemetry, settings.service_name)
+    service = _service(settings, engine, telemetry)
+    workers = _workers(settings, engine, service, telemetry)
     await workers.start()
     statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
     await statistics.start()
+    queue_depth = QueueDepthSampler(engine, telemetry, (ADJUDICATE_VERSION,))
+    await queue_depth.start()
     # Workers, the refresher and replicas stop before the engine is disposed (and the
     # embedded database).
+    on_stop.insert(0, queue_depth.stop)
     on_stop.insert(0, statistics.stop)
     on_stop.insert(0, workers.stop)
     replicas = await start_replicas(settings, engine, settings.adjudicator_processes - 1)
@@ -217,18 +233,26 @@ async def start_replicas(settings: Settings, engine: AsyncEngine, count: int) ->
 def run_replica() -> None:
     """Entry point of a replica: queue workers only, until SIGTERM or the parent is gone."""
     settings = Settings()
-    configure_logging(settings.log_level, settings.log_json, settings.service_name)
-    asyncio.run(_replica(settings))
+    configure_logging(
+        settings.log_level, settings.log_json, settings.service_name, settings.log_levels
+    )
+    telemetry = telemetry_from_settings(settings)
+    telemetry.install_global()
+    try:
+        asyncio.run(_replica(settings, telemetry))
+    finally:
+        telemetry.shutdown()
 
 
-async def _replica(settings: Settings) -> None:
+async def _replica(settings: Settings, telemetry: Telemetry) -> None:
     parent = os.getppid()
     engine = create_engine(settings.database_url or "")
+    instrument_engine(engine, telemetry, settings.service_name)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    workers = _workers(settings, engine, _service(settings, engine))
+    workers = _workers(settings, engine, _service(settings, engine, telemetry), telemetry)
     await workers.start()
     statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
     await statistics.start()

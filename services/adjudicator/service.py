@@ -43,6 +43,7 @@ from shared.db.models import Fact
 from shared.db.queue import replay_dead_letters
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound
+from shared.telemetry.metrics import Metrics
 
 __all__ = [
     "ADJUDICATION_KIND_PREFIX",
@@ -185,7 +186,9 @@ class AdjudicationService:
         normalizer: Normalizer,
         confidence_floor: float,
         extractor: str,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or Metrics.noop()
         self._factory = session_factory
         self._engine = engine
         self._engine_version = engine_version
@@ -242,7 +245,7 @@ class AdjudicationService:
             entries, lost, adjudicated = await self._batch_with_retry(
                 namespace, batch, cache, decided_by
             )
-            decisions.extend(entries)
+            decisions.extend(self._metrics.record_decisions(entries))
             dropped.extend(lost)
             done += adjudicated
         return ClaimsOutcome(decisions, dropped, done)
@@ -316,8 +319,10 @@ class AdjudicationService:
             + [text for row in rows if (text := row.speaker or row.document_title)]
         )
         resolved = iter(
-            await self._resolver.resolve_mentions(
-                session, namespace, [m for claim in mentions for m in claim], context=context
+            self._metrics.record_resolutions(
+                await self._resolver.resolve_mentions(
+                    session, namespace, [m for claim in mentions for m in claim], context=context
+                )
             )
         )
         names_of: list[dict[str, EntityRef]] = []
@@ -335,8 +340,10 @@ class AdjudicationService:
             _fallback_mention(row, names) for row, names in zip(rows, names_of, strict=True)
         ]
         anchors = iter(
-            await self._resolver.resolve_mentions(
-                session, namespace, [f for f in fallbacks if f is not None], context=context
+            self._metrics.record_resolutions(
+                await self._resolver.resolve_mentions(
+                    session, namespace, [f for f in fallbacks if f is not None], context=context
+                )
             )
         )
         dropped: list[str] = []
@@ -435,11 +442,15 @@ class AdjudicationService:
         self, namespace: str, survivor: uuid.UUID, absorbed: uuid.UUID, decided_by: str
     ) -> MergeOutcome:
         async with self._factory() as session, session.begin():
-            return await merge_entities(session, namespace, survivor, absorbed, decided_by)
+            outcome = await merge_entities(session, namespace, survivor, absorbed, decided_by)
+        self._metrics.record_merge("merge")
+        return outcome
 
     async def undo_merge(self, namespace: str, merge_id: uuid.UUID, decided_by: str) -> UndoOutcome:
         async with self._factory() as session, session.begin():
-            return await undo_merge(session, namespace, merge_id, decided_by)
+            undone = await undo_merge(session, namespace, merge_id, decided_by)
+        self._metrics.record_merge("undo")
+        return undone
 
     async def merge_proposals(self, namespace: str, page_size: int, token: str) -> ProposalPage:
         async with self._factory() as session:

@@ -18,6 +18,8 @@ from services.adjudicator.service import AdjudicationService
 from shared.beliefs.support import RetirementReason, retire_testimony
 from shared.db.models import VersionStage, WorkItem
 from shared.db.queue import Handler, Worker
+from shared.telemetry.metrics import Metrics
+from shared.telemetry.work import WorkObserver
 
 __all__ = [
     "ADJUDICATE_VERSION",
@@ -128,6 +130,7 @@ def make_handler(
     service: AdjudicationService,
     session_factory: async_sessionmaker[AsyncSession],
     worker_id: str,
+    metrics: Metrics | None = None,
 ) -> Handler:
     """The handler of one worker: claims in their own transactions, then the item's own.
 
@@ -137,6 +140,8 @@ def make_handler(
     first confirms its fact and the fact never looks unsupported in between.
     """
 
+    stages = metrics or Metrics.noop()
+
     async def handle(session: AsyncSession, item: WorkItem) -> None:
         namespace = item.namespace
         version_id: uuid.UUID | None = item.version_id
@@ -145,6 +150,7 @@ def make_handler(
             version_id = payload.version_id
             started = time.perf_counter()
             outcome = await service.adjudicate_version(namespace, version_id, decided_by=worker_id)
+            stages.record_stages({"adjudicate": time.perf_counter() - started})
             # Kept on the item for benchmarks and operators: how long the claims took.
             await session.execute(
                 update(WorkItem)
@@ -210,17 +216,20 @@ class AdjudicationWorkers:
         lease_seconds: float,
         listen_url: str | None = None,
         kinds: Collection[str] = (ADJUDICATE_VERSION,),
+        observer: WorkObserver | None = None,
     ) -> None:
+        metrics = observer.metrics if observer else None
         self.workers: Sequence[Worker] = [
             Worker(
                 session_factory,
                 kinds,
-                make_handler(service, session_factory, f"{worker_prefix}-{index}"),
+                make_handler(service, session_factory, f"{worker_prefix}-{index}", metrics),
                 f"{worker_prefix}-{index}",
                 poll_seconds=poll_seconds,
                 lease_seconds=lease_seconds,
                 listen_url=listen_url,
                 prefer=prefer_other_speakers,
+                observer=observer,
             )
             for index in range(concurrency)
         ]

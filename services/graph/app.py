@@ -12,6 +12,7 @@ from services.graph.servicer import GraphServicer
 from shared.db import create_engine, ensure_schema_current, resolve_database_url
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.telemetry import Telemetry
+from shared.telemetry.database import instrument_engine
 
 __all__ = ["SERVICE_NAME", "build_server"]
 
@@ -37,6 +38,7 @@ async def build_server(
 
             on_stop.append(stop_embedded)
     await ensure_schema_current(engine)
+    instrument_engine(engine, telemetry, settings.service_name)
     service = GraphService(engine, GraphRepository(), settings)
     servicer = GraphServicer(service, settings.namespace)
     return GrpcServer.from_settings(

@@ -25,6 +25,9 @@ from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder
 from shared.grpc.server import GrpcServer, servicer_registration
 from shared.telemetry import Telemetry
+from shared.telemetry.database import instrument_engine
+from shared.telemetry.queue_depth import QueueDepthSampler
+from shared.telemetry.work import WorkObserver
 
 __all__ = ["SERVICE_NAME", "build_server"]
 
@@ -58,10 +61,13 @@ async def build_server(
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)
         raise
+    instrument_engine(engine, telemetry, settings.service_name)
+    metrics = telemetry.metrics if telemetry else None
     factory = session_factory(engine)
     runtime = ModelRuntime(settings, extractor=extractor, embedder=embedder)
-    service = IngestService(factory, runtime)
-    pipeline = Pipeline(factory, runtime, settings)
+    service = IngestService(factory, runtime, telemetry.tracer if telemetry else None)
+    pipeline = Pipeline(factory, runtime, settings, metrics)
+    observer = WorkObserver(telemetry.tracer if telemetry else None, metrics)
     listen_url = engine.url.render_as_string(hide_password=False)
     prefix = f"ingest-{socket.gethostname()}-{os.getpid()}-{id(pipeline):x}"
     workers = [
@@ -73,6 +79,7 @@ async def build_server(
             poll_seconds=settings.worker_poll_seconds,
             lease_seconds=settings.worker_lease_seconds,
             listen_url=listen_url,
+            observer=observer,
         )
         for index in range(settings.worker_concurrency)
     ]
@@ -80,12 +87,15 @@ async def build_server(
         await worker.start()
     statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
     await statistics.start()
+    queue_depth = QueueDepthSampler(engine, telemetry, INGEST_KINDS)
+    await queue_depth.start()
     # Loading spaCy and ONNX takes seconds; do it beside serving instead of before it.
     warm = asyncio.create_task(asyncio.to_thread(runtime.warm), name="ingest:warm-models")
 
     async def stop() -> None:
         await asyncio.gather(*(worker.stop() for worker in workers))
         await statistics.stop()
+        await queue_depth.stop()
         with contextlib.suppress(asyncio.CancelledError):
             await warm
         if owns_engine:

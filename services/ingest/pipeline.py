@@ -37,6 +37,7 @@ from services.ingest.formats import Turn, classify, normalize_media_type, parse_
 from services.ingest.runtime import ModelRuntime
 from shared.db.models import Chunk, Claim, Document, DocumentVersion, WorkItem, claim_dedupe_key
 from shared.db.queue import enqueue
+from shared.telemetry.metrics import Metrics
 
 __all__ = ["Pipeline", "work_dedupe_key"]
 
@@ -74,10 +75,12 @@ class Pipeline:
         factory: async_sessionmaker[AsyncSession],
         runtime: ModelRuntime,
         settings: IngestSettings,
+        metrics: Metrics | None = None,
     ) -> None:
         self._factory = factory
         self._runtime = runtime
         self._settings = settings
+        self._metrics = metrics or Metrics.noop()
 
     async def handle(self, session: AsyncSession, item: WorkItem) -> None:
         if item.kind == EXTRACT_KIND:
@@ -189,6 +192,7 @@ class Pipeline:
         )
         if "extract_model_seconds" in result:
             timings["extract_model"] = result.pop("extract_model_seconds")
+        self._metrics.record_claims_extracted(extractor[0], result.get("claims_new", 0))
         await self._finish(session, item, result | {"seconds": timings})
         statuses = {"convert": "succeeded", "chunk": "succeeded"}
         statuses["extract"] = "succeeded" if kind in ("prose", "conversation") else "skipped"
@@ -359,6 +363,7 @@ class Pipeline:
 
     async def _finish(self, session: AsyncSession, item: WorkItem, result: dict[str, Any]) -> None:
         """Keep what the item did (counts, stage seconds) on the item for benchmarks and ops."""
+        self._metrics.record_stages(result["seconds"])
         await session.execute(
             update(WorkItem)
             .where(WorkItem.id == item.id)

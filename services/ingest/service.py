@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 
+from opentelemetry import trace
+from opentelemetry.trace import Tracer
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -36,6 +39,7 @@ from shared.db.engine import unit_of_work
 from shared.db.models import Document, DocumentVersion, WorkItem
 from shared.db.queue import enqueue, replay_dead_letters
 from shared.errors import FailedPrecondition, FieldViolation, InvalidArgument, NotFound
+from shared.telemetry.propagation import new_trace_for
 
 __all__ = ["IngestService"]
 
@@ -47,9 +51,15 @@ _WATCH_POLL_SECONDS = 0.2
 class IngestService:
     """Every ingest RPC's behaviour; one transaction per call."""
 
-    def __init__(self, factory: async_sessionmaker[AsyncSession], runtime: ModelRuntime) -> None:
+    def __init__(
+        self,
+        factory: async_sessionmaker[AsyncSession],
+        runtime: ModelRuntime,
+        tracer: Tracer | None = None,
+    ) -> None:
         self._factory = factory
         self._runtime = runtime
+        self._tracer = tracer or trace.get_tracer(__name__)
 
     async def ingest(self, documents: Sequence[DocumentInput]) -> list[IngestResult]:
         """Store every document in one transaction (all or nothing), in request order."""
@@ -59,9 +69,12 @@ class IngestService:
             # Sorted, so two batches touching the same identities cannot deadlock.
             for namespace, identity in sorted({(d.namespace, d.identity_key) for d in documents}):
                 await repo.lock_identity(session, namespace, identity)
-            return [await self._ingest_one(session, d) for d in documents]
+            own_traces = len(documents) > 1
+            return [await self._ingest_one(session, d, own_traces) for d in documents]
 
-    async def _ingest_one(self, session: AsyncSession, doc: DocumentInput) -> IngestResult:
+    async def _ingest_one(
+        self, session: AsyncSession, doc: DocumentInput, own_trace: bool = False
+    ) -> IngestResult:
         document = await repo.find_document(session, doc.namespace, doc.identity_key)
         if document is None:
             document = Document(
@@ -117,26 +130,43 @@ class IngestService:
             session, doc.namespace, version.id, initial_stage_statuses(doc.format_kind)
         )
         if not parked:
-            await self._enqueue_extract(session, doc.namespace, version.id, reextract=False)
+            await self._enqueue_extract(
+                session, doc.namespace, version.id, reextract=False, own_trace=own_trace
+            )
         await session.flush()
         return IngestResult(
             document.id, version.id, version.version_number, True, parked, doc.content_sha256
         )
 
     async def _enqueue_extract(
-        self, session: AsyncSession, namespace: str, version_id: uuid.UUID, *, reextract: bool
+        self,
+        session: AsyncSession,
+        namespace: str,
+        version_id: uuid.UUID,
+        *,
+        reextract: bool,
+        own_trace: bool = False,
     ) -> bool:
+        """Queue the version's extraction. With `own_trace` (one of a batch request's many
+        versions) its pipeline gets a trace of its own, linked to the request's span."""
         payload: dict[str, object] = {"version_id": str(version_id)}
         if reextract:
             payload["reextract"] = True
-        item = await enqueue(
-            session,
-            namespace,
-            EXTRACT_KIND,
-            payload,
-            dedupe_key=work_dedupe_key(version_id, self._runtime.extractor_key),
-            version_id=version_id,
-        )
+        with contextlib.ExitStack() as scope:
+            if own_trace:
+                attributes = {
+                    "rememberstack.namespace": namespace,
+                    "rememberstack.version_id": str(version_id),
+                }
+                scope.enter_context(new_trace_for(self._tracer, "document version", attributes))
+            item = await enqueue(
+                session,
+                namespace,
+                EXTRACT_KIND,
+                payload,
+                dedupe_key=work_dedupe_key(version_id, self._runtime.extractor_key),
+                version_id=version_id,
+            )
         return item is not None
 
     async def get_document(self, namespace: str, document_id: uuid.UUID) -> DocumentView:
@@ -253,7 +283,9 @@ class IngestService:
                     "conversation",
                 ):
                     continue
-                if await self._enqueue_extract(session, namespace, version.id, reextract=True):
+                if await self._enqueue_extract(
+                    session, namespace, version.id, reextract=True, own_trace=len(documents) > 1
+                ):
                     await repo.set_stages(
                         session,
                         namespace,

@@ -12,6 +12,7 @@ from shared.db import create_engine, ensure_schema_current, resolve_database_url
 from shared.embedding import create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.telemetry import Telemetry
+from shared.telemetry.database import instrument_engine
 
 SERVICE_NAME = "rememberstack.v1.QueryService"
 
@@ -36,6 +37,7 @@ async def build_server(
 
             on_stop.append(stop_embedded)
     await ensure_schema_current(engine)
+    instrument_engine(engine, telemetry, settings.service_name)
     embedder = create_embedder(
         settings.embedder,
         base_url=settings.embedding_base_url,

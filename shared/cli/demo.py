@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 from collections.abc import Sequence
 from datetime import datetime
@@ -15,7 +14,7 @@ from rich.rule import Rule
 from rich.table import Table
 
 from shared.cli.client import connect
-from shared.cli.ingest_files import ingest_files, watch_until_settled
+from shared.cli.ingest_files import MANIFEST_NAME, ingest_files, load_manifest, watch_until_settled
 from shared.cli.launcher import SystemLauncher
 from shared.cli.render import print_facts
 from shared.config import load_settings
@@ -29,12 +28,7 @@ CLAIM_QUERIES = ("Who leads the payments team?",)
 
 
 def _corpus() -> tuple[list[Path], dict[str, datetime]]:
-    manifest = json.loads((CORPUS / "manifest.json").read_text())
-    said_on = {
-        name: datetime.fromisoformat(value.replace("Z", "+00:00"))
-        for name, value in manifest.items()
-        if not name.startswith("_")
-    }
+    said_on = load_manifest(CORPUS / MANIFEST_NAME)
     # Said-on order: adjudication outcomes depend on what the memory already held, and a
     # demo should tell the same story every time.
     return sorted((CORPUS / name for name in said_on), key=lambda p: said_on[p.name]), said_on

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,12 +14,19 @@ from shared.cli.client import Stubs
 from shared.proto_convert import timestamp
 
 __all__ = [
+    "MANIFEST_NAME",
     "IngestOutcome",
+    "ManifestError",
     "collect_files",
     "ingest_files",
+    "load_manifest",
     "media_type_for",
+    "parse_said_on",
     "watch_until_settled",
 ]
+
+# A directory's said-on times (`samples/corpus/manifest.json`): read, never ingested.
+MANIFEST_NAME = "manifest.json"
 
 _MEDIA_TYPES = {
     ".txt": "text/plain",
@@ -38,15 +46,54 @@ def media_type_for(path: Path) -> str:
     return _MEDIA_TYPES.get(path.suffix.lower(), "application/octet-stream")
 
 
-def collect_files(paths: Iterable[Path]) -> list[Path]:
-    """Files named directly plus every file under named directories, in a stable order."""
+class ManifestError(ValueError):
+    """A manifest or said-on time the CLI cannot read; the message says which and why."""
+
+
+def parse_said_on(value: str, where: str = "--said-on") -> datetime:
+    """An ISO-8601 instant (``2026-03-02T10:00:00Z``); a time without an offset is UTC."""
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ManifestError(f"{where}: {value!r} is not an ISO-8601 time") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def load_manifest(path: Path) -> dict[str, datetime]:
+    """File name → said-on time from a JSON object; keys starting with ``_`` are comments."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ManifestError(f"{path}: not a readable JSON manifest ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ManifestError(f"{path}: a manifest is a JSON object of file name to time")
+    return {
+        name: parse_said_on(str(value), f"{path}: {name}")
+        for name, value in data.items()
+        if not name.startswith("_")
+    }
+
+
+def collect_files(paths: Iterable[Path]) -> tuple[list[Path], dict[str, datetime]]:
+    """Files named directly plus every file under named directories, in a stable order, and
+    the said-on times of the directories' ``manifest.json`` files (which are not documents).
+
+    Hidden files and directories (``.git``, ``.DS_Store``) are skipped in directories.
+    """
     files: list[Path] = []
+    said_on: dict[str, datetime] = {}
     for path in paths:
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file()))
-        else:
+        if not path.is_dir():
             files.append(path)
-    return files
+            continue
+        for found in sorted(p for p in path.rglob("*") if p.is_file()):
+            if any(part.startswith(".") for part in found.relative_to(path).parts):
+                continue
+            if found.name == MANIFEST_NAME:
+                said_on |= load_manifest(found)
+                continue
+            files.append(found)
+    return files, said_on
 
 
 @dataclass(frozen=True)
@@ -70,13 +117,17 @@ async def ingest_files(
 ) -> list[IngestOutcome]:
     """Send all files in one client-streaming batch; the file path is the source identity.
 
-    The said-on time is the file's modification time unless ``said_on`` names the file.
+    The said-on time is ``said_on[name]`` (a manifest) or ``said_on["*"]`` (one time for every
+    file, the ``--said-on`` flag), else the file's modification time.
     """
 
     async def requests() -> AsyncIterator[ingest_service_pb2.IngestDocumentsRequest]:
         for path in files:
-            modified = (said_on or {}).get(path.name) or datetime.fromtimestamp(
-                path.stat().st_mtime, tz=UTC
+            given = said_on or {}
+            modified = (
+                given.get(path.name)
+                or given.get("*")
+                or datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
             )
             yield ingest_service_pb2.IngestDocumentsRequest(
                 document=ingest_service_pb2.IngestDocumentRequest(

@@ -19,7 +19,7 @@ from shared.config import Settings
 from shared.db.embedded import EmbeddedPostgres
 from shared.db.migrate import upgrade_to_head
 
-__all__ = ["SERVICES", "Endpoints", "SystemLauncher", "load_endpoints"]
+__all__ = ["SERVICES", "Endpoints", "LaunchError", "SystemLauncher", "load_endpoints"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,11 @@ _HEALTH_NAMES = {
     "graph": "rememberstack.v1.GraphService",
 }
 ENDPOINTS_FILE = "endpoints.json"
+_LOG_TAIL_LINES = 15
+
+
+class LaunchError(RuntimeError):
+    """The system could not start; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,20 @@ def _free_port(host: str) -> int:
         return int(probe.getsockname()[1])
 
 
+def _port_is_taken(host: str, port: int) -> bool:
+    """True when something already listens on ``host:port``: a health check there would be
+    answered by that other process, and our service could not bind."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # Lingering TIME_WAIT connections of an earlier run do not make a port taken.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError:
+            return True
+    return False
+
+
 class SystemLauncher:
     """Owns the embedded database and the service processes of one `rememberstack up`."""
 
@@ -70,13 +89,38 @@ class SystemLauncher:
         self._embedded: EmbeddedPostgres | None = None
         self._processes: dict[str, asyncio.subprocess.Process] = {}
         self.endpoints: Endpoints | None = None
+        self._wrote_endpoints = False
 
     @property
     def data_dir(self) -> Path:
         return Path(self._settings.data_dir)
 
     async def start(self, *, ready_timeout: float = 120.0) -> Endpoints:
-        """Start Postgres (unless a URL is configured), migrate, launch and await the services."""
+        """Start Postgres (unless a URL is configured), migrate, launch and await the services.
+
+        Raises LaunchError, having stopped whatever it started, when a port is taken, a service
+        exits during start-up or the services are not serving within `ready_timeout`.
+        """
+        try:
+            return await self._start(ready_timeout)
+        except BaseException:
+            await self.stop(grace=5.0)
+            raise
+
+    async def _start(self, ready_timeout: float) -> Endpoints:
+        host = self._settings.host
+        if self._base_port:
+            taken = [
+                self._base_port + i
+                for i in range(len(SERVICES))
+                if _port_is_taken(host, self._base_port + i)
+            ]
+            if taken:
+                raise LaunchError(
+                    f"port(s) {', '.join(map(str, taken))} on {host} are already in use (another "
+                    "`rememberstack up`?). Stop that process, or pick other ports with "
+                    "--base-port N (0 picks free ones)."
+                )
         self.data_dir.mkdir(parents=True, exist_ok=True)
         database_url = self._settings.database_url
         if database_url is None:
@@ -84,7 +128,6 @@ class SystemLauncher:
             database_url = await asyncio.to_thread(self._embedded.start)
             logger.info("embedded postgres started in %s", self.data_dir / "postgres")
         await upgrade_to_head(database_url)
-        host = self._settings.host
         addresses = {
             name: f"{host}:{self._base_port + i if self._base_port else _free_port(host)}"
             for i, name in enumerate(SERVICES)
@@ -92,9 +135,17 @@ class SystemLauncher:
         self.endpoints = Endpoints(database_url=database_url, **addresses)
         for name in SERVICES:
             self._processes[name] = await self._spawn(name, self.endpoints)
-        async with asyncio.timeout(ready_timeout):
-            await asyncio.gather(*(self._await_serving(n) for n in SERVICES))
+        try:
+            async with asyncio.timeout(ready_timeout):
+                await asyncio.gather(*(self._await_serving(n) for n in SERVICES))
+        except TimeoutError:
+            waiting = [n for n, p in self._processes.items() if p.returncode is None]
+            raise LaunchError(
+                f"services not serving after {ready_timeout:.0f} s: {', '.join(waiting)}; "
+                f"see the logs in {self.data_dir / 'logs'}"
+            ) from None
         (self.data_dir / ENDPOINTS_FILE).write_text(json.dumps(asdict(self.endpoints), indent=2))
+        self._wrote_endpoints = True
         return self.endpoints
 
     async def _spawn(self, name: str, endpoints: Endpoints) -> asyncio.subprocess.Process:
@@ -106,6 +157,7 @@ class SystemLauncher:
                 "REMEMBERSTACK_PORT": endpoints.address(name).rsplit(":", 1)[1],
                 "REMEMBERSTACK_SERVICE_NAME": name,
                 "REMEMBERSTACK_DATA_DIR": str(self.data_dir),
+                "REMEMBERSTACK_NAMESPACE": self._settings.namespace,
             }
         )
         for peer in SERVICES:
@@ -125,15 +177,24 @@ class SystemLauncher:
             while True:
                 process = self._processes[name]
                 if process.returncode is not None:
-                    raise RuntimeError(
-                        f"{name} exited with code {process.returncode} during start-up; "
-                        f"see {self.data_dir / 'logs' / (name + '.log')}"
+                    raise LaunchError(
+                        f"{name} exited with code {process.returncode} during start-up\n"
+                        + self.failure_report(name)
                     )
                 with contextlib.suppress(grpc.aio.AioRpcError):
                     reply = await stub.Check(request, timeout=2.0)
                     if reply.status == health_pb2.HealthCheckResponse.SERVING:
                         return
                 await asyncio.sleep(0.2)
+
+    def failure_report(self, name: str) -> str:
+        """The last lines of a service's log, where its cause of death is."""
+        path = self.data_dir / "logs" / f"{name}.log"
+        try:
+            lines = path.read_text(errors="replace").splitlines()[-_LOG_TAIL_LINES:]
+        except OSError:
+            return f"(no log at {path})"
+        return f"last lines of {path}:\n" + "\n".join(f"  {line}" for line in lines)
 
     async def wait_for_exit(self) -> str:
         """Wait until any service process exits; returns its name (a crash ends the system)."""
@@ -156,8 +217,11 @@ class SystemLauncher:
                 process.kill()
                 await process.wait()
         self._processes.clear()
-        with contextlib.suppress(FileNotFoundError):
-            (self.data_dir / ENDPOINTS_FILE).unlink()
+        # Only our own: a launch refused because another one runs here must not hide that one.
+        if self._wrote_endpoints:
+            with contextlib.suppress(FileNotFoundError):
+                (self.data_dir / ENDPOINTS_FILE).unlink()
+            self._wrote_endpoints = False
         if self._embedded is not None:
             await asyncio.to_thread(self._embedded.stop)
             self._embedded = None

@@ -8,10 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EmbeddedPostgres", "resolve_database_url"]
+__all__ = ["EmbeddedPostgres", "EmbeddedPostgresUnavailable", "resolve_database_url"]
 
 logger = logging.getLogger(__name__)
 _START_ATTEMPTS = 3
+
+
+class EmbeddedPostgresUnavailable(RuntimeError):
+    """No database URL and no pgserver (the runtime image ships without it)."""
 
 
 class EmbeddedPostgres:
@@ -38,7 +42,14 @@ class EmbeddedPostgres:
         """
         if self._server is None:
             # Imported here: pgserver probes the system (users, runtime dirs) on import.
-            from pgserver.postgres_server import get_server
+            try:
+                from pgserver.postgres_server import get_server
+            except ImportError as exc:
+                raise EmbeddedPostgresUnavailable(
+                    "no database configured and no embedded PostgreSQL installed: set "
+                    "REMEMBERSTACK_DATABASE_URL, or install the embedded extra "
+                    "(pip install 'rememberstack[embedded]'; `make install` does)"
+                ) from exc
 
             self._data_dir.parent.mkdir(parents=True, exist_ok=True)
             # pgserver waits only 10 s for `pg_ctl start`; on a loaded machine the server may

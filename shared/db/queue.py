@@ -18,6 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from shared.db.engine import to_asyncpg_dsn
 from shared.db.models import WorkItem
+from shared.telemetry.propagation import with_trace_context
+from shared.telemetry.work import WorkObservation, WorkObserver
 
 __all__ = [
     "BACKOFF_BASE_SECONDS",
@@ -77,7 +79,8 @@ async def enqueue(
     values: dict[str, Any] = {
         "namespace": namespace,
         "kind": kind,
-        "payload": payload,
+        # The enqueuer's trace goes with the item, so its worker continues that trace.
+        "payload": with_trace_context(payload),
         "dedupe_key": dedupe_key,
         "version_id": version_id,
     }
@@ -102,6 +105,7 @@ async def claim(
     lease_seconds: float,
     *,
     item_id: uuid.UUID | None = None,
+    on_dead_letter: Callable[[str], None] | None = None,
 ) -> WorkItem | None:
     """Lease the next runnable item of `kinds` (or that item, if runnable) to `worker_id`, or
     return None.
@@ -154,6 +158,8 @@ async def claim(
         if item.status == "running":
             return item
         logger.warning("work item %s (%s) dead-lettered: lease expired", item.id, item.kind)
+        if on_dead_letter is not None:
+            on_dead_letter(item.kind)
 
 
 async def complete(session: AsyncSession, item_id: uuid.UUID, worker_id: str) -> None:
@@ -299,8 +305,10 @@ class Worker:
         lease_seconds: float = 60.0,
         listen_url: str | None = None,
         prefer: Preference | None = None,
+        observer: WorkObserver | None = None,
     ) -> None:
         self._factory = session_factory
+        self._observer = observer or WorkObserver()
         self._prefer = prefer
         self._kinds = frozenset(kinds)
         self._handler = handler
@@ -392,10 +400,17 @@ class Worker:
                     self._worker_id,
                     self._lease_seconds,
                     item_id=preferred,
+                    on_dead_letter=self._observer.dead_lettered,
                 )
                 if item is not None:
                     return item
-        return await claim(self._factory, self._kinds, self._worker_id, self._lease_seconds)
+        return await claim(
+            self._factory,
+            self._kinds,
+            self._worker_id,
+            self._lease_seconds,
+            on_dead_letter=self._observer.dead_lettered,
+        )
 
     async def _heartbeat(self, item_id: uuid.UUID) -> None:
         while True:
@@ -407,34 +422,40 @@ class Worker:
                 logger.warning("worker %s: lease extension failed: %s", self._worker_id, exc)
 
     async def _process(self, item: WorkItem) -> None:
+        with self._observer.observe(item, self._worker_id) as observed:
+            await self._process_observed(item, observed)
+
+    async def _process_observed(self, item: WorkItem, observed: WorkObservation) -> None:
         heartbeat = asyncio.create_task(self._heartbeat(item.id))
         try:
             async with self._factory() as session, session.begin():
                 await self._handler(session, item)
                 await complete(session, item.id, self._worker_id)
         except asyncio.CancelledError:
+            observed.outcome = "released"
             # Best effort: if the database is unreachable the lease simply expires.
             with contextlib.suppress(*_DB_ERRORS):
                 async with self._factory() as session, session.begin():
                     await _release(session, item.id, self._worker_id)
             raise
         except LeaseLostError:
-            logger.warning("worker %s: lost the lease on %s", self._worker_id, item.id)
+            observed.outcome = "lease_lost"
         except Exception as exc:
-            logger.exception("worker %s: %s item %s failed", self._worker_id, item.kind, item.id)
-            await self._record_failure(item, f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            status = await self._record_failure(item, error)
+            observed.outcome = "dead_letter" if status == "dead_letter" else "failed"
+            observed.error, observed.exception = error, exc
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
 
-    async def _record_failure(self, item: WorkItem, error: str) -> None:
+    async def _record_failure(self, item: WorkItem, error: str) -> str | None:
         try:
             async with self._factory() as session, session.begin():
                 status = await fail(session, item.id, self._worker_id, error)
         except _DB_ERRORS as exc:
             # The lease then expires and the item is retried, still counting the attempt.
             logger.warning("worker %s: could not record failure: %s", self._worker_id, exc)
-            return
-        if status == "dead_letter":
-            logger.error("work item %s (%s) dead-lettered: %s", item.id, item.kind, error)
+            return None
+        return status

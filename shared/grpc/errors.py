@@ -121,7 +121,8 @@ def status_for_exception(exc: Exception, method: str = "") -> status_pb2.Status:
             status.details.append(_pack(bad_request))
         return status
     if _is_unreachable(exc):
-        logger.warning("dependency unavailable in %s: %r", method, exc, exc_info=exc)
+        # One line, no traceback: while the database is down every call lands here.
+        logger.warning("dependency unavailable in %s: %r", method, exc)
         return _status(
             grpc.StatusCode.UNAVAILABLE,
             "a backend dependency is unavailable; retry later",

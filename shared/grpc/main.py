@@ -10,10 +10,11 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from shared.config import Settings
+from shared.db.embedded import EmbeddedPostgresUnavailable
 from shared.db.migrate import SchemaMismatchError
 from shared.grpc.server import GrpcServer
 from shared.logging import configure_logging
-from shared.telemetry import Telemetry, configure_telemetry
+from shared.telemetry import Telemetry, telemetry_from_settings
 
 __all__ = ["run_service"]
 
@@ -39,8 +40,14 @@ def run_service(
         sys.exit(2)
     if settings.service_name == Settings.model_fields["service_name"].default:
         settings = settings.model_copy(update={"service_name": f"rememberstack-{name}"})
-    configure_logging(settings.log_level, settings.log_json, settings.service_name)
-    fatal: tuple[type[Exception], ...] = (SchemaMismatchError, *refuse_to_start)
+    configure_logging(
+        settings.log_level, settings.log_json, settings.service_name, settings.log_levels
+    )
+    fatal: tuple[type[Exception], ...] = (
+        SchemaMismatchError,
+        EmbeddedPostgresUnavailable,
+        *refuse_to_start,
+    )
     try:
         asyncio.run(_serve(settings, build_server))
     except fatal as error:
@@ -49,7 +56,7 @@ def run_service(
 
 
 async def _serve(settings: Any, build_server: Callable[..., Awaitable[GrpcServer]]) -> None:
-    telemetry: Telemetry = configure_telemetry(settings.service_name, settings.otlp_endpoint)
+    telemetry: Telemetry = telemetry_from_settings(settings)
     telemetry.install_global()
     try:
         server = await build_server(settings, telemetry=telemetry)

@@ -14,8 +14,9 @@ from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
 from shared.grpc.channel import MAX_MESSAGE_BYTES
 from shared.grpc.errors import ErrorMappingInterceptor
+from shared.grpc.observability import RpcObservabilityInterceptor, health_gauge
 from shared.grpc.reflection import enable_reflection
-from shared.telemetry import create_rpc_duration_histogram
+from shared.telemetry.metrics import Metrics
 
 if TYPE_CHECKING:
     from shared.config import Settings
@@ -76,8 +77,10 @@ class GrpcServer:
         port: int = 0,
         telemetry: Telemetry | None = None,
         on_stop: Sequence[StopCallback] = (),
+        rpc_log_sample_ratio: float = 1.0,
     ) -> None:
         self.service_name = service_name
+        self._rpc_log_sample_ratio = rpc_log_sample_ratio
         self.host = host
         self._requested_port = port
         self._registrations = tuple(registrations)
@@ -107,6 +110,7 @@ class GrpcServer:
             port=settings.port,
             telemetry=telemetry,
             on_stop=on_stop,
+            rpc_log_sample_ratio=settings.log_rpc_sample_ratio,
         )
 
     @property
@@ -132,12 +136,14 @@ class GrpcServer:
         if self._server is not None:
             raise RuntimeError("GrpcServer.start() may be called only once")
         tracer_provider = self._telemetry.tracer_provider if self._telemetry else None
-        duration = create_rpc_duration_histogram(self._telemetry.meter) if self._telemetry else None
-        # First listed is outermost: the span wraps the mapped status, so traces show the code.
+        metrics = self._telemetry.metrics if self._telemetry else Metrics.noop()
+        # First listed is outermost: the span wraps the mapped status, so traces show the code;
+        # the access log and RPC metrics see that code too, inside the span (its trace id).
         server = grpc.aio.server(
             interceptors=[
                 aio_server_interceptor(tracer_provider=tracer_provider),  # type: ignore[no-untyped-call]
-                ErrorMappingInterceptor(duration),
+                RpcObservabilityInterceptor(metrics, sample_ratio=self._rpc_log_sample_ratio),
+                ErrorMappingInterceptor(),
             ],
             options=list(_SERVER_OPTIONS),
         )
@@ -157,6 +163,8 @@ class GrpcServer:
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         await server.start()
         self._server, self._health, self._port = server, health_servicer, port
+        if self._telemetry is not None:
+            health_gauge(self._telemetry.meter, health_servicer)
         logger.info(
             "%s serving %s on %s",
             self.service_name,

@@ -79,6 +79,27 @@ def _ingest_query_and_reextract_through_the_cli(env: dict[str, str]) -> None:
     )
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["version_ids"] == []
+    # A directory with a manifest: its said-on times are used and it is not a document.
+    corpus = spec.parent
+    listed = subprocess.run(
+        [*RUN, "ingest", str(corpus), "--namespace", "cli-corpus", "--no-wait", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    names = sorted(Path(d["path"]).name for d in json.loads(listed.stdout)["documents"])
+    assert names == sorted(p.name for p in corpus.iterdir() if p.name != "manifest.json")
+    status = subprocess.run(
+        [*RUN, "status", "--namespace", "cli-corpus", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert status.returncode == 0, status.stderr
+    assert len(json.loads(status.stdout)["documents"]) == len(names)
 
 
 def test_service_refuses_to_start_on_an_unknown_schema_revision(
