@@ -14,6 +14,7 @@ from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.domain import Assertion, CandidateFact, Decision, Stance, Window
+from services.adjudicator.labels import settle_labels
 from shared.beliefs.slots import FUNCTIONAL_PREDICATES, SlotKey
 from shared.beliefs.support import recount_facts
 from shared.db.models import ContradictionGroup, Fact
@@ -319,6 +320,7 @@ class FactWriter:
             )
         }
         await recount_facts(self._session, self._namespace, touched, decided_by=self._decided_by)
+        await settle_labels(self._session, self._namespace, touched)
         return [replace(entry, decided_at=decided[entry.decision_id]) for entry in entries]
 
     def _fact(

@@ -142,3 +142,23 @@ async def test_two_managers_stated_from_the_same_start_conflict(
     groups = {f["contradiction_group_id"] for f in facts}
     assert len(groups) == 1 and None not in groups
     assert all(f["superseded_by_fact_id"] is None for f in facts)
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+async def test_a_confirmed_observation_is_labelled_by_its_first_said_claim_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, reverse: bool
+) -> None:
+    wordings = [
+        ("Office report", "The Krakow office headcount is 64.", day(2026, 2, 1)),
+        ("HR digest", "Headcount of the Krakow office is 64.", day(2026, 3, 1)),
+    ]
+    docs = []
+    for title, text, said in reversed(wordings) if reverse else wordings:
+        doc = await corpus.document(title)
+        await corpus.claim(doc, text, "Krakow office", "is", None, said=said)
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert [(f["label"], f["evidence_count"]) for f in facts] == [
+        ("The Krakow office headcount is 64.", 2)
+    ]
