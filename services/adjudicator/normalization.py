@@ -14,6 +14,7 @@ from services.adjudicator.predicates import (
     FILLER,
     IRREGULAR,
     LABELS,
+    LEADERSHIP_VERBS,
     OTHER_PREDICATE_RE,
     PACKS,
     PHASES,
@@ -88,13 +89,17 @@ class DirectedPredicate:
     inverted: bool
     phase: Phase = "state"
     placement: bool = False
+    leads: bool = False  # "leads/runs/chairs X": a team's member, a project's worker
 
     def for_object(self, object_name: str) -> DirectedPredicate | None:
         """The relation with this object: a team makes a placement membership; being "on"
-        anything but a team is no placement at all ("on vacation")."""
+        anything but a team is no placement at all ("on vacation"); leading a team is
+        membership, leading anything else is working on it."""
+        team = is_team_head(object_name)
+        if self.leads:
+            return replace(self, predicate="member_of" if team else "works_on")
         if not self.placement or self.predicate not in ("works_for", "member_of"):
             return self
-        team = is_team_head(object_name)
         if self.predicate == "member_of" and not team:
             return None
         return replace(self, predicate="member_of" if team else "works_for")
@@ -155,6 +160,7 @@ class PredicateVocabulary:
             inverted,
             self._phases.get(key, "state"),
             key.split()[0] in PLACEMENT_VERBS,
+            key.split()[0] in LEADERSHIP_VERBS,
         )
 
     def _lookup(self, tokens: list[str]) -> tuple[str, tuple[str, bool]] | None:

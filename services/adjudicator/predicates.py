@@ -9,6 +9,7 @@ __all__ = [
     "FILLER",
     "IRREGULAR",
     "LABELS",
+    "LEADERSHIP_VERBS",
     "OTHER_PREDICATE_RE",
     "PACKS",
     "PHASES",
@@ -67,6 +68,10 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "remain on": ("member_of", False),
     "stay in": ("member_of", False),
     "lead": ("member_of", False),
+    "head": ("member_of", False),
+    "run": ("member_of", False),
+    "chair": ("member_of", False),
+    "co-lead": ("member_of", False),
     "serve on": ("member_of", False),
     "sit on": ("member_of", False),
     # placements: works_for or member_of by what the object names (PLACEMENT_VERBS)
@@ -90,6 +95,12 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "move from": ("works_for", False),
     "transfer from": ("works_for", False),
     "recruit": ("works_for", True),
+    "be at": ("works_for", False),
+    "go back to": ("works_for", False),
+    "move onto": ("works_for", False),
+    "move into": ("works_for", False),
+    "step back from": ("works_for", False),
+    "step away from": ("works_for", False),
     # affiliated_with
     "affiliated with": ("affiliated_with", False),
     "associated with": ("affiliated_with", False),
@@ -168,6 +179,9 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "involved in": ("participated_in", False),
     # works_on
     "work on": ("works_on", False),
+    "start on": ("works_on", False),
+    "take over": ("works_on", False),
+    "own": ("works_on", False),
     "contribute to": ("works_on", False),
     "responsible for": ("works_on", False),
     "maintain": ("works_on", False),
@@ -210,19 +224,23 @@ PLACEMENT_VERBS = frozenset(
     {
         "join", "rejoin", "start", "begin", "return", "move", "transfer", "switch", "leave",
         "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "on", "stay",
-        "remain",
+        "remain", "at", "go",
     }
 )  # fmt: skip
+# Leading something: a team's member, or working on a project or product ("leads Lighthouse").
+LEADERSHIP_VERBS = frozenset({"lead", "head", "run", "chair", "own", "co-lead", "colead"})
 # Verbs that start a placement, or end one: "left Acme in March" closes the employment then.
 PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
-         "move to", "transfer to", "switch to", "hire", "recruit", "relocate to"),
+         "move to", "transfer to", "switch to", "hire", "recruit", "relocate to", "go back to",
+         "move onto", "move into", "start on", "take over", "adopt"),
         "start",
     ),
     **dict.fromkeys(
         ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
-         "move from", "transfer from", "relocate from", "move away from"),
+         "move from", "transfer from", "relocate from", "move away from", "step back from",
+         "step away from"),
         "end",
     ),
 }  # fmt: skip

@@ -15,6 +15,7 @@ from typing import Any
 from services.ingest.extraction.arguments import (
     Phrase,
     entity_phrase,
+    is_name,
     is_role_word,
     role_predicate,
 )
@@ -108,7 +109,10 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
     for prep in (c for c in head.children if c.dep_ == "prep" and c.i in inside):
         pobj = _pobj(prep)
         if pobj is not None and pobj.i not in skip:
-            return f"be {prep.lower_}", entity_phrase(pobj, inside)
+            phrase = entity_phrase(pobj, inside)
+            if prep.lower_ in ("at", "in") and _is_place(phrase):
+                return "be based in", phrase  # "is in Lisbon": where, not who with
+            return f"be {prep.lower_}", phrase
     return None
 
 
@@ -155,6 +159,32 @@ def _subordinate_ends(
         if obj is not None and obj.i in inside:
             found.append(Relation(subject, "leave", entity_phrase(obj, inside)))
     return found
+
+
+def _workplace(
+    head: Any, subject: Phrase | None, obj_tok: Any | None, inside: set[int]
+) -> list[Relation]:
+    """ "I run supply chain analytics at Fresco Markets", "I look after enterprise accounts at
+    Vantablue": what a person does at an organization says they work there."""
+    if subject is None or not _personal(subject) or head.lemma_.lower() in _EMPLOYMENT_VERBS:
+        return []
+    if obj_tok is None:
+        return []  # "works at Globex" is the main relation already
+    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "at"):
+        pobj = _pobj(prep)
+        if pobj is None or pobj.i not in inside or not is_name(pobj):
+            continue
+        org = entity_phrase(pobj, inside)
+        if not _is_place(org):
+            return [Relation(subject, "work at", org)]
+    return []
+
+
+def _personal(phrase: Phrase) -> bool:
+    """A phrase naming a person: a personal pronoun or a name NER calls a person."""
+    return any(
+        t.lower_ in ("i", "he", "she", "we") or t.ent_type_ == "PERSON" for t in phrase.tokens
+    )
 
 
 def _with_roles(relation: Relation) -> list[Relation]:
@@ -228,5 +258,6 @@ def read_frame(
     extras = [*_with_roles(main), *_origin(head, subject, inside, skip)]
     if conjoined is not None:
         extras += _conjoined_objects(main, conjoined, inside)
+    extras += _workplace(head, subject, conjoined, inside)
     extras += _subordinate_ends(head, subject, inside, skip)
     return Frame(main, tuple(extras))
