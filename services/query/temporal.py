@@ -12,7 +12,7 @@ Rules (documented for callers of every read):
   (a change said later, undated).
 - `overlap` keeps windows touching [from, to] (both ends included); `history` keeps every believed
   window that began by now. Unknown window ends never rule a fact out (temporal_match=possible).
-- Claims use the same rules over their stated window, whose end is inclusive at its precision.
+- Claims use the same rules over their stated window, whose end is the last day it covers.
 """
 
 from __future__ import annotations
@@ -22,14 +22,12 @@ from typing import Any
 
 from shared.timescope import TimeScope
 
-# A claim's stated end is inclusive at its precision; widen it to an exclusive instant.
+# A claim's stated end is the last day it covers (or the instant): the exclusive end is the
+# next day. ("In June" ends on 30 June; adding a whole month would reach 30 July.)
 _CLAIM_END = (
     "(CASE {a}.claim_valid_precision"
-    " WHEN 'day' THEN {a}.claim_valid_until + interval '1 day'"
-    " WHEN 'month' THEN {a}.claim_valid_until + interval '1 month'"
-    " WHEN 'quarter' THEN {a}.claim_valid_until + interval '3 months'"
-    " WHEN 'year' THEN {a}.claim_valid_until + interval '1 year'"
-    " ELSE {a}.claim_valid_until + interval '1 microsecond' END)"
+    " WHEN 'instant' THEN {a}.claim_valid_until + interval '1 microsecond'"
+    " ELSE {a}.claim_valid_until + interval '1 day' END)"
 )
 
 

@@ -97,7 +97,8 @@ async def test_claims_context_time_scope_filters_on_stated_world_time(
         doc,
         "The office was in Berlin during 2024.",
         valid_from=datetime(2024, 1, 1, tzinfo=UTC),
-        valid_until=datetime(2024, 1, 1, tzinfo=UTC),
+        # As extractors state it: the last day the period covers.
+        valid_until=datetime(2024, 12, 31, tzinfo=UTC),
         precision="year",
         valid_kind="effective_period",
     )
