@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["governing_filter"]
+__all__ = ["dating_subtrees", "governing_filter"]
 
 _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "quantmod"})
 # Clauses with a proposition of their own: their dates are theirs.
@@ -33,8 +33,15 @@ def _own_clause(verb: Any) -> bool:
     return False
 
 
-def governs(root: Any, content: Any, temporal: set[int]) -> bool:
-    """Whether the temporal phrase whose syntactic root is `root` dates `content`'s clause."""
+def governs(
+    root: Any, content: Any, temporal: set[int], through: frozenset[int] = frozenset()
+) -> bool:
+    """Whether the temporal phrase whose syntactic root is `root` dates `content`'s clause.
+    `through` are tokens whose subtree dates the clause even inside a noun phrase or another
+    clause: the subject of a measurement ("revenue in Q3 was $4M") and what a "since" names
+    ("since the beta started on 1 April")."""
+    if through and (root.i in through or any(a.i in through for a in root.ancestors)):
+        return True
     x = root
     for _ in range(64):  # parses are trees; the bound only guards against a malformed one
         if x.i == content.i:
@@ -42,6 +49,10 @@ def governs(root: Any, content: Any, temporal: set[int]) -> bool:
         parent = x.head
         if parent.i == x.i:
             return False  # the sentence root, and `content` was not on the way
+        if x.pos_ in ("VERB", "AUX") and _own_clause(x):
+            return False
+        if parent.i == content.i:
+            return True  # an adjunct of the claim's own head (a verb, or a verbless value)
         if (
             x.dep_ in _NOUN_MODIFIER_DEPS
             and parent.pos_ in _NOMINAL
@@ -65,12 +76,38 @@ def _span_root(tokens: Sequence[Any]) -> Any:
     return tokens[-1]
 
 
+_MEASURED = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
+_MEASURE_VERBS = frozenset(
+    {"be", "reach", "grow", "fall", "rise", "drop", "increase", "decrease", "total", "hit"}
+    | {"average", "exceed", "decline", "put", "stand", "come", "run"}
+)
+
+
+def dating_subtrees(clause_tokens: Sequence[Any], content: Any) -> frozenset[int]:
+    """Heads whose whole subtree dates the clause: a measurement's subject names the period
+    the value covers ("Snowflake spend in October was $39,800", "the 2025 report puts it at
+    71%"), and a state that began with an event starts at that event ("has used the API since
+    the 2024 pilot")."""
+    heads: set[int] = set()
+    measured = any(t.ent_type_ in _MEASURED for t in clause_tokens)
+    if measured and content.lemma_.lower() in _MEASURE_VERBS:
+        heads |= {c.i for c in content.children if c.dep_ in ("nsubj", "nsubjpass")}
+    heads |= {c.i for c in content.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")}
+    heads |= {
+        c.i
+        for c in content.children
+        if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
+    }
+    return frozenset(heads)
+
+
 def governing_filter(
     clause_tokens: Sequence[Any], content: Any, temporal: set[int]
 ) -> Callable[[int, int], bool]:
     """A predicate over character ranges relative to the clause start: does the temporal
     phrase there date the clause? `temporal` holds the indices of temporal tokens."""
     base = clause_tokens[0].idx
+    through = dating_subtrees(clause_tokens, content)
 
     def keep(start: int, end: int) -> bool:
         tokens = [
@@ -80,6 +117,6 @@ def governing_filter(
         ]
         if not tokens:
             return True
-        return governs(_span_root(tokens), content, temporal)
+        return governs(_span_root(tokens), content, temporal, through)
 
     return keep

@@ -10,6 +10,7 @@ origin, a relative clause). A possessed thing ("Acme's 2025 audit") is anchored 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -77,9 +78,18 @@ class Phrase:
     roles: tuple[Role, ...] = ()
 
 
+_PERIOD_NAME = re.compile(r"(?:[QH][1-4]|FY\d{2,4}|W\d{1,2})", re.IGNORECASE)
+
+
 def _proper(tok: Any) -> bool:
-    """A proper noun as written: the small tagger also calls "cutover" one."""
-    return bool(tok.pos_ == "PROPN" and tok.text[:1].isupper())
+    """A proper noun as written (the small tagger also calls "cutover" one), never a month or
+    a weekday ("the June date")."""
+    return bool(
+        tok.pos_ == "PROPN"
+        and tok.text[:1].isupper()
+        and tok.ent_type_ not in ("DATE", "TIME")
+        and not _PERIOD_NAME.fullmatch(tok.text)
+    )
 
 
 # Heads that with a name before them name a place of their own ("the Berlin office").
@@ -99,7 +109,7 @@ def is_bare(phrase: Phrase | None) -> bool:
 
 def is_name(tok: Any) -> bool:
     """A token inside a name: a NER name span (not a title NER mislabelled) or a proper noun."""
-    if tok.lower_ in _ROLE_WORDS:
+    if tok.lower_ in _ROLE_WORDS or _PERIOD_NAME.fullmatch(tok.text):
         return False
     return (tok.ent_type_ in NAME_LABELS) or _proper(tok)
 

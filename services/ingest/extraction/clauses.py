@@ -234,7 +234,8 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
         return "boilerplate"
     # A verb coordinated with another counts that one's subject ("… and joined Globex").
     shared = len(list(clause.shared_subject.subtree)) if clause.shared_subject is not None else 0
-    if len(words) + shared < 3 or not any(t.pos_ in ("VERB", "AUX") for t in words):
+    verbless = not any(t.pos_ in ("VERB", "AUX") for t in words)
+    if (len(words) + shared < 3 or verbless) and not value_statement(clause.tokens):
         return "fragment"
     first = words[0]
     if first.lower_ in ("let", "let's", "please") or (first.lower_ == "let" and len(words) > 1):
@@ -254,6 +255,26 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
         return "opinion"
     return None
+
+
+_MEASURED = frozenset({"MONEY", "PERCENT", "QUANTITY"})
+_WHEN = frozenset({"DATE", "TIME"})
+
+
+def value_statement(tokens: Sequence[Any]) -> bool:
+    """A verbless line that states a value of something ("Overall status: amber", "Cost to
+    date: $212k of a $260k budget", "11.4% in September"): status reports and chats say much
+    in this form, and a plain statement is never dropped for being short. A bare count ("3
+    kids lol") is chatter, not a value."""
+    words = [t for t in tokens if not t.is_space]
+    if len(words) < 2:
+        return False
+    colon = next((k for k, t in enumerate(words[:5]) if t.text == ":"), None)
+    keyed = colon is not None and 0 < colon < len(words) - 1
+    kinds = {t.ent_type_ for t in words}
+    valued = bool(kinds & _MEASURED) or ("CARDINAL" in kinds and bool(kinds & _WHEN))
+    named = any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in words)
+    return named and (keyed or valued)
 
 
 def _modal_reason(head: Any, tokens: Sequence[Any]) -> str | None:

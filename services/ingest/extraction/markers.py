@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["mask_markers"]
+from shared.entities.given_names import is_given_name
+
+__all__ = ["mask_markers", "speaker_label"]
 
 # Words that label what follows rather than say anything: never an entity, never a subject.
 _MARKER_WORDS = (
@@ -23,3 +25,23 @@ def mask_markers(text: str) -> str:
     """`text` with each line-opening discourse marker replaced by spaces (offsets unchanged),
     so the parser never reads "Update" as the subject of the sentence after it."""
     return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), text)
+
+
+_LABEL_RE = re.compile(
+    r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+){0,2})"
+    r"[ \t]*:)[ \t]+(?=\S)"
+)
+
+
+def speaker_label(text: str) -> tuple[str, str] | None:
+    """ "Selam: backfill for July is done" in meeting notes: the person who said the line and
+    the line with the label blanked (offsets unchanged), or None. Only a label that opens with
+    a common given name is a speaker; "Decision:" or "Owner:" are not."""
+    match = _LABEL_RE.match(text)
+    if match is None:
+        return None
+    name = match.group("name")
+    if not is_given_name(name.split()[0].lower()):
+        return None
+    start, end = match.span("label")
+    return name, text[:start] + " " * (end - start) + text[end:]

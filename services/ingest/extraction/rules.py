@@ -30,7 +30,7 @@ from services.ingest.extraction.clauses import Clause, drop_reason, split_clause
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
 from services.ingest.extraction.frames import Frame, Relation, read_frame
-from services.ingest.extraction.markers import mask_markers
+from services.ingest.extraction.markers import mask_markers, speaker_label
 from services.ingest.extraction.mentions import (
     PERSON_LABEL,
     entity_label,
@@ -125,6 +125,7 @@ class RulesExtractor:
     def extract_batch(self, inputs: Sequence[ExtractionInput]) -> list[list[ExtractedClaim]]:
         """Extract claims from each input (one list per input, in order)."""
         nlp = self._pipeline()
+        inputs = [_with_speaker_label(i) for i in inputs]
         # Discourse markers ("Update:", "Correction:") are blanked, not cut, so offsets hold.
         masked = [mask_markers(i.text) for i in inputs]
         docs = list(nlp.pipe(masked, batch_size=self._batch_size))
@@ -335,9 +336,13 @@ class RulesExtractor:
         # A date something moved to lies ahead or behind as the calendar says, whatever the
         # tense of "moved": the nearest reading.
         tense: Tense = "present" if reschedule else _tense(content)
-        return self._dates.resolve(
+        window = self._dates.resolve(
             text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
         )
+        if window is not None and window.shape == "point" and _after_since(clause, content, window):
+            # "has used the API since the 2024 pilot": the state began with that event.
+            return replace(window, valid_until=None, precision="open", shape="since")
+        return window
 
 
 def _subject_text(
@@ -351,11 +356,25 @@ def _subject_text(
     "Headcount is 64") is said of what the document is about, which its title names."""
     if topic and inp.speaker is None and attribution is None and is_bare(phrase):
         return topic
+    if phrase is None and inp.speaker and attribution is None:
+        return inp.speaker  # "Selam: starting on the churn model today"
     if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].lower_ in _WE:
         # "We shipped it": the writers and others, no one entity. The claim is anchored on
         # the speaker or the document instead (and its text says "<speaker> and others").
         return None
     return _render(phrase, rewriter)
+
+
+def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:
+    """A prose line opening with a person's name and a colon is that person speaking
+    ("Dmitri: blocked on access to the S3 bucket")."""
+    if inp.speaker is not None:
+        return inp
+    found = speaker_label(inp.text)
+    if found is None:
+        return inp
+    name, text = found
+    return replace(inp, speaker=name, text=text)
 
 
 def _render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:
@@ -399,6 +418,19 @@ def _share_job_change_dates(
         )
         for c in claims
     ]
+
+
+def _after_since(clause: Clause, content: Any, window: TimeWindow) -> bool:
+    """Whether the window's phrase lies in what a "since" attached to the claim names."""
+    heads = [c for c in content.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")]
+    heads += [
+        c
+        for c in content.children
+        if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
+    ]
+    base = clause.tokens[0].idx
+    inside = {t.i for h in heads for t in h.subtree}
+    return any(t.i in inside and window.start <= t.idx - base < window.end for t in clause.tokens)
 
 
 def _temporal_tokens(clause: Clause) -> set[int]:

@@ -404,3 +404,41 @@ def test_a_known_place_is_where_someone_lives_not_works(
     extractor: RulesExtractor, text: str, predicate: str
 ) -> None:
     assert _one(extractor, text).predicate_text == predicate
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Overall status: amber.", "Cost to date: $212k of a $260k budget.", "11.4% in September"],
+)
+def test_a_verbless_value_is_still_a_statement(extractor: RulesExtractor, text: str) -> None:
+    assert len(_claims(extractor, text)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "window"),
+    [
+        ("Snowflake spend in October was $39,800.", ("2025-10-01", "2025-10-31", "month")),
+        ("Revenue in Q4 2025 was $4M.", ("2025-10-01", "2025-12-31", "quarter")),
+        ("Pinecrest has used the API since the 2024 pilot.", ("2024-01-01", None, "open")),
+    ],
+)
+def test_a_measured_period_or_a_starting_event_dates_the_claim(
+    extractor: RulesExtractor, text: str, window: tuple[str, str | None, str]
+) -> None:
+    assert _day(_one(extractor, text)) == window
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker"),
+    [
+        ("Selam: starting on the churn model today.", "Selam"),
+        ("Dmitri: I am blocked on the S3 bucket.", "Dmitri"),
+        ("- Priya Nair: I will own the rollout.", "Priya Nair"),
+    ],
+)
+def test_a_line_opening_with_a_persons_name_is_that_person_speaking(
+    extractor: RulesExtractor, text: str, speaker: str
+) -> None:
+    claim = _one(extractor, text)
+    assert claim.subject_text == speaker
+    assert not claim.claim_text.startswith(speaker + ":")
