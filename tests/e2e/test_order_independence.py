@@ -10,8 +10,9 @@ backlog drained and takes the canonical dump (`bench.belief_dump`). Every dump m
 reference.
 
 Sizes: REMEMBERSTACK_PROPS_DOCUMENTS (default 60) and REMEMBERSTACK_PROPS_PERMUTATIONS
-(default 12, so each process count sees 4); REMEMBERSTACK_PROPS_ARTIFACT names a directory
-that receives the dumps and the comparison as files.
+(default 10: permutation i runs with 1, 2 or 4 processes in turn); REMEMBERSTACK_PROPS_ARTIFACT
+names a directory that receives the dumps and the comparison as files. The comparison is
+printed (`-s`) and is the message of the xfailed assertion (`--runxfail`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.belief_corpus import BeliefCorpus, Operation, generate_belief_corpus, operations
 from bench.belief_dump import BeliefDump, diff_dumps, dumps_json, read_dump
 from bench.belief_run import DrainReport, apply_operations, wait_drained
+from shared.entities.normalize import normalize_name
 from shared.grpc.channel import open_channel
 from shared.grpc.server import GrpcServer
 from tests.support.belief_system import adjudicator, read_and_ingest_servers
@@ -41,7 +43,7 @@ from tests.support.belief_system import adjudicator, read_and_ingest_servers
 pytestmark = pytest.mark.slow
 
 DOCUMENTS = int(os.environ.get("REMEMBERSTACK_PROPS_DOCUMENTS", "60"))
-PERMUTATIONS = int(os.environ.get("REMEMBERSTACK_PROPS_PERMUTATIONS", "12"))
+PERMUTATIONS = int(os.environ.get("REMEMBERSTACK_PROPS_PERMUTATIONS", "10"))
 PROCESS_COUNTS = (1, 2, 4)
 CRASH_LEASE_SECONDS = 8
 
@@ -158,7 +160,18 @@ async def _run(
     return Run(name, processes, dump, drain, round(time.perf_counter() - started, 1), note)
 
 
-def _comparison(runs: list[Run]) -> str:
+def _fragments(corpus: BeliefCorpus, runs: list[Run]) -> list[str]:
+    """Per person or company of the corpus: how many entities hold one of its names."""
+    lines = ["entities holding the names of one person or company (the truth is 1):"]
+    lines.append(f"{'':<22} " + " ".join(f"{r.name[:10]:>10}" for r in runs))
+    for name, forms in corpus.alias_groups.items():
+        aliases = {normalize_name(form) for form in forms}
+        counts = [sum(n for g, n in r.dump.entities.items() if g & aliases) for r in runs]
+        lines.append(f"{name:<22} " + " ".join(f"{c:>10}" for c in counts))
+    return lines
+
+
+def _comparison(runs: list[Run], corpus: BeliefCorpus | None = None) -> str:
     reference = runs[0]
     lines = [
         f"{'run':<24} {'proc':>4} {'secs':>6} "
@@ -169,8 +182,10 @@ def _comparison(runs: list[Run]) -> str:
         counts = " ".join(f"{v:>9}" for v in run.dump.summary().values())
         equal = "yes" if run.dump == reference.dump else "NO"
         lines.append(f"{run.name:<24} {run.processes:>4} {run.seconds:>6} {counts}  {equal}")
-    distinct = len({id(r) for r in runs if r.dump != reference.dump})
+    distinct = sum(r.dump != reference.dump for r in runs[1:])
     lines.append(f"{distinct} of {len(runs) - 1} runs differ from {reference.name}")
+    if corpus is not None:
+        lines += _fragments(corpus, runs)
     for run in runs[1:]:
         if run.note:
             lines.append(f"{run.name}: {run.note}")
@@ -229,7 +244,7 @@ async def runs(
             crash=True,
         )
     )
-    report = _comparison(done)
+    report = _comparison(done, corpus)
     print(report)
     _write_artifacts(report, done)
     return done
@@ -263,17 +278,20 @@ def test_the_killed_replica_s_item_is_retried_by_another_process(runs: list[Run]
     " partitions, fact windows, groups and evidence counts differ between permutations)",
 )
 def test_every_permutation_and_process_count_gives_the_reference_beliefs(
-    runs: list[Run],
+    runs: list[Run], corpus: BeliefCorpus
 ) -> None:
     reference = runs[0]
     differing = [r.name for r in runs[1:-1] if r.dump != reference.dump]
-    assert not differing, _comparison(runs[:-1])
+    assert not differing, _comparison(runs[:-1], corpus)
 
 
 @pytest.mark.xfail(
-    strict=True,
+    strict=False,
     raises=AssertionError,
-    reason="issue 17: a crash and retry changes the order, so it changes the beliefs",
+    reason="issue 17: a crash and retry changes the order, so it changes the beliefs; not"
+    " strict, because in the reference order with two processes the run sometimes matches"
+    " (the difference seen came from a DeleteDocument racing the adjudication of another"
+    " document, not from the retry itself)",
 )
 def test_a_crash_and_retry_gives_the_reference_beliefs(runs: list[Run]) -> None:
     reference, crashed = runs[0], runs[-1]
