@@ -25,6 +25,7 @@ from tests.support.scope_oracle import (
     expected_match,
     is_record_after_window,
     shown_reason,
+    widened_claim_end,
 )
 
 __all__ = ["Store", "Violation", "check_claims", "check_facts", "check_graph", "read_store"]
@@ -225,7 +226,7 @@ async def check_facts(query: Any, namespace: str, store: Store, scope: Scope) ->
 
 async def check_claims(query: Any, namespace: str, scope: Scope, words: str) -> list[Violation]:
     """ClaimsAndSourcesContext: every claim returned is current testimony whose stated window
-    (inclusive end widened at its precision) qualifies."""
+    (its inclusive last day made exclusive) qualifies."""
     reply = await query.ClaimsAndSourcesContext(
         query_service_pb2.ClaimsAndSourcesContextRequest(
             namespace=namespace, query=words, k=100, candidate_k=400, time_scope=scope_pb(scope)
@@ -249,20 +250,25 @@ async def check_claims(query: Any, namespace: str, scope: Scope, words: str) -> 
             precision,
         )
         reason = shown_reason(shown, evaluated)
-        if reason is not None:
-            kind = _CLAIM_KINDS.get(claim.claim_valid_kind)
-            category = (
-                "claim_record_after_window"
-                if is_record_after_window(shown, kind, evaluated)
-                else "claim_outside_scope"
+        if reason is None:
+            continue
+        kind = _CLAIM_KINDS.get(claim.claim_valid_kind)
+        widened = replace(
+            shown, valid_until=widened_claim_end(_ts(claim, "claim_valid_until"), precision)
+        )
+        if is_record_after_window(shown, kind, evaluated):
+            category = "claim_record_after_window"
+        elif shown_reason(widened, evaluated) is None:
+            category = "claim_end_widened_by_precision"
+        else:
+            category = "claim_outside_scope"
+        out.append(
+            (
+                category,
+                f"ClaimsAndSources {scope.describe()}: {claim.claim_text!r} ({kind}) stated"
+                f" {shown.render()}: {reason}",
             )
-            out.append(
-                (
-                    category,
-                    f"ClaimsAndSources {scope.describe()}: {claim.claim_text!r}"
-                    f" ({kind}) stated {shown.render()}: {reason}",
-                )
-            )
+        )
     return out
 
 

@@ -21,8 +21,10 @@ __all__ = [
     "Shown",
     "claim_end_exclusive",
     "expected_match",
+    "is_record_after_window",
     "qualifies",
     "shown_reason",
+    "widened_claim_end",
 ]
 
 RECORD_KINDS = frozenset({"event_time", "measurement_period"})
@@ -130,18 +132,24 @@ def _add_months(value: datetime, months: int) -> datetime:
 
 
 def claim_end_exclusive(until: datetime | None, precision: str) -> datetime | None:
-    """A claim's stated (inclusive) end as an exclusive instant at its precision."""
+    """A claim's stated end as an exclusive instant. Extractors state the inclusive end as the
+    last day still covered ("until June 2026" ends 2026-06-30, precision month), so the
+    exclusive end is the next day, whatever the precision; an instant covers itself."""
     if until is None:
         return None
-    if precision == "day":
-        return until + timedelta(days=1)
-    if precision == "month":
-        return _add_months(until, 1)
-    if precision == "quarter":
-        return _add_months(until, 3)
-    if precision == "year":
-        return _add_months(until, 12)
-    return until + timedelta(microseconds=1)
+    if precision in ("instant", "unknown", "open"):
+        return until + timedelta(microseconds=1)
+    return until.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+
+
+def widened_claim_end(until: datetime | None, precision: str) -> datetime | None:
+    """The end a read would use if it widened the last covered day by a whole period of the
+    precision (a month after 30 June is 30 July): the misreading `is_claim_end_overshoot`
+    names."""
+    if until is None:
+        return None
+    months = {"month": 1, "quarter": 3, "year": 12}.get(precision)
+    return _add_months(until, months) if months else claim_end_exclusive(until, precision)
 
 
 def is_record_after_window(window: Shown, valid_kind: str | None, scope: Scope) -> bool:
