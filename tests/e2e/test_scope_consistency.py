@@ -145,6 +145,10 @@ async def _property(stubs: Stubs, engine: AsyncEngine, world: World, data: Any) 
     # Every sentence of a world is a dated statement about named entities: none may vanish.
     assert store.facts, _report(world, [("no_facts", "the world formed no fact")])
     event(f"facts: {min(len(store.facts), 6)}+")
+    relations = sum(f.kind == "relation" for f in store.facts.values())
+    event(f"relations (graph edges): {min(relations, 3)}+")
+    closed = any(f.window.invalidated_at for f in store.facts.values())
+    event(f"facts closed by a delete: {closed}")
     for category in sorted({c for c, _ in found}):
         event(f"known violation: {category}")
     unexpected = [v for v in found if v[0] not in KNOWN]
