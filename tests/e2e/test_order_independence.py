@@ -4,8 +4,9 @@ The generated set (`bench.belief_corpus`: supersessions, contradictions, aliases
 deletes) is ingested through the public API into a fresh namespace once per arrival order: the
 documents oldest first with one adjudicator process (the reference), then seeded permutations
 with 1, 2 and 4 adjudicator processes in turn (real replica processes), and once more in the
-reference order while a replica process is killed in the middle of an item (a crash, its
-lease expires, another process retries the item). Each run waits until the namespace's
+reference order with two replica processes doing all the adjudication, one of which is killed
+while the long document's batches are half committed (a crash: its lease expires, the other
+replica retries the item). Each run waits until the namespace's
 backlog drained and takes the canonical dump (`bench.belief_dump`). Every dump must equal the
 reference.
 
@@ -38,7 +39,7 @@ from bench.belief_run import DrainReport, apply_operations, wait_drained
 from shared.entities.normalize import normalize_name
 from shared.grpc.channel import open_channel
 from shared.grpc.server import GrpcServer
-from tests.support.belief_system import adjudicator, read_and_ingest_servers
+from tests.support.belief_system import adjudicator, read_and_ingest_servers, replica_adjudicators
 
 pytestmark = pytest.mark.slow
 
@@ -90,26 +91,19 @@ _HELD = text(
 async def _kill_a_replica_mid_item(
     engine: AsyncEngine, namespace: str, pids: list[int], long_ref: str
 ) -> str:
-    """SIGKILL a replica in the middle of an item; what it held, as a note.
-
-    The long document is adjudicated in several transactions: when a replica holds it, the
-    kill waits until some of its batches committed and others not. When another process took
-    it, the replica is killed on the next item it holds."""
+    """SIGKILL the replica adjudicating the long document once some of its batches committed
+    and others not; what it held, as a note. Should the long document slip by between two
+    looks, the replica holding the next item is killed instead (the note says so)."""
     while True:
         async with engine.connect() as conn:
             rows = list(await conn.execute(_HELD, {"ns": namespace, "long": long_ref}))
-        long_elsewhere = any(
-            r.source_ref == long_ref
-            and (r.status != "running" or not any(f"-{p}-" in (r.locked_by or "") for p in pids))
-            and r.status != "pending"
-            for r in rows
-        )
+        long_missed = any(r.source_ref == long_ref and r.status == "succeeded" for r in rows)
         for row in rows:
             pid = next((p for p in pids if f"-{p}-" in (row.locked_by or "")), None)
             if pid is None or row.status != "running":
                 continue
             is_long = row.source_ref == long_ref
-            if (is_long and 0 < row.adjudicated < row.claims) or (not is_long and long_elsewhere):
+            if (is_long and 0 < row.adjudicated < row.claims) or (not is_long and long_missed):
                 os.kill(pid, signal.SIGKILL)
                 return (
                     f"killed replica {pid} holding {row.source_ref} with {row.adjudicated} of"
@@ -132,30 +126,33 @@ async def _run(
     servers, data_dir = system
     namespace = f"order-{uuid.uuid4().hex[:10]}"
     started = time.perf_counter()
-    lease = CRASH_LEASE_SECONDS if crash else 30
-    async with (
-        adjudicator(database_url, data_dir, processes, lease_seconds=lease) as adj,
-        open_channel(servers["ingest"].address) as channel,
-    ):
+    note = ""
+    async with contextlib.AsyncExitStack() as stack:
+        channel = await stack.enter_async_context(open_channel(servers["ingest"].address))
         killer = None
         if crash:
+            # Every item in a replica process, so the one holding the long document can die.
+            pids = await stack.enter_async_context(
+                replica_adjudicators(engine, data_dir, processes, lease_seconds=CRASH_LEASE_SECONDS)
+            )
             long_ref = corpus.documents[corpus.long_document].source_ref
             killer = asyncio.create_task(
-                _kill_a_replica_mid_item(engine, namespace, adj.replica_pids, long_ref)
+                _kill_a_replica_mid_item(engine, namespace, pids, long_ref)
             )
+        else:
+            await stack.enter_async_context(adjudicator(database_url, data_dir, processes))
         await apply_operations(
             ingest_grpc.IngestServiceStub(channel), engine, namespace, corpus.documents, steps
         )
         drain = await wait_drained(engine, namespace)
-        note = ""
         if killer is not None:
-            if not killer.done():
+            if killer.done():
+                note = killer.result()
+            else:
                 killer.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await killer
                 note = "no replica was seen holding an item: nothing was killed"
-            else:
-                note = killer.result()
     dump = await read_dump(engine, namespace)
     return Run(name, processes, dump, drain, round(time.perf_counter() - started, 1), note)
 
@@ -288,10 +285,10 @@ def test_every_permutation_and_process_count_gives_the_reference_beliefs(
 @pytest.mark.xfail(
     strict=False,
     raises=AssertionError,
-    reason="issue 17: a crash and retry changes the order, so it changes the beliefs; not"
-    " strict, because in the reference order with two processes the run sometimes matches"
-    " (the difference seen came from a DeleteDocument racing the adjudication of another"
-    " document, not from the retry itself)",
+    reason="issue 17: a crash and retry changes the beliefs: killed with 16 of the long"
+    " document's 18 claims committed, the retry of the last two minted one more 'northwind'"
+    " entity. Not strict: the reference run itself is not reproducible where a DeleteDocument"
+    " races the adjudication of another document about the same subject (see the report)",
 )
 def test_a_crash_and_retry_gives_the_reference_beliefs(runs: list[Run]) -> None:
     reference, crashed = runs[0], runs[-1]

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.adjudicator import config as adjudicator_config
 from services.adjudicator.app import build_server as build_adjudicator
+from services.adjudicator.app import start_replicas
 from services.graph import config as graph_config
 from services.graph.app import build_server as build_graph
 from services.ingest import config as ingest_config
@@ -26,7 +28,13 @@ from services.query import config as query_config
 from services.query.app import build_server as build_query
 from shared.grpc.server import GrpcServer
 
-__all__ = ["Adjudicator", "adjudicator", "environment", "read_and_ingest_servers"]
+__all__ = [
+    "Adjudicator",
+    "adjudicator",
+    "environment",
+    "read_and_ingest_servers",
+    "replica_adjudicators",
+]
 
 POLL_SECONDS = 0.2
 
@@ -92,20 +100,45 @@ def _replicas() -> set[int]:
     return found
 
 
-@contextlib.asynccontextmanager
-async def adjudicator(
-    database_url: str, data_dir: Path, processes: int, *, lease_seconds: int = 30
-) -> AsyncIterator[Adjudicator]:
-    """An adjudicator with `processes` processes (this one plus `processes - 1` replicas)."""
-    env = {
+def _replica_environment(data_dir: Path, lease_seconds: int) -> dict[str, str]:
+    return {
         "REMEMBERSTACK_WORKER_POLL_SECONDS": str(POLL_SECONDS),
         "REMEMBERSTACK_WORKER_LEASE_SECONDS": str(lease_seconds),
         "REMEMBERSTACK_LOG_JSON": "false",
         "REMEMBERSTACK_LOG_LEVEL": "WARNING",
         "REMEMBERSTACK_DATA_DIR": str(data_dir),
     }
+
+
+@contextlib.asynccontextmanager
+async def replica_adjudicators(
+    engine: AsyncEngine, data_dir: Path, count: int, *, lease_seconds: int = 30
+) -> AsyncIterator[list[int]]:
+    """`count` adjudicator replica processes and no adjudicator in this process: every item
+    is adjudicated in a process a test may kill. Yields their pids."""
+    with environment(_replica_environment(data_dir, lease_seconds)):
+        settings = adjudicator_config.load_settings(
+            database_url=engine.url.render_as_string(hide_password=False),
+            data_dir=data_dir,
+            service_name="adjudicator",
+            worker_poll_seconds=POLL_SECONDS,
+            worker_lease_seconds=lease_seconds,
+            log_json=False,
+        )
+        replicas = await start_replicas(settings, engine, count)
+    try:
+        yield [process.pid for process in replicas.processes]
+    finally:
+        await replicas.stop()
+
+
+@contextlib.asynccontextmanager
+async def adjudicator(
+    database_url: str, data_dir: Path, processes: int, *, lease_seconds: int = 30
+) -> AsyncIterator[Adjudicator]:
+    """An adjudicator with `processes` processes (this one plus `processes - 1` replicas)."""
     before = _replicas()
-    with environment(env):
+    with environment(_replica_environment(data_dir, lease_seconds)):
         settings = adjudicator_config.load_settings(
             database_url=database_url,
             data_dir=data_dir,
