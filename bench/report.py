@@ -11,7 +11,9 @@ from bench.report_extraction import SECTIONS as EXTRACTION_SECTIONS
 from bench.report_headline import headline
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
-from bench.report_telemetry import SECTIONS as TELEMETRY_SECTIONS
+        title, section = (
+            SECTIONS | PIPELINE_SECTIONS | EXTRACTION_SECTIONS | TELEMETRY_SECTIONS | STRESS_SECTIONS
+        ).get(
 
 __all__ = ["write_report"]
 
@@ -80,7 +82,7 @@ def write_report(results: Path, report: Path) -> None:
         if data is None:
             continue
         title, section = (
-            SECTIONS | PIPELINE_SECTIONS | EXTRACTION_SECTIONS | TELEMETRY_SECTIONS
+            SECTIONS | PIPELINE_SECTIONS | EXTRACTION_SECTIONS | TELEMETRY_SECTIONS | STRESS_SECTIONS
         ).get(
             name, (name.replace("_", " "), _generic)
         )

@@ -46,6 +46,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("pipeline_throughput", "bench.pipeline_throughput", ("--quick",), ()),
     Benchmark("adjudication_throughput", "bench.adjudication_throughput", ("--quick",), ()),
     Benchmark("pipeline_synthetic", "bench.pipeline_synthetic", ("--quick",), ()),
+    Benchmark("entity_stress", "bench.entity_stress", ("--quick",), ()),
     Benchmark("locomo_retrieval", "bench.locomo.run_retrieval", ("--quick",), ()),
     Benchmark("query_latency", "bench.query_latency", ("--quick",), ()),
     Benchmark("graph_latency", "bench.graph_latency", ("--quick",), ()),
