@@ -11,9 +11,8 @@ from bench.report_extraction import SECTIONS as EXTRACTION_SECTIONS
 from bench.report_headline import headline
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
-        title, section = (
-            SECTIONS | PIPELINE_SECTIONS | EXTRACTION_SECTIONS | TELEMETRY_SECTIONS | STRESS_SECTIONS
-        ).get(
+from bench.report_stress import SECTIONS as STRESS_SECTIONS
+from bench.report_telemetry import SECTIONS as TELEMETRY_SECTIONS
 
 __all__ = ["write_report"]
 
@@ -82,10 +81,12 @@ def write_report(results: Path, report: Path) -> None:
         if data is None:
             continue
         title, section = (
-            SECTIONS | PIPELINE_SECTIONS | EXTRACTION_SECTIONS | TELEMETRY_SECTIONS | STRESS_SECTIONS
-        ).get(
-            name, (name.replace("_", " "), _generic)
-        )
+            SECTIONS
+            | PIPELINE_SECTIONS
+            | EXTRACTION_SECTIONS
+            | TELEMETRY_SECTIONS
+            | STRESS_SECTIONS
+        ).get(name, (name.replace("_", " "), _generic))
         lines += [f"## {title}", ""]
         lines += section(data, plots)
         lines.append("")
