@@ -38,10 +38,9 @@ from tests.support.scope_checks import (
 from tests.support.scope_oracle import Scope
 from tests.support.scope_worlds import SAID_ON, World, WorldDocument, worlds
 
-# Categories with their own xfail test below; the property does not fail on them.
-KNOWN = frozenset(
-    {"record_after_window", "claim_record_after_window", "claim_end_widened_by_precision"}
-)
+# Categories with their own xfail test below; the property does not fail on them. (None
+# today: the two found were fixed and their tests below are plain regression tests.)
+KNOWN: frozenset[str] = frozenset()
 _WORDS = (
     "Ravi Patel Dana Kim Priya Shah Contoso Fabrikam Tailspin Lisbon Berlin Oslo Basic plan"
     " summit meetup works lives reports presented visited costs"
@@ -196,36 +195,19 @@ def _world(*sentences: str) -> World:
     return World((WorldDocument(sentences),), None)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 17 class 4: records of events come back at instants after their window."
-    " Repro: ingest 'Ravi Patel presented at the Berlin summit on 4 May 2026.' (said on"
-    " 2026-10-01); FactsContext anchored on Ravi Patel, scope at 2026-06-01 (or current)"
-    " returns 'Ravi Patel participated in Berlin summit' with window [2026-05-04, 2026-05-05)"
-    " day, temporal_match confirmed; ClaimsAndSourcesContext returns its claim likewise."
-    " services/query/temporal.py keeps event_time/measurement_period facts once begun.",
-)
 async def test_a_record_of_an_event_is_not_returned_after_its_window(
     scope_stubs: Stubs, db_engine: AsyncEngine
 ) -> None:
+    """Found by the property: a past event came back for later instants (the old record rule)."""
     world = _world("Ravi Patel presented at the Berlin summit on 4 May 2026.")
     await _at(scope_stubs, db_engine, world, datetime(2026, 6, 1, tzinfo=UTC))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 17 class 4: ClaimsAndSourcesContext widens a claim's inclusive end (its last"
-    " day) by a whole period of its precision. Repro: ingest 'Ravi Patel worked for Contoso"
-    " Analytics from March 2025 until June 2026.' (claim_valid_until 2026-06-30, precision"
-    " month); ClaimsAndSourcesContext at 2026-07-20 returns the claim, whose stated window ended"
-    " with 30 June (services/query/temporal.py _CLAIM_END adds interval '1 month'; the"
-    " adjudicator's fact from the same claim ends 2026-07-01 and FactsContext leaves it out).",
-)
 async def test_a_claim_is_not_returned_after_the_last_day_it_states(
     scope_stubs: Stubs, db_engine: AsyncEngine
 ) -> None:
+    """Found by the property: a claim's last day was widened by a whole period of its
+    precision."""
     world = _world("Ravi Patel worked for Contoso Analytics from March 2025 until June 2026.")
     await _at(scope_stubs, db_engine, world, datetime(2026, 7, 20, tzinfo=UTC))
 
@@ -233,8 +215,8 @@ async def test_a_claim_is_not_returned_after_the_last_day_it_states(
 async def test_a_state_inside_and_outside_its_stated_window(
     scope_stubs: Stubs, db_engine: AsyncEngine
 ) -> None:
-    """The same checks pass where the product and the SPEC agree (so the xfails above fail
-    for their stated reason, not for a broken check)."""
+    """The same checks pass for a state inside and outside its window (so the tests above
+    fail for their stated reason, not for a broken check)."""
     world = _world("Dana Kim has lived in Lisbon since March 2026.")
     await _at(
         scope_stubs,
