@@ -73,12 +73,6 @@ def test_the_stress_set_forms_the_company_entity_and_its_people(stress_dump: Bel
     assert stress_dump.summary()["entities"] > 50
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 17: an exact name match that the context makes ambiguous mints a new entity"
-    " each time; see the entity_stress section of bench/REPORT.md for today's count",
-)
 def test_one_company_named_in_every_document_is_one_entity_with_both_names(
     stress_dump: BeliefDump,
 ) -> None:
