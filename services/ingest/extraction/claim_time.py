@@ -1,0 +1,126 @@
+"""When a claim holds and what kind of time that is: tense, kind, a job change's shared date,
+states begun by an event, and the clause's temporal tokens (for the rules extractor)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from services.ingest.extraction.base import ExtractedClaim, ValidKind
+from services.ingest.extraction.clauses import Clause
+from services.ingest.extraction.dates import Tense, TimeWindow
+from shared.text.temporal import ATOM_RES
+
+__all__ = ["after_since", "claim_kind", "share_job_change_dates", "temporal_tokens", "tense_of"]
+
+_STATE_VERBS = frozenset(
+    {
+        "be", "have", "work", "live", "lead", "manage", "own", "run", "head", "stay", "remain",
+        "belong", "reside", "use", "study", "love", "like", "enjoy", "prefer", "hate", "know",
+        "want", "need", "contain", "include", "require", "support", "depend", "consist", "mean",
+        "seem", "feel", "serve", "teach", "date", "volunteer", "report", "cost", "keep",
+        "store", "allow", "accept", "return", "handle", "expose", "target", "host", "follow",
+        "apply", "oppose", "favor", "favour", "price", "charge",
+    }
+)  # fmt: skip
+_PERIOD_STATES = frozenset(
+    {"work", "live", "lead", "manage", "own", "run", "head", "stay", "reside", "serve", "teach"}
+    | {"study", "date", "volunteer", "report", "remain", "apply"}
+)
+_MEASURE_VERBS = frozenset(
+    {"be", "reach", "grow", "fall", "rise", "drop", "increase", "decrease", "total", "hit"}
+    | {"average", "exceed", "decline", "generate", "earn", "make", "cost"}
+)
+# Placements that end, and those that begin: a job change's two halves share its date.
+_ENDING_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
+_NUMERIC_ENTS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
+
+
+def share_job_change_dates(
+    found: Sequence[tuple[ExtractedClaim, str]],
+) -> list[ExtractedClaim]:
+    """ "Maria left Acme and joined Globex in March": one date for both halves of the change."""
+    claims = [c for c, _ in found]
+    dated = [c for c in claims if c.claim_valid_from is not None]
+    if len(claims) < 2 or len(dated) != 1:
+        return claims
+    verbs = {lemma for _, lemma in found}
+    if not verbs & _ENDING_VERBS:
+        return claims
+    source = dated[0]
+    return [
+        c
+        if c.claim_valid_from is not None
+        else replace(
+            c,
+            claim_valid_from=source.claim_valid_from,
+            claim_valid_until=source.claim_valid_until,
+            claim_valid_precision=source.claim_valid_precision,
+            claim_valid_kind=source.claim_valid_kind,
+        )
+        for c in claims
+    ]
+
+
+def after_since(clause: Clause, content: Any, window: TimeWindow) -> bool:
+    """Whether the window's phrase lies in what a "since" attached to the claim names."""
+    heads = [c for c in content.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")]
+    heads += [
+        c
+        for c in content.children
+        if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
+    ]
+    base = clause.tokens[0].idx
+    inside = {t.i for h in heads for t in h.subtree}
+    return any(t.i in inside and window.start <= t.idx - base < window.end for t in clause.tokens)
+
+
+def temporal_tokens(clause: Clause) -> set[int]:
+    """Indices of the clause's tokens inside a temporal phrase (NER or the resolver's rules),
+    plus a leading "Starting"/"Effective" that the parser may have made a noun."""
+    first = clause.tokens[0]
+    base = first.idx
+    text = first.doc.text[base : clause.tokens[-1].idx + len(clause.tokens[-1].text)]
+    ranges = [(m.start() + base, m.end() + base) for _, rx in ATOM_RES for m in rx.finditer(text)]
+    found = {
+        t.i
+        for t in clause.tokens
+        if t.ent_type_ in ("DATE", "TIME") or any(s <= t.idx < e for s, e in ranges)
+    }
+    for t in clause.tokens:
+        if t.lower_ in ("starting", "effective", "beginning") and t.i + 1 in found:
+            found.add(t.i)
+    return found
+
+
+def tense_of(head: Any) -> Tense:
+    aux = [c for c in head.children if c.dep_ in ("aux", "auxpass")]
+    words = {a.lower_ for a in aux}
+    if words & {"will", "'ll", "’ll", "shall", "wo"} or (head.tag_ == "VBG" and "going" in words):
+        return "future"
+    if head.lemma_ == "go" and head.tag_ == "VBG" and any(c.dep_ == "xcomp" for c in head.children):
+        return "future"  # "I'm going to paint"
+    if head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in aux):
+        return "past"
+    if head.tag_ == "VBN" and words & {"have", "has", "'ve", "had"}:
+        return "past"
+    return "present"
+
+
+def claim_kind(content: Any, clause: Clause, window: TimeWindow | None) -> ValidKind:
+    lemma = content.lemma_.lower()
+    progressive = content.tag_ == "VBG" and any(c.dep_ == "aux" for c in content.children)
+    if lemma in _MEASURE_VERBS and any(t.ent_type_ in _NUMERIC_ENTS for t in clause.tokens):
+        return "measurement_period"
+    if window is not None and window.shape in ("since", "until", "range"):
+        return "effective_period"
+    if lemma == "be" and window is not None:
+        return "event_time"  # "the call is at 16:30 on 14 May": something happens then
+    if progressive and lemma not in _STATE_VERBS and window is not None:
+        return "event_time"  # "tomorrow I'm taking the kids to the museum"
+    if lemma in _STATE_VERBS or progressive:
+        if lemma in _PERIOD_STATES or progressive or window is not None:
+            return "effective_period"
+        return "proposition_validity"
+    return "event_time"
