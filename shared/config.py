@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
+
+from shared.auth.settings import SecuritySettings
 
 __all__ = ["Settings", "load_settings"]
 
@@ -18,8 +20,10 @@ _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 _MIB = 1024 * 1024
 
 
-class Settings(BaseSettings):
+class Settings(SecuritySettings):
     """Base settings; each service subclasses it with its own extras.
+
+    Credentials, TLS and admission limits are the fields of ``SecuritySettings``.
 
     Built once in a service's ``__main__`` and passed down; nothing else reads the environment.
     """

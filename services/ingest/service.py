@@ -159,7 +159,11 @@ class IngestService:
                 session, namespace, limit=page_size, after=after, include_deleted=include_deleted
             )
 
-    async def delete_document(self, namespace: str, document_id: uuid.UUID) -> DeleteResult:
+    async def delete_document(
+        self, namespace: str, document_id: uuid.UUID, *, decided_by: str
+    ) -> DeleteResult:
+        """Retire the document's testimony; ``decided_by`` (the caller) goes on the
+        transcripts of the facts this closes or weakens."""
         async with unit_of_work(self._factory) as session:
             document = await repo.get_document(session, namespace, document_id)
             if document is None:
@@ -177,7 +181,7 @@ class IngestService:
                 claim_ids,
                 "version_deleted",
                 version_id=document.latest_version_id,
-                decided_by="ingest",
+                decided_by=decided_by,
             )
             await session.execute(
                 update(Document)

@@ -17,7 +17,7 @@ from rememberstack.v1 import (
 
 from shared.cli.launcher import SERVICES, load_endpoints
 from shared.config import Settings
-from shared.grpc.channel import open_channel
+from shared.grpc.channel import ClientSecurity, open_channel
 
 __all__ = ["Stubs", "connect", "resolve_addresses"]
 
@@ -51,9 +51,12 @@ class Stubs:
 
 
 @asynccontextmanager
-async def connect(addresses: dict[str, str]) -> AsyncIterator[Stubs]:
-    """Open a channel per service and close them all on exit."""
-    channels = {name: open_channel(addresses[name]) for name in SERVICES}
+async def connect(
+    addresses: dict[str, str], security: ClientSecurity | None = None
+) -> AsyncIterator[Stubs]:
+    """Open a channel per service (TLS and a bearer credential with ``security``) and close
+    them all on exit."""
+    channels = {name: open_channel(addresses[name], security=security) for name in SERVICES}
     try:
         yield Stubs(
             ingest=ingest_service_pb2_grpc.IngestServiceStub(channels["ingest"]),

@@ -24,6 +24,7 @@ from shared.cli.render import message_to_data, print_facts, print_json
 from shared.config import Settings, load_settings
 from shared.db.embedded import resolve_database_url
 from shared.db.migrate import head_revision, upgrade_to_head
+from shared.grpc.channel import ClientSecurity
 from shared.grpc.errors import parse_rich_error
 from shared.logging import configure_logging
 from shared.proto_convert import timestamp
@@ -113,7 +114,9 @@ async def _ingest(
     settings: Settings, paths: Sequence[Path], *, living: bool, wait: bool, as_json: bool
 ) -> int:
     files = collect_files(paths)
-    async with connect(resolve_addresses(settings)) as stubs:
+    async with connect(
+        resolve_addresses(settings), ClientSecurity.from_settings(settings)
+    ) as stubs:
         outcomes = await ingest_files(stubs, files, namespace=settings.namespace, living=living)
         pending = [o.version_id for o in outcomes if not o.parked]
         if not as_json:
@@ -182,7 +185,9 @@ def facts(
         request.time_scope.at.valid_at.CopyFrom(timestamp(at.replace(tzinfo=at.tzinfo or UTC)))
 
     async def body() -> None:
-        async with connect(resolve_addresses(settings)) as stubs:
+        async with connect(
+            resolve_addresses(settings), ClientSecurity.from_settings(settings)
+        ) as stubs:
             response = await stubs.query.FactsContext(request)
         if as_json:
             print_json(console, response)
@@ -205,7 +210,9 @@ def claims(
     )
 
     async def body() -> None:
-        async with connect(resolve_addresses(settings)) as stubs:
+        async with connect(
+            resolve_addresses(settings), ClientSecurity.from_settings(settings)
+        ) as stubs:
             response = await stubs.query.ClaimsAndSourcesContext(request)
         if as_json:
             print_json(console, response)
@@ -233,7 +240,7 @@ def status(as_json: JsonFlag = False) -> None:
 
     async def body() -> None:
         health: dict[str, str] = {}
-        async with connect(addresses) as stubs:
+        async with connect(addresses, ClientSecurity.from_settings(settings)) as stubs:
             for name in SERVICES:
                 stub = health_pb2_grpc.HealthStub(stubs.channels[name])
                 try:
@@ -290,7 +297,9 @@ def reextract(
     )
 
     async def body() -> None:
-        async with connect(resolve_addresses(settings)) as stubs:
+        async with connect(
+            resolve_addresses(settings), ClientSecurity.from_settings(settings)
+        ) as stubs:
             response = await stubs.ingest.ReextractDocuments(request)
         if as_json:
             print_json(console, response)

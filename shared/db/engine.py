@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Dialect, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -15,6 +16,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 __all__ = [
+    "DatabaseUnreachable",
     "create_engine",
     "session_factory",
     "to_asyncpg_dsn",
@@ -23,6 +25,15 @@ __all__ = [
 ]
 
 _POSTGRES_SCHEMES = ("postgres", "postgresql")
+
+
+class DatabaseUnreachable(ConnectionError):
+    """Opening a database connection failed at the transport: the server is down or gone.
+
+    asyncpg lets such failures out as plain OSErrors (a vanished Unix socket is a
+    FileNotFoundError), which would otherwise read as bugs; as a ConnectionError they are
+    answered UNAVAILABLE like every other unreachable dependency.
+    """
 
 
 def _parse(url: str) -> URL:
@@ -64,7 +75,20 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
     """
     engine_kwargs.setdefault("pool_pre_ping", False)
     engine_kwargs.setdefault("pool_recycle", 600)
-    return create_async_engine(to_sqlalchemy_url(url), **engine_kwargs)
+    engine = create_async_engine(to_sqlalchemy_url(url), **engine_kwargs)
+    event.listen(engine.sync_engine, "do_connect", _connect_or_unreachable)
+    return engine
+
+
+def _connect_or_unreachable(
+    dialect: Dialect, _record: Any, cargs: tuple[Any, ...], cparams: dict[str, Any]
+) -> Any:
+    try:
+        return dialect.loaded_dbapi.connect(*cargs, **cparams)
+    except ConnectionError:
+        raise
+    except OSError as exc:
+        raise DatabaseUnreachable(f"cannot connect to the database: {exc}") from exc
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -11,7 +11,9 @@ from pydantic import ValidationError
 
 from shared.config import Settings
 from shared.db.migrate import SchemaMismatchError
+from shared.grpc.security import InsecureBindRefused
 from shared.grpc.server import GrpcServer
+from shared.grpc.tls import TlsFilesError
 from shared.logging import configure_logging
 from shared.telemetry import Telemetry, configure_telemetry
 
@@ -29,8 +31,9 @@ def run_service(
 ) -> None:
     """Serve one service until SIGTERM/SIGINT.
 
-    A schema this build does not know (and any of `refuse_to_start`, e.g. an engine without its
-    model endpoint) ends the process with exit code 2 and the message, before serving anything.
+    A schema this build does not know, an open bind to a non-loopback address, unusable TLS
+    files (and any of `refuse_to_start`, e.g. an engine without its model endpoint) end the
+    process with exit code 2 and the message, before serving anything.
     """
     try:
         settings = load_settings()
@@ -40,7 +43,12 @@ def run_service(
     if settings.service_name == Settings.model_fields["service_name"].default:
         settings = settings.model_copy(update={"service_name": f"rememberstack-{name}"})
     configure_logging(settings.log_level, settings.log_json, settings.service_name)
-    fatal: tuple[type[Exception], ...] = (SchemaMismatchError, *refuse_to_start)
+    fatal: tuple[type[Exception], ...] = (
+        SchemaMismatchError,
+        InsecureBindRefused,
+        TlsFilesError,
+        *refuse_to_start,
+    )
     try:
         asyncio.run(_serve(settings, build_server))
     except fatal as error:

@@ -15,6 +15,7 @@ from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
 from shared.grpc.channel import MAX_MESSAGE_BYTES
 from shared.grpc.errors import ErrorMappingInterceptor
+from shared.grpc.security import SecurityInterceptor, ServerSecurity
 from shared.telemetry import create_rpc_duration_histogram
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class GrpcServer:
         port: int = 0,
         telemetry: Telemetry | None = None,
         on_stop: Sequence[StopCallback] = (),
+        security: ServerSecurity | None = None,
+        default_namespace: str = "default",
     ) -> None:
         self.service_name = service_name
         self.host = host
@@ -84,6 +87,8 @@ class GrpcServer:
         self._service_names = tuple(service_names)
         self._telemetry = telemetry
         self._on_stop: list[StopCallback] = list(on_stop)
+        self._security = security or ServerSecurity.open()
+        self._default_namespace = default_namespace
         self._server: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
         self._port: int | None = None
@@ -107,6 +112,8 @@ class GrpcServer:
             port=settings.port,
             telemetry=telemetry,
             on_stop=on_stop,
+            security=ServerSecurity.from_settings(settings),
+            default_namespace=settings.namespace,
         )
 
     @property
@@ -131,6 +138,7 @@ class GrpcServer:
         """Bind, mark every service SERVING and start accepting calls."""
         if self._server is not None:
             raise RuntimeError("GrpcServer.start() may be called only once")
+        self._security.check_bind(self.host)
         tracer_provider = self._telemetry.tracer_provider if self._telemetry else None
         duration = create_rpc_duration_histogram(self._telemetry.meter) if self._telemetry else None
         # First listed is outermost: the span wraps the mapped status, so traces show the code.
@@ -138,6 +146,7 @@ class GrpcServer:
             interceptors=[
                 aio_server_interceptor(tracer_provider=tracer_provider),  # type: ignore[no-untyped-call]
                 ErrorMappingInterceptor(duration),
+                SecurityInterceptor(self._security, self._default_namespace),
             ],
             options=list(_SERVER_OPTIONS),
         )
@@ -149,21 +158,31 @@ class GrpcServer:
             (*self._service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
         bind_to = f"{self.host}:{self._requested_port}"
+        tls = self._security.tls
         try:
-            port = server.add_insecure_port(bind_to)
+            if tls is None:
+                port = server.add_insecure_port(bind_to)
+            else:
+                port = server.add_secure_port(bind_to, tls.credentials())
         except RuntimeError as exc:
             raise OSError(f"{self.service_name}: cannot bind {bind_to}: {exc}") from exc
         if port == 0:
             raise OSError(f"{self.service_name}: cannot bind {bind_to}")
+        authenticator = self._security.authenticator
+        if authenticator is not None:
+            await authenticator.start()
+            self._on_stop.append(authenticator.stop)
         for name in ("", *self._service_names):
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         await server.start()
         self._server, self._health, self._port = server, health_servicer, port
         logger.info(
-            "%s serving %s on %s",
+            "%s serving %s on %s (%s, %s)",
             self.service_name,
             ", ".join(self._service_names) or "(no services)",
             self.address,
+            "TLS" if tls else "plaintext",
+            "credentials required" if authenticator else "open",
         )
 
     async def wait_for_termination(self) -> None:
