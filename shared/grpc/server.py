@@ -159,11 +159,12 @@ class GrpcServer:
         )
         bind_to = f"{self.host}:{self._requested_port}"
         tls = self._security.tls
+        credentials = tls.credentials() if tls is not None else None
         try:
-            if tls is None:
+            if credentials is None:
                 port = server.add_insecure_port(bind_to)
             else:
-                port = server.add_secure_port(bind_to, tls.credentials())
+                port = server.add_secure_port(bind_to, credentials)
         except RuntimeError as exc:
             raise OSError(f"{self.service_name}: cannot bind {bind_to}: {exc}") from exc
         if port == 0:

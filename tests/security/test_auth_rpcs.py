@@ -9,9 +9,14 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from rememberstack.v1 import query_service_pb2
+from rememberstack.v1 import (
+    adjudicator_service_pb2,
+    adjudicator_service_pb2_grpc,
+    query_service_pb2,
+)
 
 from shared.auth.rpc_policy import RPC_POLICIES
+from shared.grpc.channel import ClientSecurity, open_channel
 from shared.grpc.errors import parse_rich_error
 from tests.support.rpcs import ALL_RPCS, Rpc, invoke
 
@@ -123,3 +128,11 @@ async def test_key_added_to_the_file_is_accepted_without_restart(secured):
         await asyncio.sleep(0.1)
     else:
         pytest.fail("the removed key was still accepted")
+
+
+async def test_channel_with_client_security_sends_its_bearer_credential(secured):
+    security = ClientSecurity(token=secured.key("read-all"))
+    async with open_channel(secured.servers["adjudicator"].address, security=security) as channel:
+        stub = adjudicator_service_pb2_grpc.AdjudicatorServiceStub(channel)
+        info = await stub.GetEngineInfo(adjudicator_service_pb2.GetEngineInfoRequest())
+    assert info.engine
