@@ -176,6 +176,16 @@ class Settings(SecuritySettings):
         ),
     )
 
+    # Health (issue 18: readiness follows the database)
+    health_probe_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description=(
+            "How often each service checks the database; while it is unreachable the service's"
+            " own health status is NOT_SERVING (the overall one stays SERVING)."
+        ),
+    )
+
     @field_validator("extension_packs", mode="before")
     @classmethod
     def _split_packs(cls, value: Any) -> Any:

@@ -18,7 +18,7 @@ from services.ingest.runtime import ModelRuntime
 from services.ingest.service import IngestService
 from services.ingest.servicer import IngestServicer
 from shared.db.embedded import resolve_database_url
-from shared.db.engine import create_engine, session_factory
+from shared.db.engine import create_engine, database_probe, session_factory
 from shared.db.migrate import ensure_schema_current
 from shared.db.queue import Worker
 from shared.db.statistics import StatisticsRefresher
@@ -103,5 +103,6 @@ async def build_server(
         ],
         service_names=[SERVICE_NAME],
         telemetry=telemetry,
+        readiness_probe=database_probe(engine),
         on_stop=[stop],
     )

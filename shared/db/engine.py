@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import URL, Dialect, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import (
 __all__ = [
     "DatabaseUnreachable",
     "create_engine",
+    "database_probe",
     "session_factory",
     "to_asyncpg_dsn",
     "to_sqlalchemy_url",
@@ -89,6 +90,16 @@ def _connect_or_unreachable(
         raise
     except OSError as exc:
         raise DatabaseUnreachable(f"cannot connect to the database: {exc}") from exc
+
+
+def database_probe(engine: AsyncEngine) -> Callable[[], Awaitable[None]]:
+    """A readiness probe: one ``SELECT 1``, raising when the database cannot be reached."""
+
+    async def probe() -> None:
+        async with engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+
+    return probe
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_GRACE_SECONDS",
     "GrpcServer",
+    "ReadinessProbe",
     "Registration",
     "StopCallback",
     "servicer_registration",
@@ -39,6 +41,12 @@ Registration = Callable[[grpc.aio.Server], None]
 
 StopCallback = Callable[[], Awaitable[None]]
 """Runs after the server stopped: stop workers, dispose the DB engine."""
+
+ReadinessProbe = Callable[[], Awaitable[None]]
+"""Raises when a dependency the service cannot answer without (the database) is unreachable."""
+
+PROBE_SECONDS = 2.0
+_PROBE_TIMEOUT_SECONDS = 3.0
 
 _SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -79,6 +87,8 @@ class GrpcServer:
         on_stop: Sequence[StopCallback] = (),
         security: ServerSecurity | None = None,
         default_namespace: str = "default",
+        readiness_probe: ReadinessProbe | None = None,
+        probe_seconds: float = PROBE_SECONDS,
     ) -> None:
         self.service_name = service_name
         self.host = host
@@ -89,6 +99,9 @@ class GrpcServer:
         self._on_stop: list[StopCallback] = list(on_stop)
         self._security = security or ServerSecurity.open()
         self._default_namespace = default_namespace
+        self._readiness_probe = readiness_probe
+        self._probe_seconds = probe_seconds
+        self._probe_task: asyncio.Task[None] | None = None
         self._server: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
         self._port: int | None = None
@@ -103,6 +116,7 @@ class GrpcServer:
         service_names: Sequence[str],
         telemetry: Telemetry | None = None,
         on_stop: Sequence[StopCallback] = (),
+        readiness_probe: ReadinessProbe | None = None,
     ) -> GrpcServer:
         return cls(
             service_name=settings.service_name,
@@ -114,6 +128,8 @@ class GrpcServer:
             on_stop=on_stop,
             security=ServerSecurity.from_settings(settings),
             default_namespace=settings.namespace,
+            readiness_probe=readiness_probe,
+            probe_seconds=settings.health_probe_seconds,
         )
 
     @property
@@ -177,6 +193,11 @@ class GrpcServer:
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         await server.start()
         self._server, self._health, self._port = server, health_servicer, port
+        if self._readiness_probe is not None:
+            self._probe_task = asyncio.create_task(
+                self._watch_readiness(health_servicer, self._readiness_probe),
+                name=f"{self.service_name}:readiness",
+            )
         logger.info(
             "%s serving %s on %s (%s, %s)",
             self.service_name,
@@ -185,6 +206,36 @@ class GrpcServer:
             "TLS" if tls else "plaintext",
             "credentials required" if authenticator else "open",
         )
+
+    async def _watch_readiness(
+        self, health_servicer: health.aio.HealthServicer, probe: ReadinessProbe
+    ) -> None:
+        """Report the service names NOT_SERVING while ``probe`` fails (Kubernetes readiness
+        takes the pod out of its Service), SERVING again once it passes. The overall ``""``
+        status stays SERVING: liveness restarting pods would not bring a database back."""
+        serving = True
+        while True:
+            await asyncio.sleep(self._probe_seconds)
+            try:
+                await asyncio.wait_for(probe(), _PROBE_TIMEOUT_SECONDS)
+                healthy = True
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                healthy = False
+                if serving:
+                    logger.warning("%s: dependency unreachable: %r", self.service_name, exc)
+            if healthy == serving or self._stopped:
+                continue
+            serving = healthy
+            status = (
+                health_pb2.HealthCheckResponse.SERVING
+                if healthy
+                else (health_pb2.HealthCheckResponse.NOT_SERVING)
+            )
+            for name in self._service_names:
+                await health_servicer.set(name, status)
+            logger.info("%s: %s", self.service_name, "serving again" if healthy else "not serving")
 
     async def wait_for_termination(self) -> None:
         if self._server is None:
@@ -201,6 +252,10 @@ class GrpcServer:
         if self._stopped or self._server is None:
             return
         self._stopped = True
+        if self._probe_task is not None:
+            self._probe_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probe_task
         assert self._health is not None
         await self._health.enter_graceful_shutdown()
         await self._server.stop(grace)
