@@ -155,7 +155,13 @@ class Settings(SecuritySettings):
         default=1.0, gt=0, description="Delay between polls of an empty work queue."
     )
     worker_lease_seconds: int = Field(
-        default=60, gt=0, description="How long a claimed work item stays locked to a worker."
+        default=10,
+        gt=0,
+        description=(
+            "How long a claimed work item stays locked to a worker without a heartbeat; the"
+            " worker renews it every third of this, so a killed worker's item is retried after"
+            " at most this long."
+        ),
     )
     statistics_refresh_seconds: float = Field(
         default=2.0,

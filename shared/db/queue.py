@@ -17,6 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from shared.db.engine import to_asyncpg_dsn
+from shared.db.failures import is_unreachable
 from shared.db.models import WorkItem
 
 __all__ = [
@@ -286,7 +287,9 @@ class Worker:
     handler raises, that transaction rolls back and the failure is recorded in a separate one.
     Wake-ups come from LISTEN on `listen_url` (any PostgreSQL URL form); polling every
     `poll_seconds` covers missed notifications and a lost listener connection. Leases are
-    extended while a handler runs, so only a dead worker's items are taken over.
+    short and renewed by a heartbeat (every third of `lease_seconds`) while a handler runs, so
+    a killed worker's item is taken over within seconds and a live one's never. An item whose
+    handler lost the database is handed back without spending an attempt.
     """
 
     def __init__(
@@ -296,7 +299,7 @@ class Worker:
         handler: Handler,
         worker_id: str,
         poll_seconds: float = 5.0,
-        lease_seconds: float = 60.0,
+        lease_seconds: float = 10.0,
         listen_url: str | None = None,
         prefer: Preference | None = None,
     ) -> None:
@@ -421,12 +424,34 @@ class Worker:
         except LeaseLostError:
             logger.warning("worker %s: lost the lease on %s", self._worker_id, item.id)
         except Exception as exc:
+            if is_unreachable(exc):
+                # The database went away, not the item's fault: hand it back unspent as soon
+                # as the database answers again, so an outage cannot dead-letter work.
+                logger.warning(
+                    "worker %s: database lost during %s: %r", self._worker_id, item.id, exc
+                )
+                await self._release_when_reachable(item)
+                return
             logger.exception("worker %s: %s item %s failed", self._worker_id, item.kind, item.id)
             await self._record_failure(item, f"{type(exc).__name__}: {exc}")
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
+
+    async def _release_when_reachable(self, item: WorkItem) -> None:
+        # Past the lease the item is anyone's again (a claim counts the attempt), so stop then.
+        deadline = asyncio.get_running_loop().time() + self._lease_seconds
+        while not self._stopping:
+            try:
+                async with self._factory() as session, session.begin():
+                    await _release(session, item.id, self._worker_id)
+                self._wake.set()
+                return
+            except _DB_ERRORS:
+                if asyncio.get_running_loop().time() > deadline:
+                    return
+                await asyncio.sleep(min(0.5, self._poll_seconds))
 
     async def _record_failure(self, item: WorkItem, error: str) -> None:
         try:

@@ -5,21 +5,19 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple
 
-import asyncpg.exceptions
 import grpc
 import grpc.aio
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from opentelemetry.metrics import Histogram
-from sqlalchemy import exc as sa_exc
 
+from shared.db.failures import is_unreachable
 from shared.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -71,20 +69,6 @@ _MAX_DESCRIPTION_BYTES = 160
 _MAX_METADATA_ENTRIES = 8
 _MAX_METADATA_BYTES = 128
 
-# Plain OSErrors such as FileNotFoundError are bugs or misconfiguration (INTERNAL); only
-# network-shaped failures mean a dependency is unreachable and a retry may succeed.
-_UNREACHABLE: tuple[type[BaseException], ...] = (
-    ConnectionError,
-    TimeoutError,
-    socket.gaierror,
-    sa_exc.OperationalError,
-    asyncpg.exceptions.PostgresConnectionError,
-    asyncpg.exceptions.CannotConnectNowError,
-    asyncpg.exceptions.TooManyConnectionsError,
-    asyncpg.exceptions.AdminShutdownError,
-    asyncpg.exceptions.CrashShutdownError,
-)
-
 
 class RichError(NamedTuple):
     """What a client learns from a failed call."""
@@ -92,19 +76,6 @@ class RichError(NamedTuple):
     code: grpc.StatusCode
     reason: str | None
     field_violations: tuple[FieldViolation, ...]
-
-
-def _is_unreachable(exc: BaseException) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, _UNREACHABLE):
-            return True
-        if isinstance(current, sa_exc.DBAPIError) and current.connection_invalidated:
-            return True
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def _clip(text: str, max_bytes: int) -> str:
@@ -158,7 +129,7 @@ def status_for_exception(exc: Exception, method: str = "") -> status_pb2.Status:
             delay.FromNanoseconds(max(int(exc.retry_after_seconds * 1e9), 1_000_000))
             status.details.append(_pack(error_details_pb2.RetryInfo(retry_delay=delay)))
         return status
-    if _is_unreachable(exc):
+    if is_unreachable(exc):
         logger.warning("dependency unavailable in %s: %r", method, exc, exc_info=exc)
         return _status(
             grpc.StatusCode.UNAVAILABLE,
