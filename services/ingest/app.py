@@ -15,8 +15,9 @@ from services.ingest.domain import INGEST_KINDS
 from services.ingest.extraction.base import ClaimExtractor
 from services.ingest.pipeline import Pipeline
 from services.ingest.runtime import ModelRuntime
-from services.ingest.service import IngestService
+from services.ingest.service import READINESS_CHANNEL, IngestService
 from services.ingest.servicer import IngestServicer
+from shared.db.change_feed import ChangeFeed
 from shared.db.embedded import resolve_database_url
 from shared.db.engine import create_engine, database_probe, session_factory
 from shared.db.migrate import ensure_schema_current
@@ -60,9 +61,11 @@ async def build_server(
         raise
     factory = session_factory(engine)
     runtime = ModelRuntime(settings, extractor=extractor, embedder=embedder)
-    service = IngestService(factory, runtime)
-    pipeline = Pipeline(factory, runtime, settings)
     listen_url = engine.url.render_as_string(hide_password=False)
+    readiness_feed = ChangeFeed(listen_url, READINESS_CHANNEL)
+    await readiness_feed.start()
+    service = IngestService(factory, runtime, readiness_feed)
+    pipeline = Pipeline(factory, runtime, settings)
     prefix = f"ingest-{socket.gethostname()}-{os.getpid()}-{id(pipeline):x}"
     workers = [
         Worker(
@@ -85,6 +88,7 @@ async def build_server(
 
     async def stop() -> None:
         await asyncio.gather(*(worker.stop() for worker in workers))
+        await readiness_feed.stop()
         await statistics.stop()
         with contextlib.suppress(asyncio.CancelledError):
             await warm

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -32,24 +31,35 @@ from services.ingest.formats import UndecodableText, classify, normalize_media_t
 from services.ingest.pipeline import work_dedupe_key
 from services.ingest.runtime import ModelRuntime
 from shared.beliefs.support import retire_testimony
+from shared.db.change_feed import ChangeFeed
 from shared.db.engine import unit_of_work
 from shared.db.models import Document, DocumentVersion, WorkItem
 from shared.db.queue import enqueue, replay_dead_letters
 from shared.errors import FailedPrecondition, FieldViolation, InvalidArgument, NotFound
 
-__all__ = ["IngestService"]
+__all__ = ["READINESS_CHANNEL", "IngestService"]
 
 logger = logging.getLogger(__name__)
 
-_WATCH_POLL_SECONDS = 0.2
+READINESS_CHANNEL = "rememberstack_readiness"
+# Streams wake on NOTIFY (migration 0010); the timeouts only cover lost notifications, and
+# polling takes over while the feed's connection is down.
+_WATCH_SAFETY_SECONDS = 10.0
+_WATCH_POLL_SECONDS = 0.5
 
 
 class IngestService:
     """Every ingest RPC's behaviour; one transaction per call."""
 
-    def __init__(self, factory: async_sessionmaker[AsyncSession], runtime: ModelRuntime) -> None:
+    def __init__(
+        self,
+        factory: async_sessionmaker[AsyncSession],
+        runtime: ModelRuntime,
+        readiness_feed: ChangeFeed,
+    ) -> None:
         self._factory = factory
         self._runtime = runtime
+        self._feed = readiness_feed
 
     async def ingest(self, documents: Sequence[DocumentInput]) -> list[IngestResult]:
         """Store every document in one transaction (all or nothing), in request order."""
@@ -318,15 +328,23 @@ class IngestService:
     async def watch_readiness(
         self, namespace: str, version_ids: Sequence[uuid.UUID]
     ) -> AsyncIterator[ReadinessUpdate]:
-        """Everything first, then only versions whose state changed, until all are settled."""
+        """Everything first, then only versions whose state changed, until all are settled.
+
+        Reads again only when a stage row of one of these versions was written (or, as a
+        safety net, every few seconds), so an idle stream costs nothing.
+        """
         sent: dict[uuid.UUID, VersionReadiness] = {}
-        while True:
-            current = await self.readiness(namespace, version_ids)
-            changed = [v for v in current if sent.get(v.version_id) != v]
-            settled = all(v.settled for v in current)
-            if changed or settled:
-                yield ReadinessUpdate(changed, all_settled=settled)
-                sent.update((v.version_id, v) for v in changed)
-            if settled:
-                return
-            await asyncio.sleep(_WATCH_POLL_SECONDS)
+        with self._feed.subscribe([str(v) for v in version_ids]) as changes:
+            while True:
+                changes.clear()
+                current = await self.readiness(namespace, version_ids)
+                changed = [v for v in current if sent.get(v.version_id) != v]
+                settled = all(v.settled for v in current)
+                if changed or settled:
+                    yield ReadinessUpdate(changed, all_settled=settled)
+                    sent.update((v.version_id, v) for v in changed)
+                if settled:
+                    return
+                await changes.wait(
+                    _WATCH_SAFETY_SECONDS if self._feed.connected else _WATCH_POLL_SECONDS
+                )
