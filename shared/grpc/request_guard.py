@@ -46,7 +46,8 @@ _MIN_SECONDS, _MAX_SECONDS = -62_135_596_800, 253_402_300_799  # 0001-01-01 .. 9
 @dataclass
 class RequestFacts:
     """What inspecting one request found: every violation, and every namespace it names
-    (``""`` for a namespace field left empty, which means the server's default)."""
+    (``""`` for a top-level namespace left empty, which means the server's default; an empty
+    nested one takes its enclosing message's)."""
 
     violations: Violations = field(default_factory=Violations)
     namespaces: set[str] = field(default_factory=set)
@@ -68,14 +69,16 @@ def inspect_request(message: Message, prefix: str = "") -> RequestFacts:
     return facts
 
 
-def _walk(message: Message, path: str, facts: RequestFacts) -> None:
+def _walk(message: Message, path: str, facts: RequestFacts, inherited: str = "") -> None:
     descriptor = message.DESCRIPTOR
     if descriptor.full_name == _TIMESTAMP:
         _check_timestamp(message, path.rstrip("."), facts.violations)
         return
     namespace_field = descriptor.fields_by_name.get("namespace")
     if namespace_field is not None and namespace_field.type == FieldDescriptor.TYPE_STRING:
-        facts.namespaces.add(message.namespace)  # type: ignore[attr-defined]
+        # An empty nested namespace means the enclosing request's (CombinedContext's halves).
+        inherited = message.namespace or inherited  # type: ignore[attr-defined]
+        facts.namespaces.add(inherited)
     for fd, value in message.ListFields():
         where = f"{path}{fd.name}"
         if fd.is_repeated:
@@ -83,18 +86,20 @@ def _walk(message: Message, path: str, facts: RequestFacts) -> None:
                 facts.violations.add(where, f"accepts at most {_MAX_REPEATED} items")
                 continue
             for index, item in enumerate(value):
-                _check_value(fd, item, f"{where}[{index}]", facts)
+                _check_value(fd, item, f"{where}[{index}]", facts, inherited)
         else:
-            _check_value(fd, value, where, facts)
+            _check_value(fd, value, where, facts, inherited)
 
 
-def _check_value(fd: FieldDescriptor, value: object, where: str, facts: RequestFacts) -> None:
+def _check_value(
+    fd: FieldDescriptor, value: object, where: str, facts: RequestFacts, inherited: str
+) -> None:
     if fd.type == FieldDescriptor.TYPE_STRING:
         assert isinstance(value, str)
         _check_string(fd.name, value, where, facts.violations)
     elif fd.type == FieldDescriptor.TYPE_MESSAGE:
         assert isinstance(value, Message)
-        _walk(value, f"{where}.", facts)
+        _walk(value, f"{where}.", facts, inherited)
 
 
 def _check_string(name: str, value: str, where: str, violations: Violations) -> None:

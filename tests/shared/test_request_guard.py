@@ -57,3 +57,10 @@ def test_namespaces_are_collected_from_every_level_empty_included():
         namespace="", facts=query_service_pb2.FactsContextRequest(namespace="b")
     )
     assert inspect_request(request).namespaces == {"", "b"}
+
+
+def test_an_empty_nested_namespace_is_its_enclosing_requests():
+    request = query_service_pb2.CombinedContextRequest(
+        namespace="a", facts=query_service_pb2.FactsContextRequest(query="x")
+    )
+    assert inspect_request(request).namespaces == {"a"}
