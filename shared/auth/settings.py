@@ -96,6 +96,15 @@ class SecuritySettings(BaseSettings):
     tls_server_name: str | None = Field(
         default=None, description="Name clients expect in server certificates, if not the host."
     )
+    health_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description=(
+            "Extra plaintext port serving only grpc.health.v1.Health, for probes that cannot"
+            " speak TLS (kubelet's native gRPC probes); every RPC stays on the TLS port."
+        ),
+    )
 
     # Admission limits, per credential and per process; 0 turns a limit off
     admission_read_rps: float = Field(

@@ -89,6 +89,7 @@ class GrpcServer:
         default_namespace: str = "default",
         readiness_probe: ReadinessProbe | None = None,
         probe_seconds: float = PROBE_SECONDS,
+        health_port: int | None = None,
     ) -> None:
         self.service_name = service_name
         self.host = host
@@ -102,6 +103,8 @@ class GrpcServer:
         self._readiness_probe = readiness_probe
         self._probe_seconds = probe_seconds
         self._probe_task: asyncio.Task[None] | None = None
+        self._health_port = health_port
+        self._health_server: grpc.aio.Server | None = None
         self._server: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
         self._port: int | None = None
@@ -130,6 +133,7 @@ class GrpcServer:
             default_namespace=settings.namespace,
             readiness_probe=readiness_probe,
             probe_seconds=settings.health_probe_seconds,
+            health_port=settings.health_port,
         )
 
     @property
@@ -193,6 +197,8 @@ class GrpcServer:
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         await server.start()
         self._server, self._health, self._port = server, health_servicer, port
+        if self._health_port is not None:
+            self._health_server = await self._start_health_port(health_servicer)
         if self._readiness_probe is not None:
             self._probe_task = asyncio.create_task(
                 self._watch_readiness(health_servicer, self._readiness_probe),
@@ -206,6 +212,23 @@ class GrpcServer:
             "TLS" if tls else "plaintext",
             "credentials required" if authenticator else "open",
         )
+
+    async def _start_health_port(
+        self, health_servicer: health.aio.HealthServicer
+    ) -> grpc.aio.Server:
+        """The probe port: the same health statuses, nothing else, no TLS (kubelet's gRPC
+        probes cannot do TLS; what they read here is public anyway)."""
+        probes = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, probes)
+        bind_to = f"{self.host}:{self._health_port}"
+        try:
+            bound = probes.add_insecure_port(bind_to)
+        except RuntimeError as exc:
+            raise OSError(f"{self.service_name}: cannot bind health port {bind_to}: {exc}") from exc
+        if bound == 0:
+            raise OSError(f"{self.service_name}: cannot bind health port {bind_to}")
+        await probes.start()
+        return probes
 
     async def _watch_readiness(
         self, health_servicer: health.aio.HealthServicer, probe: ReadinessProbe
@@ -259,6 +282,8 @@ class GrpcServer:
         assert self._health is not None
         await self._health.enter_graceful_shutdown()
         await self._server.stop(grace)
+        if self._health_server is not None:
+            await self._health_server.stop(0)
         for callback in self._on_stop:
             try:
                 await callback()

@@ -127,3 +127,29 @@ async def test_loopback_server_without_credentials_runs_open():
         assert await _health(server.address, None) == grpc.StatusCode.OK
     finally:
         await server.stop(0)
+
+
+async def test_health_port_answers_plaintext_probes_and_nothing_else(tmp_path, authority):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        health_port = probe.getsockname()[1]
+    cert, key = authority.issue(tmp_path, "server")
+    server = GrpcServer(
+        service_name="tls-probe",
+        registrations=[],
+        service_names=["test.Probed"],
+        security=_tls_security(ServerTls(cert, key)),
+        health_port=health_port,
+    )
+    await server.start()
+    try:
+        address = f"127.0.0.1:{health_port}"
+        assert await _health(address, None) == grpc.StatusCode.OK
+        async with open_channel(address) as channel:
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await channel.unary_unary("/rememberstack.v1.QueryService/FactsContext")(b"")
+        assert caught.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    finally:
+        await server.stop(0)
