@@ -10,6 +10,7 @@ from typing import Any
 from bench.report_headline import headline
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
+from bench.report_security import SECTIONS as SECURITY_SECTIONS
 
 __all__ = ["write_report"]
 
@@ -77,7 +78,7 @@ def write_report(results: Path, report: Path) -> None:
         data = _load(results, name)
         if data is None:
             continue
-        title, section = (SECTIONS | PIPELINE_SECTIONS).get(
+        title, section = (SECTIONS | PIPELINE_SECTIONS | SECURITY_SECTIONS).get(
             name, (name.replace("_", " "), _generic)
         )
         lines += [f"## {title}", ""]

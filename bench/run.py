@@ -50,6 +50,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("query_latency", "bench.query_latency", ("--quick",), ()),
     Benchmark("graph_latency", "bench.graph_latency", ("--quick",), ()),
     Benchmark("storage_size", "bench.storage_size", ("--quick",), ()),
+    Benchmark("auth_overhead", "bench.auth_overhead", ("--quick",), ()),
+    Benchmark("watch_readiness_idle", "bench.watch_readiness_idle", ("--quick",), ()),
 )
 
 
