@@ -106,7 +106,8 @@ class SecuritySettings(BaseSettings):
         ),
     )
 
-    # Admission limits, per credential and per process; 0 turns a limit off
+    # Admission limits, per credential and per process (servers with credentials configured
+    # only); 0 turns a limit off
     admission_read_rps: float = Field(
         default=200.0, ge=0, description="Read calls per second a credential may start."
     )

@@ -55,6 +55,11 @@ def current_principal() -> Principal:
     return _PRINCIPAL.get() or Principal.anonymous()
 
 
+def _unlimited() -> AdmissionController:
+    unlimited = Limits(0.0, 0, 0)
+    return AdmissionController(read=unlimited, write=unlimited, watch_streams=0)
+
+
 class InsecureBindRefused(RuntimeError):
     """A non-loopback address without credentials configured, and no explicit opt-out."""
 
@@ -79,13 +84,16 @@ class ServerSecurity:
 
     @classmethod
     def from_settings(cls, settings: SecuritySettings) -> ServerSecurity:
+        """Admission limits apply per credential, so only when credentials are configured:
+        an open server's one anonymous caller is the local user, limited by nobody else."""
         s = settings
         tls = None
         if s.tls_cert_file and s.tls_key_file:
             tls = ServerTls(s.tls_cert_file, s.tls_key_file, s.tls_client_ca_file)
-        return cls(
-            authenticator=Authenticator.from_settings(s),
-            admission=AdmissionController(
+        authenticator = Authenticator.from_settings(s)
+        admission = _unlimited()
+        if authenticator is not None:
+            admission = AdmissionController(
                 read=Limits(
                     s.admission_read_rps, s.admission_read_burst, s.admission_read_in_flight
                 ),
@@ -93,18 +101,13 @@ class ServerSecurity:
                     s.admission_write_rps, s.admission_write_burst, s.admission_write_in_flight
                 ),
                 watch_streams=s.admission_watch_streams,
-            ),
-            tls=tls,
-            allow_unauthenticated=s.allow_unauthenticated,
-        )
+            )
+        return cls(authenticator, admission, tls, s.allow_unauthenticated)
 
     @classmethod
     def open(cls) -> ServerSecurity:
         """No credentials, no TLS, no limits: in-process tests and the loopback default."""
-        unlimited = Limits(0.0, 0, 0)
-        return cls(
-            None, AdmissionController(read=unlimited, write=unlimited, watch_streams=0), None
-        )
+        return cls(None, _unlimited(), None)
 
     def check_bind(self, host: str) -> None:
         """Refuse to serve open on an address other machines can reach, unless allowed."""

@@ -18,7 +18,9 @@ from services.ingest.config import IngestSettings
 from services.ingest.domain import PIPELINE_STAGES
 from shared.db.engine import unit_of_work
 from shared.db.models import Document, DocumentVersion, Namespace, VersionStage
+from shared.grpc.channel import ClientSecurity, open_channel
 from shared.grpc.errors import retry_delay_seconds
+from tests.support.credentials import KeyFile
 
 
 async def _idle_version(factory, namespace: str) -> uuid.UUID:
@@ -69,15 +71,22 @@ async def test_stage_write_reaches_an_open_stream_at_once_not_at_the_next_poll(
 
 
 async def test_streams_past_the_per_credential_bound_are_resource_exhausted(
-    database_url, db_engine, session_factory, rules_extractor, minilm, namespace
+    database_url, db_engine, session_factory, rules_extractor, minilm, namespace, tmp_path
 ):
     version_id = await _idle_version(session_factory, namespace)
-    settings = IngestSettings(database_url=database_url, port=0, admission_watch_streams=2)
+    keys = KeyFile(tmp_path / "keys.yaml")
+    key = keys.add("watcher", ["read"], [namespace])
+    settings = IngestSettings(
+        database_url=database_url,
+        port=0,
+        admission_watch_streams=2,
+        auth_api_keys_file=keys.path,
+    )
     server = await build_server(
         settings, engine=db_engine, extractor=rules_extractor, embedder=minilm
     )
     await server.start()
-    channel = grpc.aio.insecure_channel(server.address)
+    channel = open_channel(server.address, security=ClientSecurity(token=key))
     stub = ingest_service_pb2_grpc.IngestServiceStub(channel)
     request = ingest_service_pb2.WatchReadinessRequest(
         namespace=namespace, version_ids=[str(version_id)]
