@@ -25,6 +25,14 @@ def auth_overhead(data: dict[str, Any], _plots: Path) -> list[str]:
                 f"| {clients.replace('_', ' ')} | {name} | {figures['p50_ms']:.2f} |"
                 f" {figures['p95_ms']:.2f} | {ratio['p50']:.2f} | {ratio['p95']:.2f} |"
             )
+    checks = data.get("per_call_check_microseconds", {})
+    if checks:
+        lines += [
+            "",
+            "What the interceptor adds per call, in process (µs): "
+            + ", ".join(f"{name} {value:.1f}" for name, value in checks.items())
+            + ".",
+        ]
     lines += ["", "Reproduce: `.venv/bin/python -m bench.auth_overhead`."]
     return lines
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +19,10 @@ __all__ = ["JwtRules", "JwtVerifier", "fetch_jwks", "parse_jwks"]
 
 _JWKS_FETCH_TIMEOUT_SECONDS = 10.0
 _MAX_JWKS_BYTES = 1024 * 1024
+# An RS256 verification costs about a millisecond of Python and OpenSSL; a client sends the
+# same token with every call, so verified tokens are remembered until they expire (or the key
+# set changes).
+_VERIFIED_CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +62,25 @@ class JwtVerifier:
     def __init__(self, rules: JwtRules) -> None:
         self._rules = rules
         self._keys: dict[str | None, jwt.PyJWK] = {}
+        self._verified: OrderedDict[str, tuple[Principal, float]] = OrderedDict()
         self.unknown_key_seen = False
 
     def set_keys(self, keys: dict[str | None, jwt.PyJWK]) -> None:
         self._keys = keys
+        self._verified.clear()  # a key that left the set no longer vouches for its tokens
 
     def verify(self, token: str) -> Principal:
+        remembered = self._verified.get(token)
+        if remembered is not None and time.time() < remembered[1]:
+            self._verified.move_to_end(token)
+            return remembered[0]
+        principal, expires_at = self._verify(token)
+        self._verified[token] = (principal, expires_at)
+        if len(self._verified) > _VERIFIED_CACHE_SIZE:
+            self._verified.popitem(last=False)
+        return principal
+
+    def _verify(self, token: str) -> tuple[Principal, float]:
         rules = self._rules
         try:
             header = jwt.get_unverified_header(token)
@@ -93,7 +112,7 @@ class JwtVerifier:
             raise Unauthenticated(f"credential rejected: token lacks claim {exc.claim}") from None
         except jwt.InvalidTokenError:
             raise Unauthenticated("credential rejected: bad token signature") from None
-        return self._principal(claims)
+        return self._principal(claims), float(claims["exp"])
 
     def _key_for(self, kid: object) -> jwt.PyJWK:
         key = self._keys.get(kid) if isinstance(kid, str) else None

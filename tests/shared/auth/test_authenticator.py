@@ -119,11 +119,22 @@ async def test_broken_key_file_keeps_the_keys_already_loaded(authenticator):
 
 
 async def test_rotated_jwks_accepts_the_new_signer(tmp_path, authenticator, signer):
+    old_token = signer.token()
+    assert authenticator.authenticate(f"Bearer {old_token}").name == "jwt:agent-1"
     rotated = Signer("k2")
     write_jwks(tmp_path / "jwks.json", rotated)
     await authenticator.refresh()
     assert authenticator.authenticate(f"Bearer {rotated.token()}").name == "jwt:agent-1"
     assert "unknown key" in _refused(authenticator, f"Bearer {signer.token()}")
+    # Remembered verifications went with the key that made them.
+    assert "unknown key" in _refused(authenticator, f"Bearer {old_token}")
+
+
+async def test_remembered_token_still_expires(authenticator, signer):
+    token = signer.token(expires_in=1)
+    assert authenticator.authenticate(f"Bearer {token}").name == "jwt:agent-1"
+    await asyncio.sleep(1.5)
+    assert "expired" in _refused(authenticator, f"Bearer {token}")
 
 
 async def test_background_reload_picks_up_a_new_key(tmp_path):
