@@ -14,13 +14,17 @@ from shared.auth.settings import SecuritySettings
 from shared.auth.watched_file import WatchedFile
 from shared.errors import Unauthenticated
 
-__all__ = ["Authenticator", "bearer_token"]
+__all__ = ["Authenticator", "CredentialSourceError", "bearer_token"]
 
 logger = logging.getLogger(__name__)
 
 _MAX_CREDENTIAL_CHARS = 8192
 # An unknown `kid` may mean the issuer rotated keys; fetch again, but not on every bad token.
 _UNKNOWN_KID_REFETCH_SECONDS = 30.0
+
+
+class CredentialSourceError(RuntimeError):
+    """The configured key file yields no key at start-up: the server would admit nobody."""
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -117,7 +121,10 @@ class Authenticator:
         that fails loudly), then keep reloading in the background."""
         await self.refresh()
         if self._api_keys_file is not None and not self._keys and self._jwt is None:
-            raise ValueError(f"{self._api_keys_file.path}: no usable API keys")
+            raise CredentialSourceError(
+                f"{self._api_keys_file.path}: no usable API keys (missing, unreadable or"
+                " invalid; the log says which)"
+            )
         self._task = asyncio.create_task(self._reload_loop(), name="auth:reload")
 
     async def stop(self) -> None:

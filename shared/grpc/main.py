@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from shared.auth.authenticator import CredentialSourceError
 from shared.config import Settings
 from shared.db.migrate import SchemaMismatchError
 from shared.grpc.security import InsecureBindRefused
@@ -32,8 +33,8 @@ def run_service(
     """Serve one service until SIGTERM/SIGINT.
 
     A schema this build does not know, an open bind to a non-loopback address, unusable TLS
-    files (and any of `refuse_to_start`, e.g. an engine without its model endpoint) end the
-    process with exit code 2 and the message, before serving anything.
+    files, a key file without keys (and any of `refuse_to_start`, e.g. an engine without its
+    model endpoint) end the process with exit code 2 and the message, before serving anything.
     """
     try:
         settings = load_settings()
@@ -47,6 +48,7 @@ def run_service(
         SchemaMismatchError,
         InsecureBindRefused,
         TlsFilesError,
+        CredentialSourceError,
         *refuse_to_start,
     )
     try:

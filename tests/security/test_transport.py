@@ -10,6 +10,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from shared.auth.authenticator import CredentialSourceError
 from shared.config import load_settings
 from shared.grpc.channel import ClientSecurity, open_channel
 from shared.grpc.security import InsecureBindRefused, ServerSecurity
@@ -153,3 +154,9 @@ async def test_health_port_answers_plaintext_probes_and_nothing_else(tmp_path, a
         assert caught.value.code() == grpc.StatusCode.UNIMPLEMENTED
     finally:
         await server.stop(0)
+
+
+async def test_key_file_without_usable_keys_refuses_to_start(tmp_path):
+    missing = ServerSecurity.from_settings(load_settings(auth_api_keys_file=tmp_path / "none"))
+    with pytest.raises(CredentialSourceError):
+        await _server(missing).start()
