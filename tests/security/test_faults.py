@@ -21,6 +21,7 @@ from typing import Any
 import grpc.aio
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from pgserver._commands import pg_ctl
 from rememberstack.v1 import ingest_service_pb2, ingest_service_pb2_grpc
 from sqlalchemy import text
 
@@ -237,9 +238,21 @@ async def test_kill_each_service_and_restart_postgres_mid_ingest_loses_and_dupli
 
         # Restart PostgreSQL while the last work items are queued or running: what the 15 s
         # bound measures is recovery, not how long this machine takes to process the corpus.
-        await _until(engine, f"SELECT ({_BACKLOG}) BETWEEN 1 AND 4", 600, ns=faulty)
+        await _until(
+            engine,
+            f"SELECT ({_BACKLOG}) BETWEEN 1 AND 4 AND EXISTS (SELECT 1 FROM work_items"
+            " WHERE namespace = :ns AND status = 'running')",
+            600,
+            ns=faulty,
+        )
         backlog_at_restart = await _count(engine, _BACKLOG, ns=faulty)
         await engine.dispose()
+        # An immediate stop is a crash: sessions cut, in-flight transactions lost, recovery
+        # on the next start.
+        server = postgres._server
+        await asyncio.to_thread(
+            pg_ctl, ["-w", "stop", "-m", "immediate"], pgdata=server.pgdata, user=server.system_user
+        )
         await asyncio.to_thread(postgres.stop)
         await asyncio.sleep(2.0)
         postgres = EmbeddedPostgres(tmp_path / "pg")
