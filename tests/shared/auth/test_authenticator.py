@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import jwt
@@ -169,3 +170,39 @@ async def test_background_reload_picks_up_a_new_key(tmp_path):
 def test_key_file_errors_name_the_entry(text, complaint):
     with pytest.raises(ValueError, match=complaint):
         parse_api_key_file(text.encode(), "keys.yaml")
+
+
+async def test_jwks_fetched_from_a_url_verifies_tokens_and_refetches_for_a_new_kid(tmp_path):
+    import http.server
+    import threading
+
+    signers = [Signer("url-1")]
+
+    class Jwks(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"keys": [s.jwk() for s in signers]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Jwks)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        auth = Authenticator(
+            jwks_url=f"http://127.0.0.1:{server.server_port}/jwks.json", jwt_rules=RULES
+        )
+        await auth.refresh()
+        assert auth.authenticate(f"Bearer {signers[0].token()}").name == "jwt:agent-1"
+        signers.append(Signer("url-2"))
+        token = signers[1].token(sub="rotated")
+        assert "unknown key" in _refused(auth, f"Bearer {token}")
+        auth._jwks_fetched_at -= 31  # the unknown-kid refetch waits 30 s between tries
+        await auth.refresh()
+        assert auth.authenticate(f"Bearer {token}").name == "jwt:rotated"
+    finally:
+        server.shutdown()
