@@ -105,18 +105,24 @@ class LongestPassage:
 @pytest.mark.parametrize(
     ("media_type", "body"),
     [
-        # One turn of 1.4 million characters: spaCy alone refuses more than 1,000,000.
+        # One turn of 1.1 million characters: spaCy alone refuses more than 1,000,000. Filler
+        # without sentence ends keeps the model time (and the claims to embed) small.
         (
             "text/x-rememberstack-conversation",
-            "[t1 | 2026-01-05T10:00:00Z] Ravi: " + "Ravi leads billing. " * 70_000,
+            "[t1 | 2026-01-05T10:00:00Z] Ravi: Ravi leads billing. " + "lorem " * 180_000,
         ),
-        # 4 MiB of prose: about 4,000 chunks, past the parameter limit in one statement.
+        # 8 MiB of Markdown, about 7,000 chunks: each multi-row statement would pass 35,000
+        # parameters and more. Code blocks are chunked and embedded, not extracted.
         (
-            "text/plain",
-            "\n\n".join(f"Team {i} ships release {i} in May." for i in range(120_000)),
+            "text/markdown",
+            "# Notes\n\nRavi Patel leads the billing migration.\n\n"
+            + "".join(
+                f"```\n# block {i}\n" + "value = compute(value)\n" * 48 + "```\n\n"
+                for i in range(7_200)
+            ),
         ),
     ],
-    ids=["one-huge-turn", "four-mib-prose"],
+    ids=["one-huge-turn", "eight-mib-markdown"],
 )
 async def test_multi_mebibyte_document_is_extracted_and_embedded(
     database_url, db_engine, session_factory, rules_extractor, minilm, namespace, media_type, body
