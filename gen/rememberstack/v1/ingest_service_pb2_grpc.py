@@ -175,7 +175,7 @@ class IngestServiceServicer:
 
     def ReleaseParkedVersion(self, request, context):
         """Releases a parked version, optionally with a corrected media type, so it is processed.
-        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

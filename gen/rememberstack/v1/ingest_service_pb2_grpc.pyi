@@ -76,7 +76,7 @@ class IngestServiceStub:
     """
     ReleaseParkedVersion: _grpc.UnaryUnaryMultiCallable[_ingest_service_pb2.ReleaseParkedVersionRequest, _ingest_service_pb2.ReleaseParkedVersionResponse]
     """Releases a parked version, optionally with a corrected media type, so it is processed.
-    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
     """
     ReextractDocuments: _grpc.UnaryUnaryMultiCallable[_ingest_service_pb2.ReextractDocumentsRequest, _ingest_service_pb2.ReextractDocumentsResponse]
     """Re-extracts the latest versions of documents with the configured extractor version; claims of
@@ -133,7 +133,7 @@ class IngestServiceAsyncStub(IngestServiceStub):
     """
     ReleaseParkedVersion: _aio.UnaryUnaryMultiCallable[_ingest_service_pb2.ReleaseParkedVersionRequest, _ingest_service_pb2.ReleaseParkedVersionResponse]  # type: ignore[assignment]
     """Releases a parked version, optionally with a corrected media type, so it is processed.
-    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
     """
     ReextractDocuments: _aio.UnaryUnaryMultiCallable[_ingest_service_pb2.ReextractDocumentsRequest, _ingest_service_pb2.ReextractDocumentsResponse]  # type: ignore[assignment]
     """Re-extracts the latest versions of documents with the configured extractor version; claims of
@@ -235,7 +235,7 @@ class IngestServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ingest_service_pb2.ReleaseParkedVersionResponse, _abc.Awaitable[_ingest_service_pb2.ReleaseParkedVersionResponse]]:
         """Releases a parked version, optionally with a corrected media type, so it is processed.
-        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
         """
 
     @_abc_1.abstractmethod
