@@ -11,6 +11,7 @@ from bench.report_extraction import SECTIONS as EXTRACTION_SECTIONS
 from bench.report_headline import headline
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
+from bench.report_security import SECTIONS as SECURITY_SECTIONS
 from bench.report_stress import SECTIONS as STRESS_SECTIONS
 from bench.report_telemetry import SECTIONS as TELEMETRY_SECTIONS
 
@@ -86,6 +87,7 @@ def write_report(results: Path, report: Path) -> None:
             | EXTRACTION_SECTIONS
             | TELEMETRY_SECTIONS
             | STRESS_SECTIONS
+            | SECURITY_SECTIONS
         ).get(name, (name.replace("_", " "), _generic))
         lines += [f"## {title}", ""]
         lines += section(data, plots)

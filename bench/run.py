@@ -52,6 +52,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("graph_latency", "bench.graph_latency", ("--quick",), ()),
     Benchmark("storage_size", "bench.storage_size", ("--quick",), ()),
     Benchmark("telemetry_overhead", "bench.telemetry_overhead", ("--quick",), ()),
+    Benchmark("auth_overhead", "bench.auth_overhead", ("--quick",), ()),
+    Benchmark("watch_readiness_idle", "bench.watch_readiness_idle", ("--quick",), ()),
 )
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
+
+from shared.auth.settings import SecuritySettings
 
 __all__ = ["Settings", "load_settings"]
 
@@ -18,8 +20,10 @@ _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 _MIB = 1024 * 1024
 
 
-class Settings(BaseSettings):
+class Settings(SecuritySettings):
     """Base settings; each service subclasses it with its own extras.
+
+    Credentials, TLS and admission limits are the fields of ``SecuritySettings``.
 
     Built once in a service's ``__main__`` and passed down; nothing else reads the environment.
     """
@@ -209,7 +213,13 @@ class Settings(BaseSettings):
         default=1.0, gt=0, description="Delay between polls of an empty work queue."
     )
     worker_lease_seconds: int = Field(
-        default=60, gt=0, description="How long a claimed work item stays locked to a worker."
+        default=10,
+        gt=0,
+        description=(
+            "How long a claimed work item stays locked to a worker without a heartbeat; the"
+            " worker renews it every third of this, so a killed worker's item is retried after"
+            " at most this long."
+        ),
     )
     statistics_refresh_seconds: float = Field(
         default=2.0,
@@ -227,6 +237,16 @@ class Settings(BaseSettings):
             "Processes of one adjudicator running queue workers: the serving one plus replicas"
             " it starts and stops. Python runs one process on one core, so this, not"
             " worker_concurrency, is what puts more cores to adjudication."
+        ),
+    )
+
+    # Health (issue 18: readiness follows the database)
+    health_probe_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description=(
+            "How often each service checks the database; while it is unreachable the service's"
+            " own health status is NOT_SERVING (the overall one stays SERVING)."
         ),
     )
 

@@ -11,8 +11,10 @@ __all__ = [
     "FieldViolation",
     "InvalidArgument",
     "NotFound",
+    "PermissionDenied",
     "RememberStackError",
     "ResourceExhausted",
+    "Unauthenticated",
     "Unavailable",
     "Unimplemented",
     "Violations",
@@ -88,9 +90,39 @@ class FailedPrecondition(RememberStackError):
 
 
 class ResourceExhausted(RememberStackError):
-    """A size, budget or quota limit was exceeded."""
+    """A size, budget or quota limit was exceeded.
+
+    ``retry_after_seconds`` (admission limits) becomes a ``google.rpc.RetryInfo`` telling the
+    caller when a retry can succeed; None for limits that waiting does not lift.
+    """
 
     default_reason = "RESOURCE_EXHAUSTED"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after_seconds: float | None = None,
+        reason: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message, reason=reason, metadata=metadata)
+        self.retry_after_seconds = retry_after_seconds
+
+
+class Unauthenticated(RememberStackError):
+    """The call carries no credential, or one that is malformed, unknown, expired or forged."""
+
+    default_reason = "UNAUTHENTICATED"
+
+
+class PermissionDenied(RememberStackError):
+    """The credential is valid but its scopes or namespaces do not cover the call.
+
+    The message names only what the caller asked for, never what exists elsewhere.
+    """
+
+    default_reason = "PERMISSION_DENIED"
 
 
 class Unavailable(RememberStackError):

@@ -32,6 +32,7 @@ __all__ = [
     "NegativeAnswer",
     "TruncationInfo",
     "bounded_int",
+    "check_timestamp",
     "enum_name",
     "from_timestamp",
     "negative_to_pb",
@@ -162,6 +163,18 @@ def timestamp(value: datetime) -> Timestamp:
     ts = Timestamp()
     ts.FromDatetime(value.astimezone(UTC))
     return ts
+
+
+_MIN_SECONDS, _MAX_SECONDS = -62_135_596_800, 253_402_300_799  # 0001-01-01 .. 9999-12-31
+
+
+def check_timestamp(ts: Timestamp, field: str, violations: Violations) -> bool:
+    """Whether ``ts`` is a datetime Python can hold (years 1-9999, nanos in [0, 1e9)); records
+    a violation otherwise, so converting it cannot raise."""
+    if _MIN_SECONDS <= ts.seconds <= _MAX_SECONDS and 0 <= ts.nanos < 1_000_000_000:
+        return True
+    violations.add(field, "must be a UTC instant within years 1 to 9999 (nanos 0..999999999)")
+    return False
 
 
 def from_timestamp(ts: Timestamp) -> datetime:

@@ -25,6 +25,7 @@ from services.adjudicator.service import AdjudicationService
 from services.adjudicator.servicer import AdjudicatorServicer
 from services.adjudicator.worker import ADJUDICATE_VERSION, AdjudicationWorkers
 from shared.db import create_engine, ensure_schema_current, resolve_database_url, session_factory
+from shared.db.engine import database_probe
 from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder, create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
@@ -179,6 +180,7 @@ async def build_server(
         ],
         service_names=[SERVICE_NAME],
         telemetry=telemetry,
+        readiness_probe=database_probe(engine),
         on_stop=on_stop,
     )
 

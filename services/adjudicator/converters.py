@@ -57,17 +57,17 @@ def namespace_from_pb(value: str, default: str, violations: Violations) -> str:
     return value or default
 
 
-def _actor(value: str, field: str, default: str, violations: Violations) -> str:
+def _check_actor(value: str, field: str, violations: Violations) -> None:
+    """``decided_by`` in a request is ignored (the caller's principal is recorded) but still
+    refused when malformed, as every request field is."""
     if len(value) > _MAX_ACTOR:
         violations.add(field, f"must be at most {_MAX_ACTOR} characters")
-    return value.strip() or default
 
 
 @dataclass(frozen=True, slots=True)
 class AdjudicateClaimsInput:
     namespace: str
     claim_ids: list[uuid.UUID]
-    decided_by: str
 
 
 def adjudicate_claims_from_pb(
@@ -78,9 +78,9 @@ def adjudicate_claims_from_pb(
     ids = parse_uuids(
         list(request.claim_ids), "claim_ids", violations, max_items=MAX_CLAIMS, min_items=1
     )
-    decided_by = _actor(request.decided_by, "decided_by", "api", violations)
+    _check_actor(request.decided_by, "decided_by", violations)
     violations.raise_if_any()
-    return AdjudicateClaimsInput(namespace, ids, decided_by)
+    return AdjudicateClaimsInput(namespace, ids)
 
 
 def decision_to_pb(entry: DecisionEntry) -> fact_pb2.DecisionRecord:
@@ -132,7 +132,6 @@ class MergeInput:
     namespace: str
     survivor: uuid.UUID
     absorbed: uuid.UUID
-    decided_by: str
 
 
 def merge_from_pb(request: pb.MergeEntitiesRequest, default_namespace: str) -> MergeInput:
@@ -142,10 +141,10 @@ def merge_from_pb(request: pb.MergeEntitiesRequest, default_namespace: str) -> M
     absorbed = parse_uuid(request.absorbed_entity_id, "absorbed_entity_id", violations)
     if survivor is not None and survivor == absorbed:
         violations.add("absorbed_entity_id", "must differ from survivor_entity_id")
-    decided_by = _actor(request.decided_by, "decided_by", "api", violations)
+    _check_actor(request.decided_by, "decided_by", violations)
     violations.raise_if_any()
     assert survivor is not None and absorbed is not None
-    return MergeInput(namespace, survivor, absorbed, decided_by)
+    return MergeInput(namespace, survivor, absorbed)
 
 
 def merge_to_pb(outcome: MergeOutcome) -> pb.MergeEntitiesResponse:
@@ -160,17 +159,16 @@ def merge_to_pb(outcome: MergeOutcome) -> pb.MergeEntitiesResponse:
 class UndoInput:
     namespace: str
     merge_id: uuid.UUID
-    decided_by: str
 
 
 def undo_from_pb(request: pb.UndoMergeRequest, default_namespace: str) -> UndoInput:
     violations = Violations()
     namespace = namespace_from_pb(request.namespace, default_namespace, violations)
     merge_id = parse_uuid(request.merge_id, "merge_id", violations)
-    decided_by = _actor(request.decided_by, "decided_by", "api", violations)
+    _check_actor(request.decided_by, "decided_by", violations)
     violations.raise_if_any()
     assert merge_id is not None
-    return UndoInput(namespace, merge_id, decided_by)
+    return UndoInput(namespace, merge_id)
 
 
 def undo_to_pb(outcome: UndoOutcome) -> pb.UndoMergeResponse:

@@ -11,6 +11,7 @@ from rememberstack.v1 import adjudicator_service_pb2_grpc as pb_grpc
 from services.adjudicator import converters as conv
 from services.adjudicator.service import AdjudicationService
 from shared.errors import Violations
+from shared.grpc.security import current_principal
 
 __all__ = ["AdjudicatorServicer"]
 
@@ -18,7 +19,11 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 
 class AdjudicatorServicer(pb_grpc.AdjudicatorServiceServicer):
-    """Thin adapter; validation lives in `converters`, behaviour in `AdjudicationService`."""
+    """Thin adapter; validation lives in `converters`, behaviour in `AdjudicationService`.
+
+    What a call decides is recorded as decided by the caller's principal, never by a request
+    field.
+    """
 
     def __init__(self, service: AdjudicationService, default_namespace: str) -> None:
         self._service = service
@@ -37,7 +42,7 @@ class AdjudicatorServicer(pb_grpc.AdjudicatorServiceServicer):
     ) -> pb.AdjudicateClaimsResponse:
         args = conv.adjudicate_claims_from_pb(request, self._default)
         outcome = await self._service.adjudicate_claims(
-            args.namespace, args.claim_ids, decided_by=args.decided_by
+            args.namespace, args.claim_ids, decided_by=current_principal().name
         )
         return conv.adjudicate_claims_to_pb(outcome)
 
@@ -46,7 +51,7 @@ class AdjudicatorServicer(pb_grpc.AdjudicatorServiceServicer):
     ) -> pb.MergeEntitiesResponse:
         args = conv.merge_from_pb(request, self._default)
         outcome = await self._service.merge(
-            args.namespace, args.survivor, args.absorbed, args.decided_by
+            args.namespace, args.survivor, args.absorbed, current_principal().name
         )
         return conv.merge_to_pb(outcome)
 
@@ -54,7 +59,9 @@ class AdjudicatorServicer(pb_grpc.AdjudicatorServiceServicer):
         self, request: pb.UndoMergeRequest, context: Context
     ) -> pb.UndoMergeResponse:
         args = conv.undo_from_pb(request, self._default)
-        outcome = await self._service.undo_merge(args.namespace, args.merge_id, args.decided_by)
+        outcome = await self._service.undo_merge(
+            args.namespace, args.merge_id, current_principal().name
+        )
         return conv.undo_to_pb(outcome)
 
     async def ListMergeProposals(
@@ -68,7 +75,9 @@ class AdjudicatorServicer(pb_grpc.AdjudicatorServiceServicer):
         self, request: pb.ReviewSupportRequest, context: Context
     ) -> pb.ReviewSupportResponse:
         namespace, fact_ids = conv.review_from_pb(request, self._default)
-        review = await self._service.review_support(namespace, fact_ids, decided_by="api")
+        review = await self._service.review_support(
+            namespace, fact_ids, decided_by=current_principal().name
+        )
         return conv.review_to_pb(review)
 
     async def ReplayDeadLetters(

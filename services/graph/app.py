@@ -10,6 +10,7 @@ from services.graph.repository import GraphRepository
 from services.graph.service import GraphService
 from services.graph.servicer import GraphServicer
 from shared.db import create_engine, ensure_schema_current, resolve_database_url
+from shared.db.engine import database_probe
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.telemetry import Telemetry
 from shared.telemetry.database import instrument_engine
@@ -46,5 +47,6 @@ async def build_server(
         registrations=[servicer_registration(add_GraphServiceServicer_to_server, servicer)],
         service_names=[SERVICE_NAME],
         telemetry=telemetry,
+        readiness_probe=database_probe(engine),
         on_stop=on_stop,
     )

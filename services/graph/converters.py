@@ -23,6 +23,7 @@ from shared.proto_convert import (
     PRECISION,
     SUPPORT,
     bounded_int,
+    check_timestamp,
     from_timestamp,
     negative_to_pb,
     parse_uuid,
@@ -76,6 +77,9 @@ def _clocks(
         return None
     if believed_at is None:
         violations.add("believed_at", "is required together with valid_at")
+        return None
+    valid = check_timestamp(valid_at, "valid_at", violations)
+    if not (check_timestamp(believed_at, "believed_at", violations) and valid):
         return None
     return Clocks(valid_at=from_timestamp(valid_at), believed_at=from_timestamp(believed_at))
 

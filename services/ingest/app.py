@@ -15,10 +15,11 @@ from services.ingest.domain import INGEST_KINDS
 from services.ingest.extraction.base import ClaimExtractor
 from services.ingest.pipeline import Pipeline
 from services.ingest.runtime import ModelRuntime
-from services.ingest.service import IngestService
+from services.ingest.service import READINESS_CHANNEL, IngestService
 from services.ingest.servicer import IngestServicer
+from shared.db.change_feed import ChangeFeed
 from shared.db.embedded import resolve_database_url
-from shared.db.engine import create_engine, session_factory
+from shared.db.engine import create_engine, database_probe, session_factory
 from shared.db.migrate import ensure_schema_current
 from shared.db.queue import Worker
 from shared.db.statistics import StatisticsRefresher
@@ -65,10 +66,14 @@ async def build_server(
     metrics = telemetry.metrics if telemetry else None
     factory = session_factory(engine)
     runtime = ModelRuntime(settings, extractor=extractor, embedder=embedder)
-    service = IngestService(factory, runtime, telemetry.tracer if telemetry else None)
+    listen_url = engine.url.render_as_string(hide_password=False)
+    readiness_feed = ChangeFeed(listen_url, READINESS_CHANNEL)
+    await readiness_feed.start()
+    service = IngestService(
+        factory, runtime, readiness_feed, telemetry.tracer if telemetry else None
+    )
     pipeline = Pipeline(factory, runtime, settings, metrics)
     observer = WorkObserver(telemetry.tracer if telemetry else None, metrics)
-    listen_url = engine.url.render_as_string(hide_password=False)
     prefix = f"ingest-{socket.gethostname()}-{os.getpid()}-{id(pipeline):x}"
     workers = [
         Worker(
@@ -94,6 +99,7 @@ async def build_server(
 
     async def stop() -> None:
         await asyncio.gather(*(worker.stop() for worker in workers))
+        await readiness_feed.stop()
         await statistics.stop()
         await queue_depth.stop()
         with contextlib.suppress(asyncio.CancelledError):
@@ -113,5 +119,6 @@ async def build_server(
         ],
         service_names=[SERVICE_NAME],
         telemetry=telemetry,
+        readiness_probe=database_probe(engine),
         on_stop=[stop],
     )

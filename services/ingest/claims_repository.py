@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Table, bindparam, exists, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import insert
@@ -37,6 +37,30 @@ __all__ = [
     "version_chunk_rows",
 ]
 
+T = TypeVar("T")
+
+# PostgreSQL's protocol carries at most 32,767 bind parameters per statement, and a 10 MiB
+# document has thousands of chunks and claims: multi-row statements go in slices that fit.
+_MAX_PARAMETERS = 32_767
+_MAX_ROWS = 1000
+
+
+def _slices(items: Sequence[T], parameters_per_item: int) -> Iterator[Sequence[T]]:
+    size = max(1, min(_MAX_ROWS, _MAX_PARAMETERS // max(parameters_per_item, 1)))
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+_CHUNK_IDS = text(
+    """
+    SELECT c.id, c.content_sha256, c.section_path
+      FROM chunks c
+      JOIN unnest(CAST(:shas AS text[]), CAST(:paths AS text[])) AS k(sha, path)
+        ON c.content_sha256 = k.sha AND c.section_path = k.path
+     WHERE c.namespace = :namespace AND c.document_id = :document_id
+    """
+)
+
 
 async def upsert_chunks(
     session: AsyncSession, namespace: str, document_id: uuid.UUID, chunks: Sequence[ChunkSpan]
@@ -45,31 +69,31 @@ async def upsert_chunks(
     keeps its id (and so its claims)."""
     if not chunks:
         return []
+    # executemany: one prepared statement however many chunks, never near the parameter cap.
     await session.execute(
-        insert(Chunk)
-        .values(
-            [
-                {
-                    "namespace": namespace,
-                    "document_id": document_id,
-                    "content_sha256": c.content_sha256,
-                    "text": c.text,
-                    "section_path": c.section_path,
-                }
-                for c in chunks
-            ]
-        )
-        .on_conflict_do_nothing(
+        insert(Chunk).on_conflict_do_nothing(
             index_elements=["namespace", "document_id", "content_sha256", "section_path"]
-        )
+        ),
+        [
+            {
+                "namespace": namespace,
+                "document_id": document_id,
+                "content_sha256": c.content_sha256,
+                "text": c.text,
+                "section_path": c.section_path,
+            }
+            for c in chunks
+        ],
     )
     keys = list({(c.content_sha256, c.section_path) for c in chunks})
     rows = await session.execute(
-        select(Chunk.id, Chunk.content_sha256, Chunk.section_path).where(
-            Chunk.namespace == namespace,
-            Chunk.document_id == document_id,
-            tuple_(Chunk.content_sha256, Chunk.section_path).in_(keys),
-        )
+        _CHUNK_IDS,
+        {
+            "namespace": namespace,
+            "document_id": document_id,
+            "shas": [sha for sha, _ in keys],
+            "paths": [path for _, path in keys],
+        },
     )
     ids = {(row.content_sha256, row.section_path): row.id for row in rows}
     return [ids[(c.content_sha256, c.section_path)] for c in chunks]
@@ -85,21 +109,18 @@ async def link_version_chunks(
     if not chunks:
         return
     await session.execute(
-        insert(VersionChunk)
-        .values(
-            [
-                {
-                    "namespace": namespace,
-                    "version_id": version_id,
-                    "chunk_id": chunk_id,
-                    "ordinal": c.ordinal,
-                    "char_start": c.char_start,
-                    "char_end": c.char_end,
-                }
-                for c, chunk_id in zip(chunks, chunk_ids, strict=True)
-            ]
-        )
-        .on_conflict_do_nothing(index_elements=["version_id", "ordinal"])
+        insert(VersionChunk).on_conflict_do_nothing(index_elements=["version_id", "ordinal"]),
+        [
+            {
+                "namespace": namespace,
+                "version_id": version_id,
+                "chunk_id": chunk_id,
+                "ordinal": c.ordinal,
+                "char_start": c.char_start,
+                "char_end": c.char_end,
+            }
+            for c, chunk_id in zip(chunks, chunk_ids, strict=True)
+        ],
     )
 
 
@@ -115,6 +136,20 @@ async def version_chunk_rows(
     return [(r.chunk_id, r.char_start, r.char_end) for r in rows]
 
 
+_ALREADY_EXTRACTED = text(
+    """
+    SELECT c.chunk_id FROM claims c
+     WHERE c.namespace = :namespace AND c.chunk_id = ANY(:ids)
+       AND c.extractor_name = :name AND c.extractor_version = :version
+    UNION
+    SELECT vc.chunk_id FROM version_chunks vc
+      JOIN document_versions v ON v.id = vc.version_id
+     WHERE vc.namespace = :namespace AND vc.chunk_id = ANY(:ids) AND vc.version_id != :version_id
+       AND v.extractor_name = :name AND v.extractor_version = :version
+    """
+)
+
+
 async def chunks_already_extracted(
     session: AsyncSession,
     namespace: str,
@@ -127,25 +162,16 @@ async def chunks_already_extracted(
     if not chunk_ids:
         return set()
     name, version = extractor
-    ids = list(set(chunk_ids))
-    with_claims = select(Claim.chunk_id).where(
-        Claim.namespace == namespace,
-        Claim.chunk_id.in_(ids),
-        Claim.extractor_name == name,
-        Claim.extractor_version == version,
+    rows = await session.execute(
+        _ALREADY_EXTRACTED,
+        {
+            "namespace": namespace,
+            "version_id": version_id,
+            "ids": list(set(chunk_ids)),
+            "name": name,
+            "version": version,
+        },
     )
-    in_extracted_version = (
-        select(VersionChunk.chunk_id)
-        .join(DocumentVersion, DocumentVersion.id == VersionChunk.version_id)
-        .where(
-            VersionChunk.namespace == namespace,
-            VersionChunk.chunk_id.in_(ids),
-            VersionChunk.version_id != version_id,
-            DocumentVersion.extractor_name == name,
-            DocumentVersion.extractor_version == version,
-        )
-    )
-    rows = await session.execute(with_claims.union(in_extracted_version))
     return set(rows.scalars())
 
 
@@ -153,13 +179,16 @@ async def insert_claims(session: AsyncSession, rows: Sequence[dict[str, Any]]) -
     """Insert claims; a claim whose dedupe key exists is skipped. Returns the new ids."""
     if not rows:
         return []
-    result = await session.execute(
-        insert(Claim)
-        .values(list(rows))
-        .on_conflict_do_nothing(index_elements=["namespace", "dedupe_key"])
-        .returning(Claim.id)
-    )
-    return list(result.scalars())
+    new_ids: list[uuid.UUID] = []
+    for part in _slices(rows, max(len(row) for row in rows)):
+        result = await session.execute(
+            insert(Claim)
+            .values(list(part))
+            .on_conflict_do_nothing(index_elements=["namespace", "dedupe_key"])
+            .returning(Claim.id)
+        )
+        new_ids.extend(result.scalars())
+    return new_ids
 
 
 async def link_version_claims(
@@ -202,12 +231,11 @@ async def add_testimony_events(
     if not claim_ids:
         return
     await session.execute(
-        insert(TestimonyEvent).values(
-            [
-                {"namespace": namespace, "claim_id": c, "event": event, "version_id": version_id}
-                for c in claim_ids
-            ]
-        )
+        insert(TestimonyEvent),
+        [
+            {"namespace": namespace, "claim_id": c, "event": event, "version_id": version_id}
+            for c in claim_ids
+        ],
     )
 
 

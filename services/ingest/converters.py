@@ -162,6 +162,12 @@ def _check_text(content: bytes, media_type: str, prefix: str, violations: Violat
     if not text.strip():
         violations.add(prefix + "content", "holds no text")
         return "parked"
+    if "\x00" in text:
+        # PostgreSQL text cannot hold NUL: refused here rather than dead-lettered later.
+        violations.add(
+            prefix + "content", f"holds NUL characters (U+0000), which {media_type} cannot"
+        )
+        return "parked"
     kind = classify(media_type, text)
     if kind == "conversation":
         try:

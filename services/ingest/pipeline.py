@@ -35,6 +35,7 @@ from services.ingest.domain import (
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
 from services.ingest.formats import Turn, classify, normalize_media_type, parse_turns
 from services.ingest.runtime import ModelRuntime
+from services.ingest.segments import segments
 from shared.db.models import Chunk, Claim, Document, DocumentVersion, WorkItem, claim_dedupe_key
 from shared.db.queue import enqueue
 from shared.telemetry.metrics import Metrics
@@ -277,29 +278,31 @@ class Pipeline:
                     inside = chunk.char_start <= turn.line_start and turn.line_end <= chunk.char_end
                     if not inside or not turn.text:
                         continue
-                    inp = ExtractionInput(
-                        text=turn.text,
-                        said_on=turn.timestamp or version.source_modified_time,
-                        speaker=turn.speaker,
-                        document_title=document.title,
-                        context=context(turn.line_start),
-                        base_offset=turn.char_start,
-                    )
-                    passages.append(_Passage(index, inp, turn))
+                    for start, end in segments(turn.text):
+                        inp = ExtractionInput(
+                            text=turn.text[start:end],
+                            said_on=turn.timestamp or version.source_modified_time,
+                            speaker=turn.speaker,
+                            document_title=document.title,
+                            context=context(turn.char_start + start if start else turn.line_start),
+                            base_offset=turn.char_start + start,
+                        )
+                        passages.append(_Passage(index, inp, turn))
                 continue
-            for start, end in chunk.paragraphs:
-                passage = text[start:end]
+            for paragraph_start, paragraph_end in chunk.paragraphs:
+                passage = text[paragraph_start:paragraph_end]
                 # Headings and code blocks state nothing a claim could hold.
                 if markup and passage.lstrip().startswith(("#", "```", "~~~")):
                     continue
-                inp = ExtractionInput(
-                    text=passage,
-                    said_on=version.source_modified_time,
-                    document_title=document.title,
-                    context=context(start),
-                    base_offset=start,
-                )
-                passages.append(_Passage(index, inp, None))
+                for start, end in segments(passage):
+                    inp = ExtractionInput(
+                        text=passage[start:end],
+                        said_on=version.source_modified_time,
+                        document_title=document.title,
+                        context=context(paragraph_start + start),
+                        base_offset=paragraph_start + start,
+                    )
+                    passages.append(_Passage(index, inp, None))
         return passages
 
     async def _embed(self, session: AsyncSession, item: WorkItem) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import uuid
@@ -35,17 +34,22 @@ from services.ingest.formats import UndecodableText, classify, normalize_media_t
 from services.ingest.pipeline import work_dedupe_key
 from services.ingest.runtime import ModelRuntime
 from shared.beliefs.support import retire_testimony
+from shared.db.change_feed import ChangeFeed
 from shared.db.engine import unit_of_work
 from shared.db.models import Document, DocumentVersion, WorkItem
 from shared.db.queue import enqueue, replay_dead_letters
 from shared.errors import FailedPrecondition, FieldViolation, InvalidArgument, NotFound
 from shared.telemetry.propagation import new_trace_for
 
-__all__ = ["IngestService"]
+__all__ = ["READINESS_CHANNEL", "IngestService"]
 
 logger = logging.getLogger(__name__)
 
-_WATCH_POLL_SECONDS = 0.2
+READINESS_CHANNEL = "rememberstack_readiness"
+# Streams wake on NOTIFY (migration 0010); the timeouts only cover lost notifications, and
+# polling takes over while the feed's connection is down.
+_WATCH_SAFETY_SECONDS = 10.0
+_WATCH_POLL_SECONDS = 0.5
 
 
 class IngestService:
@@ -55,10 +59,12 @@ class IngestService:
         self,
         factory: async_sessionmaker[AsyncSession],
         runtime: ModelRuntime,
+        readiness_feed: ChangeFeed,
         tracer: Tracer | None = None,
     ) -> None:
         self._factory = factory
         self._runtime = runtime
+        self._feed = readiness_feed
         self._tracer = tracer or trace.get_tracer(__name__)
 
     async def ingest(self, documents: Sequence[DocumentInput]) -> list[IngestResult]:
@@ -189,7 +195,11 @@ class IngestService:
                 session, namespace, limit=page_size, after=after, include_deleted=include_deleted
             )
 
-    async def delete_document(self, namespace: str, document_id: uuid.UUID) -> DeleteResult:
+    async def delete_document(
+        self, namespace: str, document_id: uuid.UUID, *, decided_by: str
+    ) -> DeleteResult:
+        """Retire the document's testimony; ``decided_by`` (the caller) goes on the
+        transcripts of the facts this closes or weakens."""
         async with unit_of_work(self._factory) as session:
             document = await repo.get_document(session, namespace, document_id)
             if document is None:
@@ -207,7 +217,7 @@ class IngestService:
                 claim_ids,
                 "version_deleted",
                 version_id=document.latest_version_id,
-                decided_by="ingest",
+                decided_by=decided_by,
             )
             await session.execute(
                 update(Document)
@@ -346,15 +356,23 @@ class IngestService:
     async def watch_readiness(
         self, namespace: str, version_ids: Sequence[uuid.UUID]
     ) -> AsyncIterator[ReadinessUpdate]:
-        """Everything first, then only versions whose state changed, until all are settled."""
+        """Everything first, then only versions whose state changed, until all are settled.
+
+        Reads again only when a stage row of one of these versions was written (or, as a
+        safety net, every few seconds), so an idle stream costs nothing.
+        """
         sent: dict[uuid.UUID, VersionReadiness] = {}
-        while True:
-            current = await self.readiness(namespace, version_ids)
-            changed = [v for v in current if sent.get(v.version_id) != v]
-            settled = all(v.settled for v in current)
-            if changed or settled:
-                yield ReadinessUpdate(changed, all_settled=settled)
-                sent.update((v.version_id, v) for v in changed)
-            if settled:
-                return
-            await asyncio.sleep(_WATCH_POLL_SECONDS)
+        with self._feed.subscribe([str(v) for v in version_ids]) as changes:
+            while True:
+                changes.clear()
+                current = await self.readiness(namespace, version_ids)
+                changed = [v for v in current if sent.get(v.version_id) != v]
+                settled = all(v.settled for v in current)
+                if changed or settled:
+                    yield ReadinessUpdate(changed, all_settled=settled)
+                    sent.update((v.version_id, v) for v in changed)
+                if settled:
+                    return
+                await changes.wait(
+                    _WATCH_SAFETY_SECONDS if self._feed.connected else _WATCH_POLL_SECONDS
+                )

@@ -12,6 +12,7 @@ from services.ingest.config import IngestSettings
 from services.ingest.domain import DocumentInput
 from services.ingest.service import IngestService
 from shared.errors import Violations
+from shared.grpc.security import current_principal
 
 __all__ = ["IngestServicer"]
 
@@ -114,7 +115,9 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
         namespace, document_id = converters.namespaced_id(
             request.namespace, request.document_id, "document_id", self._settings
         )
-        result = await self._service.delete_document(namespace, document_id)
+        result = await self._service.delete_document(
+            namespace, document_id, decided_by=current_principal().name
+        )
         return pb.DeleteDocumentResponse(
             claims_retired=result.claims_retired,
             relations_closed=result.relations_closed,

@@ -9,6 +9,7 @@ from services.query.config import Settings
 from services.query.service import QueryService
 from services.query.servicer import QueryServicer
 from shared.db import create_engine, ensure_schema_current, resolve_database_url
+from shared.db.engine import database_probe
 from shared.embedding import create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.telemetry import Telemetry
@@ -60,5 +61,6 @@ async def build_server(
         ],
         service_names=[SERVICE_NAME],
         telemetry=telemetry,
+        readiness_probe=database_probe(engine),
         on_stop=on_stop,
     )

@@ -19,6 +19,7 @@ from rememberstack_client import AsyncClient, Endpoints
 
 from shared.cli.launcher import SERVICES, load_endpoints
 from shared.config import Settings
+from shared.grpc.channel import ClientSecurity
 
 __all__ = ["Stubs", "connect", "resolve_addresses"]
 
@@ -53,17 +54,27 @@ class Stubs:
 
 @asynccontextmanager
 async def connect(
-    addresses: dict[str, str], *, bearer_token: str | None = None
+    addresses: dict[str, str],
+    security: ClientSecurity | None = None,
+    *,
+    bearer_token: str | None = None,
 ) -> AsyncIterator[Stubs]:
-    """Open the rememberstack-client channels (traced, retried, typed errors); close on exit.
+    """Open the rememberstack-client channels (traced, retried, typed errors; TLS and a bearer
+    credential with ``security``); close on exit.
 
     No default deadline: CLI commands such as a large ingest may legitimately run long.
     """
+    tls = security.tls if security else None
+    options = (
+        [("grpc.ssl_target_name_override", tls.server_name)] if tls and tls.server_name else []
+    )
     client = AsyncClient(
         Endpoints(**{name: addresses[name] for name in SERVICES}),
-        bearer_token=bearer_token,
+        credentials=tls.credentials() if tls else None,
+        bearer_token=(security.token if security else None) or bearer_token,
         timeout=None,
         interceptors=aio_client_interceptors(),  # type: ignore[no-untyped-call]
+        options=options,
     )
     try:
         yield Stubs(

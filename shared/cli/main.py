@@ -31,6 +31,7 @@ from shared.cli.render import message_to_data, print_facts, print_json
 from shared.config import Settings, load_settings
 from shared.db.embedded import resolve_database_url
 from shared.db.migrate import head_revision, upgrade_to_head
+from shared.grpc.channel import ClientSecurity
 from shared.logging import configure_logging
 from shared.proto_convert import timestamp
 
@@ -170,7 +171,7 @@ async def _ingest(
     as_json: bool,
 ) -> int:
     namespace = settings.namespace
-    async with connect(addresses) as stubs:
+    async with connect(addresses, ClientSecurity.from_settings(settings)) as stubs:
         outcomes = await ingest_files(
             stubs, files, namespace=namespace, living=living, said_on=said_on
         )
@@ -231,7 +232,7 @@ def facts(
         request.time_scope.at.valid_at.CopyFrom(timestamp(at.replace(tzinfo=at.tzinfo or UTC)))
 
     async def body() -> None:
-        async with connect(addresses) as stubs:
+        async with connect(addresses, ClientSecurity.from_settings(settings)) as stubs:
             response = await stubs.query.FactsContext(request)
         if as_json:
             print_json(console, response)
@@ -256,7 +257,7 @@ def claims(
     )
 
     async def body() -> None:
-        async with connect(addresses) as stubs:
+        async with connect(addresses, ClientSecurity.from_settings(settings)) as stubs:
             response = await stubs.query.ClaimsAndSourcesContext(request)
         if as_json:
             print_json(console, response)
@@ -287,7 +288,7 @@ def status(namespace: NamespaceOption = None, as_json: JsonFlag = False) -> None
 
     async def body() -> list[str]:
         health: dict[str, str] = {}
-        async with connect(addresses) as stubs:
+        async with connect(addresses, ClientSecurity.from_settings(settings)) as stubs:
             for name in SERVICES:
                 stub = health_pb2_grpc.HealthStub(stubs.channels[name])
                 try:
@@ -351,7 +352,7 @@ def reextract(
     )
 
     async def body() -> None:
-        async with connect(addresses) as stubs:
+        async with connect(addresses, ClientSecurity.from_settings(settings)) as stubs:
             response = await stubs.ingest.ReextractDocuments(request)
         if as_json:
             print_json(console, response)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy import event, text
+from sqlalchemy.engine import URL, Dialect, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -15,7 +16,9 @@ from sqlalchemy.ext.asyncio import (
 )
 
 __all__ = [
+    "DatabaseUnreachable",
     "create_engine",
+    "database_probe",
     "session_factory",
     "to_asyncpg_dsn",
     "to_sqlalchemy_url",
@@ -23,6 +26,15 @@ __all__ = [
 ]
 
 _POSTGRES_SCHEMES = ("postgres", "postgresql")
+
+
+class DatabaseUnreachable(ConnectionError):
+    """Opening a database connection failed at the transport: the server is down or gone.
+
+    asyncpg lets such failures out as plain OSErrors (a vanished Unix socket is a
+    FileNotFoundError), which would otherwise read as bugs; as a ConnectionError they are
+    answered UNAVAILABLE like every other unreachable dependency.
+    """
 
 
 def _parse(url: str) -> URL:
@@ -64,7 +76,30 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
     """
     engine_kwargs.setdefault("pool_pre_ping", False)
     engine_kwargs.setdefault("pool_recycle", 600)
-    return create_async_engine(to_sqlalchemy_url(url), **engine_kwargs)
+    engine = create_async_engine(to_sqlalchemy_url(url), **engine_kwargs)
+    event.listen(engine.sync_engine, "do_connect", _connect_or_unreachable)
+    return engine
+
+
+def _connect_or_unreachable(
+    dialect: Dialect, _record: Any, cargs: tuple[Any, ...], cparams: dict[str, Any]
+) -> Any:
+    try:
+        return dialect.loaded_dbapi.connect(*cargs, **cparams)
+    except ConnectionError:
+        raise
+    except OSError as exc:
+        raise DatabaseUnreachable(f"cannot connect to the database: {exc}") from exc
+
+
+def database_probe(engine: AsyncEngine) -> Callable[[], Awaitable[None]]:
+    """A readiness probe: one ``SELECT 1``, raising when the database cannot be reached."""
+
+    async def probe() -> None:
+        async with engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+
+    return probe
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -17,6 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from shared.db.engine import to_asyncpg_dsn
+from shared.db.failures import is_unreachable
 from shared.db.models import WorkItem
 from shared.telemetry.propagation import with_trace_context
 from shared.telemetry.work import WorkObservation, WorkObserver
@@ -292,7 +293,9 @@ class Worker:
     handler raises, that transaction rolls back and the failure is recorded in a separate one.
     Wake-ups come from LISTEN on `listen_url` (any PostgreSQL URL form); polling every
     `poll_seconds` covers missed notifications and a lost listener connection. Leases are
-    extended while a handler runs, so only a dead worker's items are taken over.
+    short and renewed by a heartbeat (every third of `lease_seconds`) while a handler runs, so
+    a killed worker's item is taken over within seconds and a live one's never. An item whose
+    handler lost the database is handed back without spending an attempt.
     """
 
     def __init__(
@@ -302,7 +305,7 @@ class Worker:
         handler: Handler,
         worker_id: str,
         poll_seconds: float = 5.0,
-        lease_seconds: float = 60.0,
+        lease_seconds: float = 10.0,
         listen_url: str | None = None,
         prefer: Preference | None = None,
         observer: WorkObserver | None = None,
@@ -441,6 +444,15 @@ class Worker:
         except LeaseLostError:
             observed.outcome = "lease_lost"
         except Exception as exc:
+            if is_unreachable(exc):
+                # The database went away, not the item's fault: hand it back unspent as soon
+                # as the database answers again, so an outage cannot dead-letter work.
+                logger.warning(
+                    "worker %s: database lost during %s: %r", self._worker_id, item.id, exc
+                )
+                await self._release_when_reachable(item)
+                observed.outcome = "released"
+                return
             error = f"{type(exc).__name__}: {exc}"
             status = await self._record_failure(item, error)
             observed.outcome = "dead_letter" if status == "dead_letter" else "failed"
@@ -449,6 +461,20 @@ class Worker:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
+
+    async def _release_when_reachable(self, item: WorkItem) -> None:
+        # Past the lease the item is anyone's again (a claim counts the attempt), so stop then.
+        deadline = asyncio.get_running_loop().time() + self._lease_seconds
+        while not self._stopping:
+            try:
+                async with self._factory() as session, session.begin():
+                    await _release(session, item.id, self._worker_id)
+                self._wake.set()
+                return
+            except _DB_ERRORS:
+                if asyncio.get_running_loop().time() > deadline:
+                    return
+                await asyncio.sleep(min(0.5, self._poll_seconds))
 
     async def _record_failure(self, item: WorkItem, error: str) -> str | None:
         try:

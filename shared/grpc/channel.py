@@ -1,15 +1,20 @@
-"""Client channels to peer services, traced and tuned the same way everywhere."""
+"""Client channels to peer services, traced, secured and tuned the same way everywhere."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import grpc.aio
 from opentelemetry.instrumentation.grpc import aio_client_interceptors
 from opentelemetry.trace import TracerProvider
 
-__all__ = ["CHANNEL_OPTIONS", "MAX_MESSAGE_BYTES", "open_channel"]
+from shared.auth.settings import SecuritySettings
+from shared.grpc.bearer import bearer_interceptors
+from shared.grpc.tls import ClientTls
+
+__all__ = ["CHANNEL_OPTIONS", "MAX_MESSAGE_BYTES", "ClientSecurity", "open_channel"]
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
@@ -28,19 +33,53 @@ CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class ClientSecurity:
+    """What a client presents: TLS (None: plaintext) and a bearer credential (None: none)."""
+
+    tls: ClientTls | None = None
+    token: str | None = None
+
+    @classmethod
+    def from_settings(cls, settings: SecuritySettings) -> ClientSecurity:
+        """TLS when ``tls_ca_file`` (or a client certificate) is set; ``auth_token`` if set."""
+        s = settings
+        tls = None
+        if s.tls_ca_file or s.tls_client_cert_file:
+            tls = ClientTls(
+                ca_file=s.tls_ca_file,
+                cert_file=s.tls_client_cert_file,
+                key_file=s.tls_client_key_file,
+                server_name=s.tls_server_name,
+            )
+        token = s.auth_token.get_secret_value() if s.auth_token else None
+        return cls(tls=tls, token=token)
+
+
 def open_channel(
     address: str,
     *,
+    security: ClientSecurity | None = None,
     tracer_provider: TracerProvider | None = None,
     options: Sequence[tuple[str, Any]] = (),
 ) -> grpc.aio.Channel:
-    """An insecure aio channel to ``host:port`` whose calls carry the current trace context.
+    """An aio channel to ``host:port`` whose calls carry the current trace context and, with
+    ``security``, go over TLS and carry a bearer credential.
 
     ``tracer_provider`` defaults to the global one; ``options`` override the defaults by name.
     """
     merged = dict(CHANNEL_OPTIONS)
+    tls = security.tls if security else None
+    if tls is not None and tls.server_name:
+        merged["grpc.ssl_target_name_override"] = tls.server_name
     merged.update(options)
-    interceptors: Any = aio_client_interceptors(tracer_provider=tracer_provider)  # type: ignore[no-untyped-call]
-    return grpc.aio.insecure_channel(
-        address, options=list(merged.items()), interceptors=interceptors
+    interceptors: list[Any] = list(aio_client_interceptors(tracer_provider=tracer_provider))  # type: ignore[no-untyped-call]
+    if security is not None and security.token:
+        interceptors.extend(bearer_interceptors(security.token))
+    if tls is None:
+        return grpc.aio.insecure_channel(
+            address, options=list(merged.items()), interceptors=interceptors
+        )
+    return grpc.aio.secure_channel(
+        address, tls.credentials(), options=list(merged.items()), interceptors=interceptors
     )

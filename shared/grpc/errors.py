@@ -5,38 +5,40 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple
 
-import asyncpg.exceptions
 import grpc
 import grpc.aio
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from opentelemetry.metrics import Histogram
-from sqlalchemy import exc as sa_exc
 
+from shared.db.failures import is_unreachable
 from shared.errors import (
     AlreadyExists,
     FailedPrecondition,
     FieldViolation,
     InvalidArgument,
     NotFound,
+    PermissionDenied,
     RememberStackError,
     ResourceExhausted,
+    Unauthenticated,
     Unavailable,
     Unimplemented,
 )
 
 __all__ = [
     "ERROR_DOMAIN",
+    "MAX_VIOLATIONS",
     "ErrorMappingInterceptor",
     "RichError",
     "parse_rich_error",
+    "retry_delay_seconds",
     "status_for_exception",
 ]
 
@@ -53,21 +55,19 @@ _CODES: tuple[tuple[type[RememberStackError], grpc.StatusCode], ...] = (
     (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (Unimplemented, grpc.StatusCode.UNIMPLEMENTED),
+    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
 )
 
-# Plain OSErrors such as FileNotFoundError are bugs or misconfiguration (INTERNAL); only
-# network-shaped failures mean a dependency is unreachable and a retry may succeed.
-_UNREACHABLE: tuple[type[BaseException], ...] = (
-    ConnectionError,
-    TimeoutError,
-    socket.gaierror,
-    sa_exc.OperationalError,
-    asyncpg.exceptions.PostgresConnectionError,
-    asyncpg.exceptions.CannotConnectNowError,
-    asyncpg.exceptions.TooManyConnectionsError,
-    asyncpg.exceptions.AdminShutdownError,
-    asyncpg.exceptions.CrashShutdownError,
-)
+# A default client refuses more than 16 KiB of trailers (and reports RESOURCE_EXHAUSTED instead
+# of the real status), and error details travel twice (grpc-message and the base64 status), so
+# every echoed piece is clipped by its UTF-8 size and only the first violations are listed.
+MAX_VIOLATIONS = 16
+_MAX_MESSAGE_BYTES = 512
+_MAX_FIELD_BYTES = 128
+_MAX_DESCRIPTION_BYTES = 160
+_MAX_METADATA_ENTRIES = 8
+_MAX_METADATA_BYTES = 128
 
 
 class RichError(NamedTuple):
@@ -78,17 +78,12 @@ class RichError(NamedTuple):
     field_violations: tuple[FieldViolation, ...]
 
 
-def _is_unreachable(exc: BaseException) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, _UNREACHABLE):
-            return True
-        if isinstance(current, sa_exc.DBAPIError) and current.connection_invalidated:
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+def _clip(text: str, max_bytes: int) -> str:
+    """``text`` cut to at most ``max_bytes`` of UTF-8 on a character boundary, marked with …."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    return encoded[: max_bytes - 3].decode("utf-8", errors="ignore") + "…"
 
 
 def _pack(message: Any) -> any_pb2.Any:
@@ -100,33 +95,47 @@ def _pack(message: Any) -> any_pb2.Any:
 def _status(
     code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str]
 ) -> status_pb2.Status:
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
-    return status_pb2.Status(code=code.value[0], message=message, details=[_pack(info)])
+    clipped = {
+        _clip(key, _MAX_METADATA_BYTES): _clip(value, _MAX_METADATA_BYTES)
+        for key, value in list(metadata.items())[:_MAX_METADATA_ENTRIES]
+    }
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=clipped)
+    return status_pb2.Status(
+        code=code.value[0], message=_clip(message, _MAX_MESSAGE_BYTES), details=[_pack(info)]
+    )
 
 
 def status_for_exception(exc: Exception, method: str = "") -> status_pb2.Status:
     """The ``google.rpc.Status`` a caller should see for ``exc``; logs what it hides."""
     if isinstance(exc, RememberStackError):
         code = next(code for kind, code in _CODES if isinstance(exc, kind))
-        status = _status(code, exc.message, exc.reason, exc.metadata)
+        metadata = dict(exc.metadata)
+        if isinstance(exc, InvalidArgument) and len(exc.violations) > MAX_VIOLATIONS:
+            metadata["violations_omitted"] = str(len(exc.violations) - MAX_VIOLATIONS)
+        status = _status(code, exc.message, exc.reason, metadata)
         if isinstance(exc, InvalidArgument):
             bad_request = error_details_pb2.BadRequest(
                 field_violations=[
                     error_details_pb2.BadRequest.FieldViolation(
-                        field=v.field, description=v.description
+                        field=_clip(v.field, _MAX_FIELD_BYTES),
+                        description=_clip(v.description, _MAX_DESCRIPTION_BYTES),
                     )
-                    for v in exc.violations
+                    for v in exc.violations[:MAX_VIOLATIONS]
                 ]
             )
             status.details.append(_pack(bad_request))
+        if isinstance(exc, ResourceExhausted) and exc.retry_after_seconds is not None:
+            delay = duration_pb2.Duration()
+            delay.FromNanoseconds(max(int(exc.retry_after_seconds * 1e9), 1_000_000))
+            status.details.append(_pack(error_details_pb2.RetryInfo(retry_delay=delay)))
         return status
-    if _is_unreachable(exc):
+    if is_unreachable(exc):
         # One line, no traceback: while the database is down every call lands here.
         logger.warning("dependency unavailable in %s: %r", method, exc)
         return _status(
             grpc.StatusCode.UNAVAILABLE,
             "a backend dependency is unavailable; retry later",
-            "BACKEND_UNAVAILABLE",
+            "UNAVAILABLE",
             {},
         )
     incident = uuid.uuid4().hex[:16]
@@ -297,3 +306,19 @@ def parse_rich_error(rpc_error: grpc.RpcError) -> RichError:
                     FieldViolation(v.field, v.description) for v in bad_request.field_violations
                 )
     return RichError(code, reason, tuple(violations))
+
+
+def retry_delay_seconds(rpc_error: grpc.RpcError) -> float | None:
+    """The ``google.rpc.RetryInfo`` delay of a failed call (admission limits), if it has one."""
+    trailing: Any = None
+    if isinstance(rpc_error, grpc.aio.AioRpcError | grpc.Call):
+        trailing = rpc_error.trailing_metadata()
+    for key, value in trailing or ():
+        if key != _STATUS_DETAILS_KEY or not isinstance(value, bytes):
+            continue
+        for detail in status_pb2.Status.FromString(value).details:
+            if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                retry_info = error_details_pb2.RetryInfo()
+                detail.Unpack(retry_info)
+                return float(retry_info.retry_delay.ToNanoseconds()) / 1e9
+    return None

@@ -9,10 +9,13 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from shared.auth.authenticator import CredentialSourceError
 from shared.config import Settings
 from shared.db.embedded import EmbeddedPostgresUnavailable
 from shared.db.migrate import SchemaMismatchError
+from shared.grpc.security import InsecureBindRefused
 from shared.grpc.server import GrpcServer
+from shared.grpc.tls import TlsFilesError
 from shared.logging import configure_logging
 from shared.telemetry import Telemetry, telemetry_from_settings
 
@@ -30,8 +33,9 @@ def run_service(
 ) -> None:
     """Serve one service until SIGTERM/SIGINT.
 
-    A schema this build does not know (and any of `refuse_to_start`, e.g. an engine without its
-    model endpoint) ends the process with exit code 2 and the message, before serving anything.
+    A schema this build does not know, an open bind to a non-loopback address, unusable TLS
+    files, a key file without keys (and any of `refuse_to_start`, e.g. an engine without its
+    model endpoint) end the process with exit code 2 and the message, before serving anything.
     """
     try:
         settings = load_settings()
@@ -46,6 +50,9 @@ def run_service(
     fatal: tuple[type[Exception], ...] = (
         SchemaMismatchError,
         EmbeddedPostgresUnavailable,
+        InsecureBindRefused,
+        TlsFilesError,
+        CredentialSourceError,
         *refuse_to_start,
     )
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -16,6 +17,7 @@ from shared.grpc.channel import MAX_MESSAGE_BYTES
 from shared.grpc.errors import ErrorMappingInterceptor
 from shared.grpc.observability import RpcObservabilityInterceptor, health_gauge
 from shared.grpc.reflection import enable_reflection
+from shared.grpc.security import SecurityInterceptor, ServerSecurity
 from shared.telemetry.metrics import Metrics
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_GRACE_SECONDS",
     "GrpcServer",
+    "ReadinessProbe",
     "Registration",
     "StopCallback",
     "servicer_registration",
@@ -39,6 +42,12 @@ Registration = Callable[[grpc.aio.Server], None]
 
 StopCallback = Callable[[], Awaitable[None]]
 """Runs after the server stopped: stop workers, dispose the DB engine."""
+
+ReadinessProbe = Callable[[], Awaitable[None]]
+"""Raises when a dependency the service cannot answer without (the database) is unreachable."""
+
+PROBE_SECONDS = 2.0
+_PROBE_TIMEOUT_SECONDS = 3.0
 
 _SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -78,6 +87,11 @@ class GrpcServer:
         telemetry: Telemetry | None = None,
         on_stop: Sequence[StopCallback] = (),
         rpc_log_sample_ratio: float = 1.0,
+        security: ServerSecurity | None = None,
+        default_namespace: str = "default",
+        readiness_probe: ReadinessProbe | None = None,
+        probe_seconds: float = PROBE_SECONDS,
+        health_port: int | None = None,
     ) -> None:
         self.service_name = service_name
         self._rpc_log_sample_ratio = rpc_log_sample_ratio
@@ -87,6 +101,13 @@ class GrpcServer:
         self._service_names = tuple(service_names)
         self._telemetry = telemetry
         self._on_stop: list[StopCallback] = list(on_stop)
+        self._security = security or ServerSecurity.open()
+        self._default_namespace = default_namespace
+        self._readiness_probe = readiness_probe
+        self._probe_seconds = probe_seconds
+        self._probe_task: asyncio.Task[None] | None = None
+        self._health_port = health_port
+        self._health_server: grpc.aio.Server | None = None
         self._server: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
         self._port: int | None = None
@@ -101,6 +122,7 @@ class GrpcServer:
         service_names: Sequence[str],
         telemetry: Telemetry | None = None,
         on_stop: Sequence[StopCallback] = (),
+        readiness_probe: ReadinessProbe | None = None,
     ) -> GrpcServer:
         return cls(
             service_name=settings.service_name,
@@ -111,6 +133,11 @@ class GrpcServer:
             telemetry=telemetry,
             on_stop=on_stop,
             rpc_log_sample_ratio=settings.log_rpc_sample_ratio,
+            security=ServerSecurity.from_settings(settings),
+            default_namespace=settings.namespace,
+            readiness_probe=readiness_probe,
+            probe_seconds=settings.health_probe_seconds,
+            health_port=settings.health_port,
         )
 
     @property
@@ -135,6 +162,7 @@ class GrpcServer:
         """Bind, mark every service SERVING and start accepting calls."""
         if self._server is not None:
             raise RuntimeError("GrpcServer.start() may be called only once")
+        self._security.check_bind(self.host)
         tracer_provider = self._telemetry.tracer_provider if self._telemetry else None
         metrics = self._telemetry.metrics if self._telemetry else Metrics.noop()
         # First listed is outermost: the span wraps the mapped status, so traces show the code;
@@ -144,6 +172,7 @@ class GrpcServer:
                 aio_server_interceptor(tracer_provider=tracer_provider),  # type: ignore[no-untyped-call]
                 RpcObservabilityInterceptor(metrics, sample_ratio=self._rpc_log_sample_ratio),
                 ErrorMappingInterceptor(),
+                SecurityInterceptor(self._security, self._default_namespace),
             ],
             options=list(_SERVER_OPTIONS),
         )
@@ -153,24 +182,89 @@ class GrpcServer:
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         enable_reflection((*self._service_names, health.SERVICE_NAME), server)
         bind_to = f"{self.host}:{self._requested_port}"
+        tls = self._security.tls
+        credentials = tls.credentials() if tls is not None else None
         try:
-            port = server.add_insecure_port(bind_to)
+            if credentials is None:
+                port = server.add_insecure_port(bind_to)
+            else:
+                port = server.add_secure_port(bind_to, credentials)
         except RuntimeError as exc:
             raise OSError(f"{self.service_name}: cannot bind {bind_to}: {exc}") from exc
         if port == 0:
             raise OSError(f"{self.service_name}: cannot bind {bind_to}")
+        authenticator = self._security.authenticator
+        if authenticator is not None:
+            await authenticator.start()
+            self._on_stop.append(authenticator.stop)
         for name in ("", *self._service_names):
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         await server.start()
         self._server, self._health, self._port = server, health_servicer, port
         if self._telemetry is not None:
             health_gauge(self._telemetry.meter, health_servicer)
+        if self._health_port is not None:
+            self._health_server = await self._start_health_port(health_servicer)
+        if self._readiness_probe is not None:
+            self._probe_task = asyncio.create_task(
+                self._watch_readiness(health_servicer, self._readiness_probe),
+                name=f"{self.service_name}:readiness",
+            )
         logger.info(
-            "%s serving %s on %s",
+            "%s serving %s on %s (%s, %s)",
             self.service_name,
             ", ".join(self._service_names) or "(no services)",
             self.address,
+            "TLS" if tls else "plaintext",
+            "credentials required" if authenticator else "open",
         )
+
+    async def _start_health_port(
+        self, health_servicer: health.aio.HealthServicer
+    ) -> grpc.aio.Server:
+        """The probe port: the same health statuses, nothing else, no TLS (kubelet's gRPC
+        probes cannot do TLS; what they read here is public anyway)."""
+        probes = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, probes)
+        bind_to = f"{self.host}:{self._health_port}"
+        try:
+            bound = probes.add_insecure_port(bind_to)
+        except RuntimeError as exc:
+            raise OSError(f"{self.service_name}: cannot bind health port {bind_to}: {exc}") from exc
+        if bound == 0:
+            raise OSError(f"{self.service_name}: cannot bind health port {bind_to}")
+        await probes.start()
+        return probes
+
+    async def _watch_readiness(
+        self, health_servicer: health.aio.HealthServicer, probe: ReadinessProbe
+    ) -> None:
+        """Report the service names NOT_SERVING while ``probe`` fails (Kubernetes readiness
+        takes the pod out of its Service), SERVING again once it passes. The overall ``""``
+        status stays SERVING: liveness restarting pods would not bring a database back."""
+        serving = True
+        while True:
+            await asyncio.sleep(self._probe_seconds)
+            try:
+                await asyncio.wait_for(probe(), _PROBE_TIMEOUT_SECONDS)
+                healthy = True
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                healthy = False
+                if serving:
+                    logger.warning("%s: dependency unreachable: %r", self.service_name, exc)
+            if healthy == serving or self._stopped:
+                continue
+            serving = healthy
+            status = (
+                health_pb2.HealthCheckResponse.SERVING
+                if healthy
+                else (health_pb2.HealthCheckResponse.NOT_SERVING)
+            )
+            for name in self._service_names:
+                await health_servicer.set(name, status)
+            logger.info("%s: %s", self.service_name, "serving again" if healthy else "not serving")
 
     async def wait_for_termination(self) -> None:
         if self._server is None:
@@ -187,9 +281,15 @@ class GrpcServer:
         if self._stopped or self._server is None:
             return
         self._stopped = True
+        if self._probe_task is not None:
+            self._probe_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probe_task
         assert self._health is not None
         await self._health.enter_graceful_shutdown()
         await self._server.stop(grace)
+        if self._health_server is not None:
+            await self._health_server.stop(0)
         for callback in self._on_stop:
             try:
                 await callback()

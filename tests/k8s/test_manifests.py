@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 import yaml
 
+from shared.auth.api_keys import hash_api_key, parse_api_key_file
 from shared.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
 GRPC_PORT = 50051
+HEALTH_PORT = 50052  # plaintext, health only: kubelet's gRPC probes cannot speak TLS
 COMPONENTS = ("ingest", "adjudicator", "query", "graph")
 SERVICE_NAMES = {
     "ingest": "rememberstack.v1.IngestService",
@@ -158,11 +160,26 @@ def test_every_deployment_probes_grpc_health_on_its_container_port(
         component = _component(deployment)
         (container,) = deployment["spec"]["template"]["spec"]["containers"]
         ports = {port["name"]: port["containerPort"] for port in container["ports"]}
-        assert ports == {"grpc": GRPC_PORT}
+        assert ports == {"grpc": GRPC_PORT, "health": HEALTH_PORT}
         readiness = container["readinessProbe"]["grpc"]
-        assert readiness == {"port": GRPC_PORT, "service": SERVICE_NAMES[component]}
-        assert container["livenessProbe"]["grpc"] == {"port": GRPC_PORT, "service": ""}
-        assert container["startupProbe"]["grpc"]["port"] == GRPC_PORT
+        assert readiness == {"port": HEALTH_PORT, "service": SERVICE_NAMES[component]}
+        assert container["livenessProbe"]["grpc"] == {"port": HEALTH_PORT, "service": ""}
+        assert container["startupProbe"]["grpc"]["port"] == HEALTH_PORT
+
+
+def test_every_deployment_mounts_its_api_keys_read_only_from_the_auth_secret(
+    manifests: list[Manifest],
+) -> None:
+    settings = _env_file(K8S / "base" / "settings.env")
+    keys_file = Path(settings["REMEMBERSTACK_AUTH_API_KEYS_FILE"])
+    for deployment in _of_kind(manifests, "Deployment"):
+        pod = deployment["spec"]["template"]["spec"]
+        volumes = {volume["name"]: volume for volume in pod["volumes"]}
+        (container,) = pod["containers"]
+        mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+        mount = mounts[str(keys_file.parent)]
+        assert mount["readOnly"] is True
+        assert volumes[mount["name"]]["secret"]["secretName"] == "rememberstack-auth"
 
 
 def test_every_deployment_runs_the_service_named_by_its_component(
@@ -296,6 +313,9 @@ def test_settings_in_configmap_and_secret_are_valid_rememberstack_settings() -> 
     fields = {k.removeprefix("REMEMBERSTACK_").lower(): v for k, v in values.items() if v}
     settings = Settings.model_validate(fields)
     assert settings.port == GRPC_PORT
+    assert settings.health_port == HEALTH_PORT
+    # Bound to 0.0.0.0, a server without credentials would refuse to start.
+    assert settings.auth_enabled and not settings.allow_unauthenticated
     assert settings.host == "0.0.0.0"
     for component in COMPONENTS:
         assert getattr(settings, f"{component}_address") == f"rememberstack-{component}:{GRPC_PORT}"
@@ -320,11 +340,26 @@ def test_dev_overlay_runs_one_of_each_against_its_own_pgvector_postgres() -> Non
         s for s in _of_kind(objects, "Secret") if s["metadata"]["name"] == "rememberstack-secrets"
     ]
     assert "@postgres:5432/" in secret["stringData"]["REMEMBERSTACK_DATABASE_URL"]
+    (auth,) = [
+        s for s in _of_kind(objects, "Secret") if s["metadata"]["name"] == "rememberstack-auth"
+    ]
+    (dev_key,) = parse_api_key_file(auth["stringData"]["api-keys.yaml"].encode(), "dev").values()
+    assert dev_key.sha256 == hash_api_key("rsk_dev_local_only_never_use_in_production")
+
+
+def test_base_auth_secret_template_admits_nobody() -> None:
+    (auth,) = _load_all(K8S / "base" / "auth-secret.yaml")
+    entries = parse_api_key_file(auth["stringData"]["api-keys.yaml"].encode(), "base")
+    assert set(entries) == {"0" * 64}  # no key hashes to zeros
 
 
 def test_prod_overlay_spreads_replicas_and_never_renders_the_secret_template() -> None:
     objects = _render("overlays/prod")
     assert not _of_kind(objects, "Secret")
+    (config,) = _of_kind(objects, "ConfigMap")
+    fields = {k.removeprefix("REMEMBERSTACK_").lower(): v for k, v in config["data"].items() if v}
+    settings = Settings.model_validate(fields)
+    assert settings.tls_cert_file is not None and settings.tls_key_file is not None
     for budget in _of_kind(objects, "PodDisruptionBudget"):
         assert budget["spec"]["minAvailable"] == 1
         assert "maxUnavailable" not in budget["spec"]
@@ -336,6 +371,12 @@ def test_prod_overlay_spreads_replicas_and_never_renders_the_secret_template() -
         name = deployment["metadata"]["name"]
         assert minimums.get(name, deployment["spec"].get("replicas", 1)) >= 2, name
         pod = deployment["spec"]["template"]
+        volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
+        (container,) = pod["spec"]["containers"]
+        mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+        tls_mount = mounts[str(settings.tls_cert_file.parent)]
+        assert tls_mount["readOnly"] is True
+        assert volumes[tls_mount["name"]]["secret"]["secretName"] == "rememberstack-tls"
         keys = {c["topologyKey"] for c in pod["spec"]["topologySpreadConstraints"]}
         assert keys == {"topology.kubernetes.io/zone", "kubernetes.io/hostname"}
         for constraint in pod["spec"]["topologySpreadConstraints"]:

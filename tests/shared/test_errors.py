@@ -14,12 +14,18 @@ from shared.errors import (
     FieldViolation,
     InvalidArgument,
     NotFound,
+    ResourceExhausted,
     Unavailable,
     Unimplemented,
     Violations,
 )
 from shared.grpc.channel import open_channel
-from shared.grpc.errors import parse_rich_error, status_for_exception
+from shared.grpc.errors import (
+    MAX_VIOLATIONS,
+    parse_rich_error,
+    retry_delay_seconds,
+    status_for_exception,
+)
 from shared.grpc.server import GrpcServer
 
 SERVICE = "test.Probe"
@@ -50,6 +56,12 @@ def _raise_for(request: bytes) -> None:
         raise Unavailable("model server down", reason="MODEL_UNAVAILABLE")
     if request == b"db-down":
         raise sa_exc.OperationalError("SELECT 1", {}, ConnectionRefusedError(111, "refused"))
+    if request == b"huge":
+        raise InvalidArgument(
+            [FieldViolation(f"items[{i}]" + "é" * 500, "bad: " + "ü" * 10_000) for i in range(500)]
+        )
+    if request == b"throttled":
+        raise ResourceExhausted("admission limit", retry_after_seconds=1.5)
     if request == b"bug":
         raise RuntimeError("password=hunter2 leaked from postgresql://db:5432")
 
@@ -156,7 +168,7 @@ async def test_database_connection_failure_returns_unavailable_without_details(
 ) -> None:
     error = await _call_unary(channel, b"db-down")
     code, reason, _ = parse_rich_error(error)
-    assert (code, reason) == (grpc.StatusCode.UNAVAILABLE, "BACKEND_UNAVAILABLE")
+    assert (code, reason) == (grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE")
     assert "SELECT" not in (error.details() or "")
 
 
@@ -222,3 +234,23 @@ def test_status_for_exception_separates_unreachable_dependencies_from_bugs(
     exc: Exception, code: grpc.StatusCode
 ) -> None:
     assert status_for_exception(exc).code == code.value[0]
+
+
+async def test_huge_violations_are_capped_so_the_client_still_sees_invalid_argument(
+    channel: grpc.aio.Channel,
+) -> None:
+    # Uncapped, these trailers would exceed a default client's 16 KiB and arrive as
+    # RESOURCE_EXHAUSTED instead of the real status.
+    error = await _call_unary(channel, b"huge")
+    code, _, violations = parse_rich_error(error)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert len(violations) == MAX_VIOLATIONS
+    assert all(len(v.description.encode()) <= 160 for v in violations)
+    trailers = sum(len(k) + len(v) for k, v in error.trailing_metadata() or ())
+    assert trailers < 12 * 1024
+
+
+async def test_admission_refusal_carries_retry_info(channel: grpc.aio.Channel) -> None:
+    error = await _call_unary(channel, b"throttled")
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert retry_delay_seconds(error) == 1.5

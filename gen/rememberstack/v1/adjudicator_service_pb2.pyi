@@ -104,7 +104,9 @@ class AdjudicateClaimsRequest(_message.Message):
     namespace: _builtins.str
     """Tenant namespace; empty means "default"."""
     decided_by: _builtins.str
-    """Who asks (recorded as decided_by)."""
+    """Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+    is recorded as decided_by. Still refused when over 200 characters or with control characters.
+    """
     @_builtins.property
     def claim_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Claims to adjudicate (1-100)."""
@@ -171,7 +173,9 @@ class MergeEntitiesRequest(_message.Message):
     absorbed_entity_id: _builtins.str
     """The entity that becomes a redirect to the survivor."""
     decided_by: _builtins.str
-    """Who decided the merge."""
+    """Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+    is recorded as decided_by. Still refused when over 200 characters or with control characters.
+    """
     def __init__(
         self,
         *,
@@ -232,7 +236,9 @@ class UndoMergeRequest(_message.Message):
     merge_id: _builtins.str
     """The merge event."""
     decided_by: _builtins.str
-    """Who decided the undo."""
+    """Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+    is recorded as decided_by. Still refused when over 200 characters or with control characters.
+    """
     def __init__(
         self,
         *,

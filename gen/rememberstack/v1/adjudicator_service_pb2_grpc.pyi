@@ -31,6 +31,16 @@ class AdjudicatorServiceStub:
     into assertions, adjudication by the configured engine, and the single writer of facts, evidence,
     contradiction groups and transcripts. Its workers pull claims from the queue; these RPCs expose
     the engine, direct adjudication and the review operations.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: read for GetEngineInfo and ListMergeProposals; curate for the rest. What a call
+    decides records the caller's principal as decided_by; request decided_by fields are ignored.
     """
 
     @_typing.overload
@@ -68,6 +78,16 @@ class AdjudicatorServiceAsyncStub(AdjudicatorServiceStub):
     into assertions, adjudication by the configured engine, and the single writer of facts, evidence,
     contradiction groups and transcripts. Its workers pull claims from the queue; these RPCs expose
     the engine, direct adjudication and the review operations.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: read for GetEngineInfo and ListMergeProposals; curate for the rest. What a call
+    decides records the caller's principal as decided_by; request decided_by fields are ignored.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -101,6 +121,16 @@ class AdjudicatorServiceServicer(metaclass=_abc_1.ABCMeta):
     into assertions, adjudication by the configured engine, and the single writer of facts, evidence,
     contradiction groups and transcripts. Its workers pull claims from the queue; these RPCs expose
     the engine, direct adjudication and the review operations.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: read for GetEngineInfo and ListMergeProposals; curate for the rest. What a call
+    decides records the caller's principal as decided_by; request decided_by fields are ignored.
     """
 
     @_abc_1.abstractmethod

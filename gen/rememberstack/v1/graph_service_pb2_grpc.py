@@ -31,6 +31,15 @@ class GraphServiceStub:
     `truncation.reason`, never silent. Unknown entities and empty results are typed negatives.
     Errors: INVALID_ARGUMENT naming each bad field (hops out of range, more than 100 predicates,
     only one of valid_at/believed_at, non-UTC time), UNAVAILABLE when the database is down.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scope: read for every RPC.
     """
 
     def __init__(self, channel):
@@ -57,6 +66,15 @@ class GraphServiceServicer:
     `truncation.reason`, never silent. Unknown entities and empty results are typed negatives.
     Errors: INVALID_ARGUMENT naming each bad field (hops out of range, more than 100 predicates,
     only one of valid_at/believed_at, non-UTC time), UNAVAILABLE when the database is down.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scope: read for every RPC.
     """
 
     def GraphNeighborhood(self, request, context):
@@ -101,6 +119,15 @@ class GraphService:
     `truncation.reason`, never silent. Unknown entities and empty results are typed negatives.
     Errors: INVALID_ARGUMENT naming each bad field (hops out of range, more than 100 predicates,
     only one of valid_at/believed_at, non-UTC time), UNAVAILABLE when the database is down.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scope: read for every RPC.
     """
 
     @staticmethod

@@ -28,6 +28,17 @@ if _version_not_supported:
 class IngestServiceStub:
     """IngestService owns the claims layer: documents, versions, chunks, claims, testimony currency
     and per-stage readiness. Processing is asynchronous; readiness is observable.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: ingest for IngestDocument(s), DeleteDocument, ReleaseParkedVersion and
+    ReextractDocuments; curate for ReplayIngestDeadLetters; read for the rest. WatchReadiness
+    streams per credential are bounded (RESOURCE_EXHAUSTED beyond).
     """
 
     def __init__(self, channel):
@@ -91,6 +102,17 @@ class IngestServiceStub:
 class IngestServiceServicer:
     """IngestService owns the claims layer: documents, versions, chunks, claims, testimony currency
     and per-stage readiness. Processing is asynchronous; readiness is observable.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: ingest for IngestDocument(s), DeleteDocument, ReleaseParkedVersion and
+    ReextractDocuments; curate for ReplayIngestDeadLetters; read for the rest. WatchReadiness
+    streams per credential are bounded (RESOURCE_EXHAUSTED beyond).
     """
 
     def IngestDocument(self, request, context):
@@ -153,7 +175,7 @@ class IngestServiceServicer:
 
     def ReleaseParkedVersion(self, request, context):
         """Releases a parked version, optionally with a corrected media type, so it is processed.
-        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -238,6 +260,17 @@ def add_IngestServiceServicer_to_server(servicer, server):
 class IngestService:
     """IngestService owns the claims layer: documents, versions, chunks, claims, testimony currency
     and per-stage readiness. Processing is asynchronous; readiness is observable.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: ingest for IngestDocument(s), DeleteDocument, ReleaseParkedVersion and
+    ReextractDocuments; curate for ReplayIngestDeadLetters; read for the rest. WatchReadiness
+    streams per credential are bounded (RESOURCE_EXHAUSTED beyond).
     """
 
     @staticmethod

@@ -29,6 +29,17 @@ GRPC_VERSION: str
 class IngestServiceStub:
     """IngestService owns the claims layer: documents, versions, chunks, claims, testimony currency
     and per-stage readiness. Processing is asynchronous; readiness is observable.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: ingest for IngestDocument(s), DeleteDocument, ReleaseParkedVersion and
+    ReextractDocuments; curate for ReplayIngestDeadLetters; read for the rest. WatchReadiness
+    streams per credential are bounded (RESOURCE_EXHAUSTED beyond).
     """
 
     @_typing.overload
@@ -65,7 +76,7 @@ class IngestServiceStub:
     """
     ReleaseParkedVersion: _grpc.UnaryUnaryMultiCallable[_ingest_service_pb2.ReleaseParkedVersionRequest, _ingest_service_pb2.ReleaseParkedVersionResponse]
     """Releases a parked version, optionally with a corrected media type, so it is processed.
-    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
     """
     ReextractDocuments: _grpc.UnaryUnaryMultiCallable[_ingest_service_pb2.ReextractDocumentsRequest, _ingest_service_pb2.ReextractDocumentsResponse]
     """Re-extracts the latest versions of documents with the configured extractor version; claims of
@@ -78,6 +89,17 @@ class IngestServiceStub:
 class IngestServiceAsyncStub(IngestServiceStub):
     """IngestService owns the claims layer: documents, versions, chunks, claims, testimony currency
     and per-stage readiness. Processing is asynchronous; readiness is observable.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: ingest for IngestDocument(s), DeleteDocument, ReleaseParkedVersion and
+    ReextractDocuments; curate for ReplayIngestDeadLetters; read for the rest. WatchReadiness
+    streams per credential are bounded (RESOURCE_EXHAUSTED beyond).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -111,7 +133,7 @@ class IngestServiceAsyncStub(IngestServiceStub):
     """
     ReleaseParkedVersion: _aio.UnaryUnaryMultiCallable[_ingest_service_pb2.ReleaseParkedVersionRequest, _ingest_service_pb2.ReleaseParkedVersionResponse]  # type: ignore[assignment]
     """Releases a parked version, optionally with a corrected media type, so it is processed.
-    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+    Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
     """
     ReextractDocuments: _aio.UnaryUnaryMultiCallable[_ingest_service_pb2.ReextractDocumentsRequest, _ingest_service_pb2.ReextractDocumentsResponse]  # type: ignore[assignment]
     """Re-extracts the latest versions of documents with the configured extractor version; claims of
@@ -123,6 +145,17 @@ class IngestServiceAsyncStub(IngestServiceStub):
 class IngestServiceServicer(metaclass=_abc_1.ABCMeta):
     """IngestService owns the claims layer: documents, versions, chunks, claims, testimony currency
     and per-stage readiness. Processing is asynchronous; readiness is observable.
+    Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+    UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+    PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+    (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+    admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+    INVALID_ARGUMENT also for control characters in a string field, a string over its length
+    limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+    message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+    Scopes: ingest for IngestDocument(s), DeleteDocument, ReleaseParkedVersion and
+    ReextractDocuments; curate for ReplayIngestDeadLetters; read for the rest. WatchReadiness
+    streams per credential are bounded (RESOURCE_EXHAUSTED beyond).
     """
 
     @_abc_1.abstractmethod
@@ -202,7 +235,7 @@ class IngestServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ingest_service_pb2.ReleaseParkedVersionResponse, _abc.Awaitable[_ingest_service_pb2.ReleaseParkedVersionResponse]]:
         """Releases a parked version, optionally with a corrected media type, so it is processed.
-        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+        Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
         """
 
     @_abc_1.abstractmethod

@@ -67,9 +67,10 @@ async def test_adjudicate_claims_decides_once_and_returns_records(stub, corpus):
     response = await stub.AdjudicateClaims(request)
     [record] = response.decisions
     assert record.outcome == fact_pb2.DECISION_OUTCOME_ADD
+    # An open server's caller is anonymous; the request's decided_by is not what is recorded.
     assert (record.method, record.decided_by, record.claim_id) == (
         "novelty_gate",
-        "alice",
+        "anonymous",
         str(claim),
     )
     assert record.HasField("window_after") and not record.HasField("window_before")
@@ -80,11 +81,18 @@ async def test_adjudicate_claims_decides_once_and_returns_records(stub, corpus):
 async def test_adjudicate_claims_names_every_bad_field(stub):
     error = await rpc_error(
         stub.AdjudicateClaims(
-            pb.AdjudicateClaimsRequest(claim_ids=["nope", str(uuid.uuid4())], decided_by="x" * 300)
+            pb.AdjudicateClaimsRequest(claim_ids=["nope", str(uuid.uuid4()), "nope"])
         )
     )
     assert error.code == grpc.StatusCode.INVALID_ARGUMENT
-    assert {v.field for v in error.field_violations} == {"claim_ids[0]", "decided_by"}
+    assert {v.field for v in error.field_violations} == {"claim_ids[0]", "claim_ids[2]"}
+    # Over-long strings are refused before the request is read any further.
+    error = await rpc_error(
+        stub.AdjudicateClaims(
+            pb.AdjudicateClaimsRequest(claim_ids=[str(uuid.uuid4())], decided_by="x" * 300)
+        )
+    )
+    assert {v.field for v in error.field_violations} == {"decided_by"}
     empty = await rpc_error(stub.AdjudicateClaims(pb.AdjudicateClaimsRequest()))
     assert [v.field for v in empty.field_violations] == ["claim_ids"]
 

@@ -34,6 +34,12 @@ def bad_fields(exc: InvalidArgument) -> set[str]:
         ({"entity_id": "not-a-uuid"}, {"entity_id"}),
         ({"entity_id": ""}, {"entity_id"}),
         ({"hops": 9, "page_size": 600, "entity_id": "x"}, {"hops", "page_size", "entity_id"}),
+        # Outside years 1-9999 or with bad nanos, converting would raise (INTERNAL before).
+        (
+            {"valid_at": Timestamp(seconds=253_402_300_800), "believed_at": NOW},
+            {"valid_at"},
+        ),
+        ({"valid_at": NOW, "believed_at": Timestamp(seconds=0, nanos=-1)}, {"believed_at"}),
     ],
 )
 def test_neighborhood_request_out_of_bounds_names_each_bad_field(
@@ -83,3 +89,18 @@ async def test_invalid_request_over_grpc_is_invalid_argument_with_field_violatio
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     details = parse_rich_error(raised.value)
     assert {v.field for v in details.field_violations} == {"entity_id", "hops", "believed_at"}
+
+
+async def test_out_of_range_timestamp_over_grpc_is_invalid_argument_naming_it(
+    graph_stub: GraphServiceStub,
+) -> None:
+    request = graph_service_pb2.GraphPathRequest(
+        from_entity_id=str(uuid.uuid4()),
+        to_entity_id=str(uuid.uuid4()),
+        valid_at=Timestamp(seconds=-(10**12)),
+        believed_at=NOW,
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await graph_stub.GraphPath(request)
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert {v.field for v in parse_rich_error(raised.value).field_violations} == {"valid_at"}

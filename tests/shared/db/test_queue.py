@@ -258,3 +258,63 @@ async def test_worker_stopped_mid_item_hands_it_back_without_spending_an_attempt
     assert (item.status, item.attempts, item.locked_by) == ("pending", 0, None)
     async with session_factory() as session:
         assert await session.get(Namespace, namespace) is None
+
+
+async def test_heartbeat_keeps_a_long_item_while_a_dead_workers_item_moves_on_in_seconds(
+    session_factory: Factory, namespace: str
+) -> None:
+    kind = f"heartbeat-{namespace}"
+    ran: list[str] = []
+    release = asyncio.Event()
+
+    async def slow(session: AsyncSession, item: WorkItem) -> None:
+        ran.append(f"slow:{item.id}")
+        await release.wait()
+
+    async def quick(session: AsyncSession, item: WorkItem) -> None:
+        ran.append(f"quick:{item.id}")
+
+    long_item = await _add(session_factory, namespace, kind)
+    first = Worker(session_factory, [kind], slow, "w-slow", poll_seconds=0.1, lease_seconds=1.5)
+    await first.start()
+    await _wait_for_status(session_factory, long_item, {"running"})
+    # A worker killed with -9 holds a lease nobody renews: claim one and walk away.
+    orphan = await _add(session_factory, namespace, kind)
+    assert (await claim(session_factory, [kind], "w-killed", 1.5, item_id=orphan)) is not None
+    second = Worker(session_factory, [kind], quick, "w-quick", poll_seconds=0.1, lease_seconds=1.5)
+    await second.start()
+    try:
+        taken = await _wait_for_status(session_factory, orphan, {"succeeded"})
+        assert taken.attempts == 2  # the dead worker's attempt counts
+        await asyncio.sleep(2.0)  # past the first lease: renewed, so never taken over
+        item = await _get(session_factory, long_item)
+        assert (item.status, item.locked_by) == ("running", "w-slow")
+        release.set()
+        await _wait_for_status(session_factory, long_item, {"succeeded"})
+        assert ran.count(f"slow:{long_item}") == 1 and f"quick:{long_item}" not in ran
+    finally:
+        release.set()
+        await first.stop()
+        await second.stop()
+
+
+async def test_item_whose_handler_lost_the_database_goes_back_without_spending_an_attempt(
+    session_factory: Factory, namespace: str
+) -> None:
+    kind = f"dblost-{namespace}"
+    calls = 0
+
+    async def handler(session: AsyncSession, item: WorkItem) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise ConnectionResetError("server closed the connection unexpectedly")
+
+    item_id = await _add(session_factory, namespace, kind)
+    worker = Worker(session_factory, [kind], handler, "w-lost", poll_seconds=0.1)
+    await worker.start()
+    try:
+        item = await _wait_for_status(session_factory, item_id, {"succeeded"})
+        assert (item.attempts, item.last_error, calls) == (1, None, 2)
+    finally:
+        await worker.stop()

@@ -183,7 +183,8 @@ type AdjudicateClaimsRequest struct {
 	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Claims to adjudicate (1-100).
 	ClaimIds []string `protobuf:"bytes,2,rep,name=claim_ids,json=claimIds,proto3" json:"claim_ids,omitempty"`
-	// Who asks (recorded as decided_by).
+	// Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+	// is recorded as decided_by. Still refused when over 200 characters or with control characters.
 	DecidedBy string `protobuf:"bytes,3,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
 }
 
@@ -310,7 +311,8 @@ type MergeEntitiesRequest struct {
 	SurvivorEntityId string `protobuf:"bytes,2,opt,name=survivor_entity_id,json=survivorEntityId,proto3" json:"survivor_entity_id,omitempty"`
 	// The entity that becomes a redirect to the survivor.
 	AbsorbedEntityId string `protobuf:"bytes,3,opt,name=absorbed_entity_id,json=absorbedEntityId,proto3" json:"absorbed_entity_id,omitempty"`
-	// Who decided the merge.
+	// Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+	// is recorded as decided_by. Still refused when over 200 characters or with control characters.
 	DecidedBy string `protobuf:"bytes,4,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
 }
 
@@ -451,7 +453,8 @@ type UndoMergeRequest struct {
 	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// The merge event.
 	MergeId string `protobuf:"bytes,2,opt,name=merge_id,json=mergeId,proto3" json:"merge_id,omitempty"`
-	// Who decided the undo.
+	// Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+	// is recorded as decided_by. Still refused when over 200 characters or with control characters.
 	DecidedBy string `protobuf:"bytes,3,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
 }
 

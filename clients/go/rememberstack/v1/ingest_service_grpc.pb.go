@@ -41,7 +41,7 @@ type IngestServiceClient interface {
 	// Errors: NOT_FOUND (unknown or already deleted document).
 	DeleteDocument(ctx context.Context, in *DeleteDocumentRequest, opts ...grpc.CallOption) (*DeleteDocumentResponse, error)
 	// Releases a parked version, optionally with a corrected media type, so it is processed.
-	// Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+	// Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
 	ReleaseParkedVersion(ctx context.Context, in *ReleaseParkedVersionRequest, opts ...grpc.CallOption) (*ReleaseParkedVersionResponse, error)
 	// Re-extracts the latest versions of documents with the configured extractor version; claims of
 	// older extractor versions stop being current (reextracted). Errors: NOT_FOUND.
@@ -224,7 +224,7 @@ type IngestServiceServer interface {
 	// Errors: NOT_FOUND (unknown or already deleted document).
 	DeleteDocument(context.Context, *DeleteDocumentRequest) (*DeleteDocumentResponse, error)
 	// Releases a parked version, optionally with a corrected media type, so it is processed.
-	// Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+	// Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
 	ReleaseParkedVersion(context.Context, *ReleaseParkedVersionRequest) (*ReleaseParkedVersionResponse, error)
 	// Re-extracts the latest versions of documents with the configured extractor version; claims of
 	// older extractor versions stop being current (reextracted). Errors: NOT_FOUND.

@@ -55,7 +55,10 @@ export interface AdjudicateClaimsRequest {
   namespace: string;
   /** Claims to adjudicate (1-100). */
   claimIds: string[];
-  /** Who asks (recorded as decided_by). */
+  /**
+   * Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+   * is recorded as decided_by. Still refused when over 200 characters or with control characters.
+   */
   decidedBy: string;
 }
 
@@ -75,7 +78,10 @@ export interface MergeEntitiesRequest {
   survivorEntityId: string;
   /** The entity that becomes a redirect to the survivor. */
   absorbedEntityId: string;
-  /** Who decided the merge. */
+  /**
+   * Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+   * is recorded as decided_by. Still refused when over 200 characters or with control characters.
+   */
   decidedBy: string;
 }
 
@@ -95,7 +101,10 @@ export interface UndoMergeRequest {
   namespace: string;
   /** The merge event. */
   mergeId: string;
-  /** Who decided the undo. */
+  /**
+   * Ignored: the caller's principal (key:<id> or jwt:<sub>; anonymous on an open server)
+   * is recorded as decided_by. Still refused when over 200 characters or with control characters.
+   */
   decidedBy: string;
 }
 
@@ -1614,6 +1623,16 @@ export const ReplayDeadLettersResponse: MessageFns<ReplayDeadLettersResponse> = 
  * into assertions, adjudication by the configured engine, and the single writer of facts, evidence,
  * contradiction groups and transcripts. Its workers pull claims from the queue; these RPCs expose
  * the engine, direct adjudication and the review operations.
+ * Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+ * UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+ * PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+ * (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+ * admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+ * INVALID_ARGUMENT also for control characters in a string field, a string over its length
+ * limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+ * message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+ * Scopes: read for GetEngineInfo and ListMergeProposals; curate for the rest. What a call
+ * decides records the caller's principal as decided_by; request decided_by fields are ignored.
  */
 export type AdjudicatorServiceService = typeof AdjudicatorServiceService;
 export const AdjudicatorServiceService = {

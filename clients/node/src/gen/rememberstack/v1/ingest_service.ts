@@ -2206,6 +2206,17 @@ export const ReplayIngestDeadLettersResponse: MessageFns<ReplayIngestDeadLetters
 /**
  * IngestService owns the claims layer: documents, versions, chunks, claims, testimony currency
  * and per-stage readiness. Processing is asynchronous; readiness is observable.
+ * Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+ * UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+ * PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+ * (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+ * admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+ * INVALID_ARGUMENT also for control characters in a string field, a string over its length
+ * limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+ * message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+ * Scopes: ingest for IngestDocument(s), DeleteDocument, ReleaseParkedVersion and
+ * ReextractDocuments; curate for ReplayIngestDeadLetters; read for the rest. WatchReadiness
+ * streams per credential are bounded (RESOURCE_EXHAUSTED beyond).
  */
 export type IngestServiceService = typeof IngestServiceService;
 export const IngestServiceService = {
@@ -2310,7 +2321,7 @@ export const IngestServiceService = {
   },
   /**
    * Releases a parked version, optionally with a corrected media type, so it is processed.
-   * Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+   * Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
    */
   releaseParkedVersion: {
     path: "/rememberstack.v1.IngestService/ReleaseParkedVersion" as const,
@@ -2389,7 +2400,7 @@ export interface IngestServiceServer extends UntypedServiceImplementation {
   deleteDocument: handleUnaryCall<DeleteDocumentRequest, DeleteDocumentResponse>;
   /**
    * Releases a parked version, optionally with a corrected media type, so it is processed.
-   * Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+   * Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
    */
   releaseParkedVersion: handleUnaryCall<ReleaseParkedVersionRequest, ReleaseParkedVersionResponse>;
   /**
@@ -2530,7 +2541,7 @@ export interface IngestServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Releases a parked version, optionally with a corrected media type, so it is processed.
-   * Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked).
+   * Errors: NOT_FOUND, FAILED_PRECONDITION (version not parked, or its document is deleted).
    */
   releaseParkedVersion(
     request: ReleaseParkedVersionRequest,

@@ -3759,6 +3759,15 @@ export const ListContradictionMembersResponse: MessageFns<ListContradictionMembe
  * INVALID_ARGUMENT naming each bad field (out-of-range k, unknown enum value, non-UTC time,
  * as_of without both clocks, overlap with to < from, duplicate entity_ids), UNAVAILABLE when the
  * database is down.
+ * Access (every RPC): a bearer credential in `authorization: Bearer <API key or JWT>` metadata.
+ * UNAUTHENTICATED: none, malformed, unknown, expired, or for another issuer/audience.
+ * PERMISSION_DENIED: the credential lacks the RPC's scope or a namespace the request names
+ * (an empty namespace means the server default). RESOURCE_EXHAUSTED: the credential's
+ * admission limit (calls per second or in flight); google.rpc.RetryInfo says when to retry.
+ * INVALID_ARGUMENT also for control characters in a string field, a string over its length
+ * limit, a timestamp outside years 1-9999 or nanos outside [0, 1e9), or bytes that are no
+ * message. UNAVAILABLE: the database is unreachable (retry; health reports NOT_SERVING).
+ * Scope: read for every RPC.
  */
 export type QueryServiceService = typeof QueryServiceService;
 export const QueryServiceService = {
