@@ -24,7 +24,7 @@ from services.adjudicator.candidates import (
     vector_literal,
 )
 from services.adjudicator.domain import Assertion, EntityRef
-from services.adjudicator.engines.base import AdjudicationEngine, adjudicate
+from services.adjudicator.engines.base import AdjudicationEngine, EngineUnavailable, adjudicate
 from services.adjudicator.entities.merges import (
     MergeOutcome,
     ProposalPage,
@@ -42,7 +42,7 @@ from shared.beliefs.support import recount_facts
 from shared.db.models import Fact
 from shared.db.queue import replay_dead_letters
 from shared.embedding import Embedder, embed_async
-from shared.errors import NotFound
+from shared.errors import NotFound, Unavailable
 from shared.telemetry.metrics import Metrics
 
 __all__ = [
@@ -230,7 +230,11 @@ class AdjudicationService:
         rows = [
             found[cid][0] for cid in claim_ids if not found[cid][1] and found[cid][0].is_current
         ]
-        return await self._adjudicate_rows(namespace, rows, decided_by)
+        try:
+            return await self._adjudicate_rows(namespace, rows, decided_by)
+        except EngineUnavailable as exc:
+            # A direct call has no retry behind it: the caller sees UNAVAILABLE and may retry.
+            raise Unavailable(f"the adjudication engine is unavailable: {exc}") from exc
 
     async def _adjudicate_rows(
         self, namespace: str, rows: Sequence[ClaimRow], decided_by: str

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
-import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple
@@ -15,7 +13,6 @@ import grpc.aio
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
-from opentelemetry.metrics import Histogram
 
 from shared.db.failures import is_unreachable
 from shared.errors import (
@@ -153,25 +150,13 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2
     await context.abort(wire.code, wire.details, wire.trailing_metadata)
 
 
-def _context_code(context: grpc.aio.ServicerContext[Any, Any]) -> grpc.StatusCode:
-    # After a handler's own abort() the context holds that code; None would mean "never set".
-    code = context.code()
-    return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
-
-
-def _code_from_number(number: int) -> grpc.StatusCode:
-    return next((c for c in grpc.StatusCode if c.value[0] == number), grpc.StatusCode.UNKNOWN)
-
-
 class ErrorMappingInterceptor(grpc.aio.ServerInterceptor):
-    """Turns exceptions escaping a handler into rich statuses; optionally records latency.
+    """Turns exceptions escaping a handler into rich statuses (latency and the access log are
+    the observability interceptor's, outside this one).
 
     Works for all four RPC shapes; streaming handlers may be async generators or coroutines
     that write through ``context.write`` (as the async health ``Watch`` does).
     """
-
-    def __init__(self, rpc_duration: Histogram | None = None) -> None:
-        self._rpc_duration = rpc_duration
 
     async def intercept_service(
         self,
@@ -210,42 +195,18 @@ class ErrorMappingInterceptor(grpc.aio.ServerInterceptor):
             response_serializer=handler.response_serializer,
         )
 
-    def _record(self, method: str, code: grpc.StatusCode, started: float) -> None:
-        if self._rpc_duration is None:
-            return
-        service, _, name = method.lstrip("/").rpartition("/")
-        self._rpc_duration.record(
-            (time.perf_counter() - started) * 1000.0,
-            {
-                "rpc.system": "grpc",
-                "rpc.service": service,
-                "rpc.method": name,
-                "rpc.grpc.status_code": code.value[0],
-            },
-        )
-
     def _wrap_unary_response(
         self, behavior: Any, method: str
     ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
         async def unary_response(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            started = time.perf_counter()
-            code = grpc.StatusCode.OK
             try:
                 result = behavior(request, context)
                 return await result if inspect.isawaitable(result) else result
-            except grpc.aio.AbortError:
-                code = _context_code(context)
-                raise
-            except (asyncio.CancelledError, GeneratorExit):
-                code = grpc.StatusCode.CANCELLED
-                raise
             except Exception as exc:
-                status = status_for_exception(exc, method)
-                code = _code_from_number(status.code)
-                await _abort(context, status)
+                if isinstance(exc, grpc.aio.AbortError):
+                    raise
+                await _abort(context, status_for_exception(exc, method))
                 raise  # abort() always raises; this only satisfies the type checker
-            finally:
-                self._record(method, code, started)
 
         return unary_response
 
@@ -257,27 +218,17 @@ class ErrorMappingInterceptor(grpc.aio.ServerInterceptor):
         async def stream_response(
             request: Any, context: grpc.aio.ServicerContext[Any, Any]
         ) -> AsyncIterator[Any]:
-            started = time.perf_counter()
-            code = grpc.StatusCode.OK
             try:
                 if writes_itself:
                     await behavior(request, context)
                 else:
                     async for response in behavior(request, context):
                         yield response
-            except grpc.aio.AbortError:
-                code = _context_code(context)
-                raise
-            except (asyncio.CancelledError, GeneratorExit):
-                code = grpc.StatusCode.CANCELLED
-                raise
             except Exception as exc:
-                status = status_for_exception(exc, method)
-                code = _code_from_number(status.code)
-                await _abort(context, status)
+                if isinstance(exc, grpc.aio.AbortError):
+                    raise
+                await _abort(context, status_for_exception(exc, method))
                 raise
-            finally:
-                self._record(method, code, started)
 
         return stream_response
 
