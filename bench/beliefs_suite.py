@@ -197,7 +197,8 @@ def _expect_problems(where: str, expect: Any) -> list[str]:
     if not isinstance(expect, dict):
         return [f"{where}: expect must be an object"]
     problems = [
-        f"{where}: unknown key {k!r}" for k in sorted(set(expect) - {"facts", "groups", "supersessions"})
+        f"{where}: unknown key {k!r}"
+        for k in sorted(set(expect) - {"facts", "groups", "supersessions"})
     ]
     facts = expect.get("facts")
     if not isinstance(facts, list) or not facts:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.report_beliefs import SECTIONS as BELIEFS_SECTIONS
 from bench.report_headline import headline
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
@@ -77,7 +78,7 @@ def write_report(results: Path, report: Path) -> None:
         data = _load(results, name)
         if data is None:
             continue
-        title, section = (SECTIONS | PIPELINE_SECTIONS).get(
+        title, section = (SECTIONS | PIPELINE_SECTIONS | BELIEFS_SECTIONS).get(
             name, (name.replace("_", " "), _generic)
         )
         lines += [f"## {title}", ""]
