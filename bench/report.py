@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.report_beliefs import SECTIONS as BELIEFS_SECTIONS
 from bench.report_extraction import SECTIONS as EXTRACTION_SECTIONS
 from bench.report_headline import headline
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
@@ -88,6 +89,7 @@ def write_report(results: Path, report: Path) -> None:
             | TELEMETRY_SECTIONS
             | STRESS_SECTIONS
             | SECURITY_SECTIONS
+            | BELIEFS_SECTIONS
         ).get(name, (name.replace("_", " "), _generic))
         lines += [f"## {title}", ""]
         lines += section(data, plots)

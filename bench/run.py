@@ -42,6 +42,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("embedding_speed", "bench.embedding_speed", ("--texts", "256", "--repeats", "1"), ()),
     Benchmark("entity_resolution", "bench.entity_resolution", ("--quick",), ()),
     Benchmark("adjudication_quality", "bench.adjudication_quality", (), ()),
+    Benchmark("beliefs_quality", "bench.beliefs_quality", ("--quick",), ()),
     Benchmark("ingest_throughput", "bench.ingest_throughput", ("--quick",), ()),
     Benchmark("pipeline_throughput", "bench.pipeline_throughput", ("--quick",), ()),
     Benchmark("adjudication_throughput", "bench.adjudication_throughput", ("--quick",), ()),
