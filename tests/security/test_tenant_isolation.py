@@ -186,7 +186,7 @@ async def test_b_page_token_replayed_by_a_lists_only_a_documents(secured, tenant
 async def test_b_continuation_replayed_by_a_in_the_graph_reveals_nothing(secured, tenants):
     rpc = next(r for r in ALL_RPCS if r.name == "GraphNeighborhood")
     for entity in tenants["b_ids"]["entities"]:
-        request = rpc.request_type(namespace=secured.tenant_b, entity_id=entity, limit=1)
+        request = rpc.request_type(namespace=secured.tenant_b, entity_id=entity, page_size=1)
         code, page, _ = await invoke(secured.channels["graph"], rpc, [request], token=tenants["b"])
         if code == grpc.StatusCode.OK and page.truncation.continuation:
             break
@@ -195,8 +195,8 @@ async def test_b_continuation_replayed_by_a_in_the_graph_reveals_nothing(secured
     replay = rpc.request_type(
         namespace=secured.tenant_a,
         entity_id=entity,
-        limit=1,
-        continuation=page.truncation.continuation,
+        page_size=1,
+        page_token=page.truncation.continuation,
     )
     code, answer, _ = await invoke(secured.channels["graph"], rpc, [replay], token=tenants["a"])
     assert code in (grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND)

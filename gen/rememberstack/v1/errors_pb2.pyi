@@ -45,7 +45,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_UNIMPLEMENTED: _ErrorReason.ValueType  # 10
     """UNIMPLEMENTED: the operation or option exists in the contract but not in this build."""
     ERROR_REASON_BACKEND_UNAVAILABLE: _ErrorReason.ValueType  # 11
-    """UNAVAILABLE: the database (or another backend) dropped the connection; retry with back-off."""
+    """UNAVAILABLE: sent by earlier builds when the database dropped the connection; this build
+    sends ERROR_REASON_UNAVAILABLE for every unreachable backend. Kept so old clients decode it.
+    """
     ERROR_REASON_VERSIONING_MODE_FIXED: _ErrorReason.ValueType  # 12
     """FAILED_PRECONDITION (IngestDocument): the versioning mode differs from the one the document
     was created with; it is fixed at creation.
@@ -93,7 +95,9 @@ ERROR_REASON_INTERNAL: ErrorReason.ValueType  # 9
 ERROR_REASON_UNIMPLEMENTED: ErrorReason.ValueType  # 10
 """UNIMPLEMENTED: the operation or option exists in the contract but not in this build."""
 ERROR_REASON_BACKEND_UNAVAILABLE: ErrorReason.ValueType  # 11
-"""UNAVAILABLE: the database (or another backend) dropped the connection; retry with back-off."""
+"""UNAVAILABLE: sent by earlier builds when the database dropped the connection; this build
+sends ERROR_REASON_UNAVAILABLE for every unreachable backend. Kept so old clients decode it.
+"""
 ERROR_REASON_VERSIONING_MODE_FIXED: ErrorReason.ValueType  # 12
 """FAILED_PRECONDITION (IngestDocument): the versioning mode differs from the one the document
 was created with; it is fixed at creation.

@@ -57,7 +57,8 @@ const (
 	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 9
 	// UNIMPLEMENTED: the operation or option exists in the contract but not in this build.
 	ErrorReason_ERROR_REASON_UNIMPLEMENTED ErrorReason = 10
-	// UNAVAILABLE: the database (or another backend) dropped the connection; retry with back-off.
+	// UNAVAILABLE: sent by earlier builds when the database dropped the connection; this build
+	// sends ERROR_REASON_UNAVAILABLE for every unreachable backend. Kept so old clients decode it.
 	ErrorReason_ERROR_REASON_BACKEND_UNAVAILABLE ErrorReason = 11
 	// FAILED_PRECONDITION (IngestDocument): the versioning mode differs from the one the document
 	// was created with; it is fixed at creation.

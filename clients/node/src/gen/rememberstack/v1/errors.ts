@@ -47,7 +47,10 @@ export enum ErrorReason {
   ERROR_REASON_INTERNAL = 9,
   /** ERROR_REASON_UNIMPLEMENTED - UNIMPLEMENTED: the operation or option exists in the contract but not in this build. */
   ERROR_REASON_UNIMPLEMENTED = 10,
-  /** ERROR_REASON_BACKEND_UNAVAILABLE - UNAVAILABLE: the database (or another backend) dropped the connection; retry with back-off. */
+  /**
+   * ERROR_REASON_BACKEND_UNAVAILABLE - UNAVAILABLE: sent by earlier builds when the database dropped the connection; this build
+   * sends ERROR_REASON_UNAVAILABLE for every unreachable backend. Kept so old clients decode it.
+   */
   ERROR_REASON_BACKEND_UNAVAILABLE = 11,
   /**
    * ERROR_REASON_VERSIONING_MODE_FIXED - FAILED_PRECONDITION (IngestDocument): the versioning mode differs from the one the document
