@@ -9,6 +9,7 @@ are mentioned in passing and never become the claim's world time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -76,6 +77,13 @@ def _span_root(tokens: Sequence[Any]) -> Any:
     return tokens[-1]
 
 
+# A temporal phrase that opens the clause after one of these is the clause's adverbial; the
+# small parser sometimes hangs it on the subject ("Since 10 March 2025 Project Falcon …").
+_OPENING_ADVERBIAL = re.compile(
+    r"^\W*(?:since|from|as\s+of|starting(?:\s+(?:on|from|in))?|beginning|effective|in|on|by|"
+    r"until|till|after|before|during)?\s*$",
+    re.IGNORECASE,
+)
 _MEASURED = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 _MEASURE_VERBS = frozenset(
     {"be", "reach", "grow", "fall", "rise", "drop", "increase", "decrease", "total", "hit"}
@@ -108,8 +116,11 @@ def governing_filter(
     phrase there date the clause? `temporal` holds the indices of temporal tokens."""
     base = clause_tokens[0].idx
     through = dating_subtrees(clause_tokens, content)
+    text = "".join(t.text_with_ws for t in clause_tokens)
 
     def keep(start: int, end: int) -> bool:
+        if _OPENING_ADVERBIAL.match(text[:start]):
+            return True  # "Since 10 March 2025 Project Falcon is green": the clause's, however parsed
         tokens = [
             t
             for t in clause_tokens

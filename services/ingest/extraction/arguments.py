@@ -92,6 +92,8 @@ def _proper(tok: Any) -> bool:
     )
 
 
+# Names that own what they are compounded with ("the Looker contract", "the Acme deal").
+_OWNER_LABELS = frozenset({"ORG", "PERSON"})
 # Heads that with a name before them name a place of their own ("the Berlin office").
 PLACE_HEADS = frozenset({"office", "site", "branch", "campus", "store", "warehouse", "plant"})
 
@@ -250,12 +252,15 @@ def entity_phrase(
     if span:
         return Phrase(span, tuple(_appositive_roles(head, span, inside)))
     if anchor_possessor and head.lower_ not in TEAM_HEADS | PLACE_HEADS:
-        # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it.
+        # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it. A
+        # compound counts only when NER calls it an owner: "the Starter plan" is a plan's name.
         owner = next(
             (
                 c
                 for c in head.children
-                if c.dep_ in ("poss", "compound") and c.i in inside and is_name(c)
+                if c.i in inside
+                and is_name(c)
+                and (c.dep_ == "poss" or (c.dep_ == "compound" and c.ent_type_ in _OWNER_LABELS))
             ),
             None,
         )

@@ -43,6 +43,10 @@ _END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 # Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
+# What an organization moves when it moves itself.
+_SEATS = frozenset({"headquarters", "headquarter", "hq", "office", "offices", "base", "operations"})
+# What "become" starts, by the state "be" states ("became CTO of X" starts working for X).
+_BECOME = {"work for": "join", "member of": "join", "part of": "become part of"}
 # Verbs whose object is an employer, so "the CTO of Acme" there stands for Acme.
 _EMPLOYMENT_VERBS = frozenset({"work", "join", "start", "hire", "employ", "leave", "quit"})
 # Nouns that look like objects but say how, not what ("works part-time at Globex").
@@ -219,15 +223,19 @@ def read_frame(
     obj: Phrase | None = None
     conjoined: Any | None = None
     lemma = head.lemma_.lower()
-    if lemma == "be" and len(pred) == 1:
+    if lemma in ("be", "become") and len(pred) == 1:
         copular = _copular(head, inside, skip)
         if copular is not None:
             verb, obj = copular
-            pred = verb.split()
+            # "became CTO of Ostara Cloud", "will become part of Orbitra": the state starts.
+            pred = (_BECOME.get(verb, verb) if lemma == "become" else verb).split()
     else:
         obj_tok = _first(head, _OBJECT_DEPS, inside, skip)
         if obj_tok is not None and _adverbial(obj_tok):
             obj_tok = None
+        if obj_tok is not None and lemma in _MOTION_VERBS and obj_tok.lemma_.lower() in _SEATS:
+            # "moved its headquarters to Utrecht": the subject moves, the destination is it.
+            obj_tok, pred = None, ["relocate"]
         if obj_tok is None:
             preps = [c for c in head.children if c.dep_ in ("prep", "agent") and c.i in inside]
             if lemma in _MOTION_VERBS:  # the destination, not the origin
