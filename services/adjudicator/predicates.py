@@ -118,6 +118,7 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "be based in": ("located_in", False),
     "reside in": ("located_in", False),
     "headquartered in": ("located_in", False),
+    "headquarter in": ("located_in", False),
     "situated in": ("located_in", False),
     "relocate to": ("located_in", False),
     "relocate from": ("located_in", False),
@@ -134,6 +135,7 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "department of": ("part_of", False),
     "module of": ("part_of", False),
     "belong to": ("part_of", False),
+    "become part of": ("part_of", False),
     "sit under": ("part_of", False),
     "fall under": ("part_of", False),
     "be under": ("part_of", False),
@@ -234,7 +236,7 @@ PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
          "move to", "transfer to", "switch to", "hire", "recruit", "relocate to", "go back to",
-         "move onto", "move into", "start on", "take over", "adopt"),
+         "move onto", "move into", "start on", "take over", "adopt", "become part of"),
         "start",
     ),
     **dict.fromkeys(
