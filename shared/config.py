@@ -36,6 +36,22 @@ class Settings(BaseSettings):
         default=None,
         description="PostgreSQL DSN (postgresql[+asyncpg]://…); unset means the embedded pgserver.",
     )
+    read_database_url: str | None = Field(
+        default=None,
+        description=(
+            "DSN the read services (query, graph) read from, e.g. a streaming hot standby;"
+            " unset means they read from database_url."
+        ),
+    )
+    read_replica_max_wait_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        le=30,
+        description=(
+            "How long a read at a believed_at the read replica has not replayed to waits for"
+            " it before answering with a boundary negative."
+        ),
+    )
     data_dir: Path = Field(
         default=Path("./var/rememberstack"),
         description="Directory for the embedded database and other local state.",
@@ -201,7 +217,7 @@ class Settings(BaseSettings):
             return logging.getLevelName(value)
         return value
 
-    @field_validator("database_url")
+    @field_validator("database_url", "read_database_url")
     @classmethod
     def _check_database_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("postgresql", "postgres://")):

@@ -11,6 +11,7 @@ from services.query.servicer import QueryServicer
 from shared.db import create_engine, ensure_schema_current, resolve_database_url
 from shared.embedding import create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
+from shared.replica import ReplayClock, replay_clock
 from shared.telemetry import Telemetry
 
 SERVICE_NAME = "rememberstack.v1.QueryService"
@@ -24,7 +25,13 @@ async def build_server(
 ) -> GrpcServer:
     """A ready-to-start server; the caller calls ``await server.start()``."""
     on_stop: list[StopCallback] = []
-    if engine is None:
+    clock: ReplayClock | None = None
+    if engine is None and settings.read_database_url:
+        # Read-only: with a read DSN (a hot standby) the primary is never touched.
+        engine = create_engine(settings.read_database_url)
+        on_stop.append(engine.dispose)
+        clock = replay_clock(settings, engine, on_stop)
+    elif engine is None:
         url, embedded = resolve_database_url(settings.database_url, settings.data_dir)
         engine = create_engine(url)
         owned = engine
@@ -42,7 +49,12 @@ async def build_server(
         model=settings.embedding_model,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
     )
-    service = QueryService(engine, embedder, db_budget_seconds=settings.query_db_budget_seconds)
+    service = QueryService(
+        engine,
+        embedder,
+        db_budget_seconds=settings.query_db_budget_seconds,
+        replay_clock=clock,
+    )
 
     async def close_service() -> None:
         service.close()

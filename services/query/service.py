@@ -47,11 +47,14 @@ from services.query.retrieval import (
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound, Unavailable
 from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.replica import ReplayClock
 from shared.timescope import TimeScope
 
 T = TypeVar("T")
 
 _TIME_REASON = ("time_budget",)
+# A read replica that did not replay to believed_at within the wait is a time bound too.
+_REPLICA_REASON = _TIME_REASON
 
 
 def _boundary(seconds: float) -> NegativeAnswer:
@@ -82,8 +85,12 @@ class QueryService:
         *,
         db_budget_seconds: float,
         embed_threads: int | None = None,
+        replay_clock: ReplayClock | None = None,
     ) -> None:
         self._engine = engine
+        # Set when `engine` is a read replica: reads at a believed_at it has not replayed to
+        # wait for it or say so (shared/replica.py).
+        self._replay_clock = replay_clock
         self._embedder = embedder
         self._budget_seconds = db_budget_seconds
         # Query embeddings are CPU-bound: one at a time per core, so concurrent requests queue
@@ -96,6 +103,17 @@ class QueryService:
     def close(self) -> None:
         """Release the embedding threads (the server calls this on stop)."""
         self._embed_pool.shutdown(wait=False, cancel_futures=True)
+
+    async def _replica_behind(self, *scopes: TimeScope | None) -> NegativeAnswer | None:
+        """The boundary answer when the replica has not replayed to a scope's believed_at."""
+        if self._replay_clock is None:
+            return None
+        for scope in scopes:
+            if scope is not None and scope.kind == "as_of" and scope.believed_at is not None:
+                negative = await self._replay_clock.behind(scope.believed_at)
+                if negative is not None:
+                    return negative
+        return None
 
     async def _vectors(self, texts: Sequence[str]) -> list[str | None]:
         """Query embeddings (the only model work on the read path); empty texts get None."""
@@ -192,6 +210,9 @@ class QueryService:
 
     async def facts_context(self, q: FactsContextQuery) -> FactsContextResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return empty_facts_result(q.scope, now, behind, _REPLICA_REASON)
 
         async def work(
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
@@ -210,6 +231,9 @@ class QueryService:
 
     async def claims_and_sources_context(self, q: ClaimsContextQuery) -> ClaimsContextResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return ClaimsContextResult([], [], q.scope, _stopped(), 0, behind, now)
 
         async def work(
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
@@ -229,6 +253,13 @@ class QueryService:
     ) -> CombinedResult:
         """Both halves in one snapshot at one evaluated instant, each in its own envelope."""
         now = datetime.now(UTC)
+        behind = await self._replica_behind(facts.scope, sources.scope)
+        if behind is not None:
+            return CombinedResult(
+                empty_facts_result(facts.scope, now, behind, _REPLICA_REASON),
+                ClaimsContextResult([], [], sources.scope, _stopped(), 0, behind, now),
+                now,
+            )
 
         async def both(
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
@@ -256,6 +287,9 @@ class QueryService:
 
     async def lookup_relations(self, q: LookupRelationsQuery) -> FactListResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return FactListResult([], _stopped(), behind)
         return await self._read(
             lambda conn: lookups.lookup_relations(conn, q, now),
             lambda: FactListResult([], _stopped(), _boundary(self._budget_seconds)),
@@ -263,6 +297,9 @@ class QueryService:
 
     async def lookup_observations(self, q: LookupObservationsQuery) -> FactListResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return FactListResult([], _stopped(), behind)
         (vector,) = await self._vectors([q.property_query])
         return await self._read(
             lambda conn: lookups.lookup_observations(conn, q, vector, now),
