@@ -50,6 +50,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("query_latency", "bench.query_latency", ("--quick",), ()),
     Benchmark("graph_latency", "bench.graph_latency", ("--quick",), ()),
     Benchmark("storage_size", "bench.storage_size", ("--quick",), ()),
+    Benchmark("load_mixed", "bench.load_mixed", ("--quick",), ()),
+    Benchmark("read_replica", "bench.read_replica", ("--quick",), ()),
 )
 
 
