@@ -177,6 +177,16 @@ class Settings(BaseSettings):
             " their planner statistics and analyze them; 0 leaves it to autovacuum alone."
         ),
     )
+    background_niceness: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description=(
+            "CPU niceness of the writing services (ingest, adjudicator) and of their database"
+            " backends when the database runs on the same machine: reads get the CPU first"
+            " and the pipeline takes what they leave. 0 runs the pipeline at normal priority."
+        ),
+    )
     adjudicator_processes: int = Field(
         default=1,
         ge=1,

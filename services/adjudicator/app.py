@@ -29,6 +29,7 @@ from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder, create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.logging import configure_logging
+from shared.priority import run_as_background_work
 from shared.telemetry import Telemetry
 
 __all__ = [
@@ -218,6 +219,7 @@ def run_replica() -> None:
     """Entry point of a replica: queue workers only, until SIGTERM or the parent is gone."""
     settings = Settings()
     configure_logging(settings.log_level, settings.log_json, settings.service_name)
+    run_as_background_work(settings.background_niceness)
     asyncio.run(_replica(settings))
 
 

@@ -13,6 +13,7 @@ from shared.config import Settings
 from shared.db.migrate import SchemaMismatchError
 from shared.grpc.server import GrpcServer
 from shared.logging import configure_logging
+from shared.priority import run_as_background_work
 from shared.telemetry import Telemetry, configure_telemetry
 
 __all__ = ["run_service"]
@@ -26,8 +27,12 @@ def run_service(
     build_server: Callable[..., Awaitable[GrpcServer]],
     *,
     refuse_to_start: tuple[type[Exception], ...] = (),
+    background: bool = False,
 ) -> None:
     """Serve one service until SIGTERM/SIGINT.
+
+    `background` marks a writing service whose workers should yield the CPU to reads
+    (`Settings.background_niceness`, shared/priority.py).
 
     A schema this build does not know (and any of `refuse_to_start`, e.g. an engine without its
     model endpoint) ends the process with exit code 2 and the message, before serving anything.
@@ -40,6 +45,8 @@ def run_service(
     if settings.service_name == Settings.model_fields["service_name"].default:
         settings = settings.model_copy(update={"service_name": f"rememberstack-{name}"})
     configure_logging(settings.log_level, settings.log_json, settings.service_name)
+    if background:
+        run_as_background_work(settings.background_niceness)
     fatal: tuple[type[Exception], ...] = (SchemaMismatchError, *refuse_to_start)
     try:
         asyncio.run(_serve(settings, build_server))
