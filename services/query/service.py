@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -53,6 +54,8 @@ from shared.timescope import TimeScope
 T = TypeVar("T")
 
 _TIME_REASON = ("time_budget",)
+# Query vectors kept for repeated texts (~3.5 kB each as pgvector literals: ~7 MB).
+_EMBED_CACHE = 2048
 # A read replica that did not replay to believed_at within the wait is a time bound too.
 _REPLICA_REASON = _TIME_REASON
 
@@ -95,6 +98,7 @@ class QueryService:
         self._budget_seconds = db_budget_seconds
         # Query embeddings are CPU-bound: one at a time per core, so concurrent requests queue
         # for the model instead of slicing the cores between them (and Postgres).
+        self._embed_cache: OrderedDict[str, str] = OrderedDict()
         self._embed_pool = ThreadPoolExecutor(
             max_workers=embed_threads or max(1, min(4, os.cpu_count() or 1)),
             thread_name_prefix="query-embed",
@@ -116,12 +120,26 @@ class QueryService:
         return None
 
     async def _vectors(self, texts: Sequence[str]) -> list[str | None]:
-        """Query embeddings (the only model work on the read path); empty texts get None."""
-        wanted = [t for t in texts if t]
-        if not wanted:
-            return [None] * len(texts)
-        rows = iter(await embed_async(self._embedder, wanted, executor=self._embed_pool))
-        return [vector_literal(next(rows)) if t else None for t in texts]
+        """Query embeddings (the only model work on the read path); empty texts get None.
+
+        Agents ask the same questions again (a retry, a follow-up with the same query, the
+        same prompt across sessions), so vectors of recent texts are kept (`_EMBED_CACHE`
+        entries, least recently used dropped first): a repeat skips the model's ~5-10 ms of
+        CPU, which under load is also time the other reads wait for a core."""
+        cache = self._embed_cache
+        wanted = list(dict.fromkeys(t for t in texts if t and t not in cache))
+        if wanted:
+            rows = await embed_async(self._embedder, wanted, executor=self._embed_pool)
+            for text, row in zip(wanted, rows, strict=True):
+                cache[text] = vector_literal(row)
+                if len(cache) > _EMBED_CACHE:
+                    cache.popitem(last=False)
+        found: list[str | None] = []
+        for text in texts:
+            if text and text in cache:
+                cache.move_to_end(text)
+            found.append(cache.get(text) if text else None)
+        return found
 
     async def _vector(self, text: str) -> str | None:
         """One query embedding, for a read that derives a second text from its query."""
