@@ -39,7 +39,9 @@ _CLAIM_COLUMNS = (
     " c.claim_valid_precision, c.claim_valid_kind, c.holder, c.polarity, c.speaker, c.turn_id,"
     " c.currency_reason, c.extractor_name, c.extractor_version, d.title, d.source_kind"
 )
-_CLAIM_FROM = " FROM claims c JOIN documents d ON d.id = c.document_id"
+_CLAIM_FROM = (
+    " FROM claims c JOIN documents d ON d.namespace = c.namespace AND d.id = c.document_id"
+)
 _LIVE_CLAIM = "c.is_current_testimony AND d.deleted_at IS NULL"
 
 # A chunk is served only through a version of a live document that is still testimony: any
@@ -48,9 +50,9 @@ _LIVE_CLAIM = "c.is_current_testimony AND d.deleted_at IS NULL"
 _CHUNK_SQL = (
     "SELECT DISTINCT ON (ch.id) ch.id, ch.document_id, vc.version_id, vc.ordinal, vc.char_start,"
     " vc.char_end, ch.text, ch.section_path, d.title, d.source_kind, v.source_modified_time"
-    " FROM chunks ch JOIN documents d ON d.id = ch.document_id"
-    " JOIN version_chunks vc ON vc.chunk_id = ch.id"
-    " JOIN document_versions v ON v.id = vc.version_id"
+    " FROM chunks ch JOIN documents d ON d.namespace = ch.namespace AND d.id = ch.document_id"
+    " JOIN version_chunks vc ON vc.namespace = ch.namespace AND vc.chunk_id = ch.id"
+    " JOIN document_versions v ON v.namespace = ch.namespace AND v.id = vc.version_id"
     " WHERE ch.namespace = :ns AND ch.id = ANY(CAST(:ids AS uuid[])) AND d.deleted_at IS NULL"
     " AND (d.versioning_mode = 'snapshot' OR v.id = d.latest_version_id)"
     " ORDER BY ch.id, v.version_number DESC, vc.ordinal"
@@ -153,9 +155,10 @@ async def adjacent_chunks(
         text(
             "SELECT ch.id, ch.document_id, vc.version_id, vc.ordinal, vc.char_start, vc.char_end,"
             " ch.text, ch.section_path, d.title, d.source_kind, v.source_modified_time"
-            " FROM version_chunks vc JOIN chunks ch ON ch.id = vc.chunk_id"
-            " JOIN document_versions v ON v.id = vc.version_id"
-            " JOIN documents d ON d.id = ch.document_id"
+            " FROM version_chunks vc"
+            " JOIN chunks ch ON ch.namespace = vc.namespace AND ch.id = vc.chunk_id"
+            " JOIN document_versions v ON v.namespace = vc.namespace AND v.id = vc.version_id"
+            " JOIN documents d ON d.namespace = vc.namespace AND d.id = ch.document_id"
             " WHERE vc.namespace = :ns AND vc.version_id = :vid"
             " AND vc.ordinal BETWEEN :lo AND :hi ORDER BY vc.ordinal"
         ),
