@@ -17,6 +17,7 @@ from services.query import claims_repository as claims_repo
 from services.query import lookups
 from services.query import repository as repo
 from services.query.claims_context import claims_context, search_chunks, search_claims
+from services.query.collection_sizes import CollectionSizes
 from services.query.contradictions import MemberPage, attach_contradictions, member_page
 from services.query.domain import (
     MAX_TRANSCRIPT_DECISIONS,
@@ -99,6 +100,7 @@ class QueryService:
         # Query embeddings are CPU-bound: one at a time per core, so concurrent requests queue
         # for the model instead of slicing the cores between them (and Postgres).
         self._embed_cache: OrderedDict[str, str] = OrderedDict()
+        self._sizes = CollectionSizes()
         self._embed_pool = ThreadPoolExecutor(
             max_workers=embed_threads or max(1, min(4, os.cpu_count() or 1)),
             thread_name_prefix="query-embed",
@@ -257,7 +259,7 @@ class QueryService:
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
         ) -> ClaimsContextResult:
             (vector,) = await vectors()
-            return await claims_context(conn, q, vector, now, self._vector)
+            return await claims_context(conn, q, vector, now, self._vector, self._sizes)
 
         return await self._read_embedding([q.query], work, lambda: self._claims_stopped(q, now))
 
@@ -289,7 +291,7 @@ class QueryService:
             sources_vector = (await vectors())[1]
             return CombinedResult(
                 facts_result,
-                await claims_context(conn, sources, sources_vector, now, self._vector),
+                await claims_context(conn, sources, sources_vector, now, self._vector, self._sizes),
                 now,
             )
 
@@ -364,14 +366,14 @@ class QueryService:
     async def search_claims(self, q: SearchQuery) -> SearchClaimsResult:
         (vector,) = await self._vectors([q.query] if q.channel != "lexical" else [""])
         return await self._read(
-            lambda conn: search_claims(conn, q, vector),
+            lambda conn: search_claims(conn, q, vector, self._sizes),
             lambda: SearchClaimsResult([], _stopped(), 0, _boundary(self._budget_seconds)),
         )
 
     async def search_chunks(self, q: SearchQuery) -> SearchChunksResult:
         (vector,) = await self._vectors([q.query] if q.channel != "lexical" else [""])
         return await self._read(
-            lambda conn: search_chunks(conn, q, vector),
+            lambda conn: search_chunks(conn, q, vector, self._sizes),
             lambda: SearchChunksResult([], _stopped(), 0, _boundary(self._budget_seconds)),
         )
 
