@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report_headline import headline
+from bench.report_load import SECTIONS as LOAD_SECTIONS
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
 
@@ -77,7 +78,7 @@ def write_report(results: Path, report: Path) -> None:
         data = _load(results, name)
         if data is None:
             continue
-        title, section = (SECTIONS | PIPELINE_SECTIONS).get(
+        title, section = (SECTIONS | PIPELINE_SECTIONS | LOAD_SECTIONS).get(
             name, (name.replace("_", " "), _generic)
         )
         lines += [f"## {title}", ""]
