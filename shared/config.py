@@ -140,6 +140,15 @@ class Settings(BaseSettings):
     embedding_base_url: str | None = Field(
         default=None, description="Base URL of an OpenAI-compatible embeddings server."
     )
+    embedder_int8_compute: bool = Field(
+        default=False,
+        description=(
+            "Run the packaged ONNX embedder's matrix products in int8 (about twice the"
+            " sentences per CPU second; vectors at mean cosine 0.992 to the float ones, LoCoMo"
+            " R@10 0.758 against 0.759). Every service must agree, and stored vectors stay"
+            " comparable only approximately: set it before ingesting, on all services."
+        ),
+    )
     embedding_model: str | None = Field(
         default=None, description="Embedding model name; unset means the packaged ONNX model."
     )

@@ -319,10 +319,11 @@ def create_embedder(
     timeout: float = 30.0,
     threads: int = 1,
     dimensions: int | None = None,
+    int8_compute: bool = False,
 ) -> Embedder:
     """The configured embedder; ``onnx`` ignores the endpoint settings, ``openai`` needs them."""
     if kind == "onnx":
-        return OnnxMiniLmEmbedder.load(threads=threads)
+        return OnnxMiniLmEmbedder.load(threads=threads, int8_compute=int8_compute)
     if kind == "openai":
         if not base_url or not model:
             raise ValueError("the openai embedder needs base_url and model")

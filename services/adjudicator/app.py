@@ -89,6 +89,7 @@ def _embedder(settings: Settings) -> Embedder:
         base_url=settings.embedding_base_url,
         model=settings.embedding_model,
         timeout=settings.llm_timeout_seconds,
+        int8_compute=settings.embedder_int8_compute,
     )
 
 

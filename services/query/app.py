@@ -47,6 +47,7 @@ async def build_server(
         settings.embedder,
         base_url=settings.embedding_base_url,
         model=settings.embedding_model,
+        int8_compute=settings.embedder_int8_compute,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
     )
     service = QueryService(
