@@ -26,6 +26,37 @@ def _get(data: dict[str, Any] | None, *path: Any) -> Any:
     return data
 
 
+def load_rows(load: Callable[[str], dict[str, Any] | None]) -> list[Row]:
+    """Issue 22: reads under write load (the latest `after_*` run), 1M claims, the replica."""
+    rows: list[Row] = []
+    mixed = _get(load("load_mixed"), "runs") or {}
+    afters = sorted(label for label in mixed if label.startswith("after"))
+    latest = mixed[afters[-1]] if afters else None
+    for rpc, target in (("FactsContext", 150.0), ("ClaimsAndSourcesContext", 300.0)):
+        rows.append(
+            (
+                "22",
+                f"{rpc} p99 under LoCoMo ingest, 8 readers (ms)",
+                _get(latest, "rpcs", rpc, "p99_ms"),
+                _at_most(target),
+            )
+        )
+    runs = _get(load("query_latency"), "runs", "after") or {}
+    for op, target in (("ClaimsAndSourcesContext", 150.0), ("FactsContext(query)", 50.0)):
+        value = _get(runs, 1_000_000, op, "1_client", "p95_ms")
+        rows.append(("22", f"{op} p95 at 1,000,000 facts (ms)", value, _at_most(target)))
+    replica = load("read_replica")
+    rows.append(
+        (
+            "22",
+            "replica replay lag p95 under pipeline writes (ms)",
+            _get(replica, "replay_lag_ms", "p95"),
+            None,
+        )
+    )
+    return rows
+
+
 def headline(load: Callable[[str], dict[str, Any] | None]) -> list[str]:
     """One table of every figure an issue names, with its target and whether it was met."""
     rows: list[Row] = []
@@ -142,6 +173,7 @@ def headline(load: Callable[[str], dict[str, Any] | None]) -> list[str]:
         )
     )
     rows += pipeline_rows(load)
+    rows += load_rows(load)
     storage = load("storage_size")
     rows.append(("8", "GiB per million facts", _get(storage, "gib_per_million_facts_net"), None))
     lines = ["| issue | figure | measured | target |", "|---|---|---|---|"]
