@@ -9,8 +9,10 @@ processes), ingests the first `--preload` LoCoMo sessions and waits until they a
 reads have something to find. Then, for `--duration` seconds, `--readers` closed-loop clients
 send the `--mix` of reads (LoCoMo questions as query texts; `--think-ms` between requests,
 0 = back to back) while one writer ingests the rest of the corpus as fast as ingest accepts
-it, so the pipeline works at full speed throughout. Every second the sampler records the
-queue backlog, the RSS of every service's process tree and what the readers saw.
+it, so the pipeline works at full speed throughout (`--no-writer`: the same reads with the
+pipeline idle, the floor the machine's cores set for that many readers). Every second the
+sampler records the queue backlog, the RSS of every service's process tree and what the
+readers saw.
 
 Results go to bench/results/load_mixed.json under `--label` (other labels are kept, so a run
 of the code before a change sits next to the run after it), with a plot in bench/plots.
@@ -28,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +254,7 @@ async def run(
     think_ms: float,
     sessions_limit: int | None,
     env: dict[str, str],
+    writer: bool = True,
 ) -> dict[str, Any]:
     sessions = load_sessions()[:sessions_limit]
     questions = [q.question for q in load_questions()]
@@ -275,7 +279,7 @@ async def run(
                         await call(query, question)
                 samples = Samples()
                 sampler = asyncio.create_task(_sampler(engine, launcher, samples, stop))
-                writer = asyncio.create_task(_ingest(ingest, sessions[preload:]))
+                writing = asyncio.create_task(_ingest(ingest, sessions[preload:] if writer else []))
                 await asyncio.gather(
                     *(
                         _reader(query, mix, questions, samples, duration, think_ms / 1000, seed)
@@ -284,9 +288,9 @@ async def run(
                 )
                 measured = samples.now()
                 # The window is over: what the writer has not sent yet is not part of it.
-                writer.cancel()
+                writing.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await writer
+                    await writing
                 stop.set()
                 await sampler
         finally:
@@ -299,7 +303,9 @@ async def run(
         "think_ms": think_ms,
         "mix": mix,
         "preloaded_sessions": preload,
-        "written_sessions": len(sessions) - preload,
+        "written_sessions": len(sessions) - preload if writer else 0,
+        "writer": writer,
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "pipeline_in_window": _pipeline_progress(samples.seconds),
         "settings": env,
         "cpu_count": os.cpu_count(),
@@ -315,6 +321,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mix", default="facts=1,claims=1", help="read=weight,…")
     parser.add_argument("--think-ms", type=float, default=0.0, help="mean pause between reads")
     parser.add_argument("--preload", type=int, default=40, help="sessions adjudicated first")
+    parser.add_argument(
+        "--writer",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="ingest the rest of the corpus during the window (--no-writer: reads alone)",
+    )
     parser.add_argument("--label", default="after")
     parser.add_argument(
         "--results", type=Path, default=RESULTS, help="JSON to merge this run into (by label)"
@@ -340,6 +352,7 @@ def main(argv: list[str] | None = None) -> None:
             think_ms=args.think_ms,
             sessions_limit=8 if args.quick else None,
             env=env,
+            writer=args.writer,
         )
     )
     print(json.dumps(result["rpcs"], indent=2))

@@ -1,4 +1,5 @@
-"""The mixed-load plot: read latency, queue backlog and memory over the run, one column per run."""
+"""The mixed-load plot: read latency, queue backlog and memory over the run, one column per run
+(the newest `MAX_COLUMNS` runs; the report's tables keep every run)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ __all__ = ["PLOT", "plot"]
 
 PLOT = Path(__file__).resolve().parent / "plots" / "load_mixed.png"
 _WINDOW_SECONDS = 5
+MAX_COLUMNS = 4
 
 
 def _windows(
@@ -34,7 +36,9 @@ def plot(runs: dict[str, Any]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = sorted(runs)
+    # Runs recorded before `finished_at` existed count as oldest, in label order.
+    newest = sorted(runs, key=lambda label: (runs[label].get("finished_at", ""), label))
+    labels = sorted(newest[-MAX_COLUMNS:])
     fig, axes = plt.subplots(3, len(labels), figsize=(5.5 * len(labels), 9), squeeze=False)
     for column, label in enumerate(labels):
         run = runs[label]
@@ -50,7 +54,9 @@ def plot(runs: dict[str, Any]) -> None:
         top.set_yscale("log")
         top.set_ylabel(f"ms per {_WINDOW_SECONDS} s window")
         top.set_title(
-            f"{label}: {run['readers']} readers, think {run['think_ms']:g} ms (bands: p99 targets)",
+            f"{label}: {run['readers']} readers, think {run['think_ms']:g} ms,"
+            f" {'pipeline ingesting' if run.get('writer', True) else 'no writer'}"
+            " (bands: p99 targets)",
             fontsize=9,
         )
         top.legend(fontsize=7)
