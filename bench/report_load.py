@@ -28,6 +28,33 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
+def _setup(run: dict[str, Any]) -> str:
+    writer = "ingesting" if run.get("writer", True) else "no writer"
+    return f"{run['readers']} readers, think {run['think_ms']:g} ms, {writer}"
+
+
+def _pairs(runs: dict[str, Any]) -> dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """(before_X, after_X) pairs by setup: each pair ran back to back, same machine period."""
+    pairs: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for label in sorted(runs):
+        if label.startswith("after_") and f"before_{label[6:]}" in runs:
+            after, before = runs[label], runs[f"before_{label[6:]}"]
+            pairs.setdefault(_setup(after), []).append((before, after))
+    return pairs
+
+
+def _ratio_cell(pairs: list[tuple[dict[str, Any], dict[str, Any]]], rpc: str, p: str) -> str:
+    key = f"{p}_ms"
+    values = [
+        after["rpcs"][rpc][key] / before["rpcs"][rpc][key]
+        for before, after in pairs
+        if key in after["rpcs"].get(rpc, {}) and key in before["rpcs"].get(rpc, {})
+    ]
+    if not values:
+        return "–"
+    return f"{_median(values):.2f} ({', '.join(f'{x:.2f}' for x in values)})"
+
+
 def load_mixed(data: dict[str, Any], _plots: Path) -> list[str]:
     runs: dict[str, Any] = data.get("runs", {})
     lines = [
@@ -37,42 +64,31 @@ def load_mixed(data: dict[str, Any], _plots: Path) -> list[str]:
         " `before_*` runs are the code before issue 22, `after_*` this build, interleaved"
         " (before, after, before, after) so both see the same period of machine load.",
         "",
-        "| run | readers | FactsContext | ClaimsAndSourcesContext | pipeline facts/s in window"
+        "| run | setup | FactsContext | ClaimsAndSourcesContext | pipeline facts/s in window"
         " | load avg (1 min) |",
         "|---|---|---|---|---|---|",
     ]
-    for label in sorted(runs):
+    for label in sorted(runs, key=lambda name: (runs[name].get("finished_at", ""), name)):
         run = runs[label]
         pipeline = run.get("pipeline_in_window", {})
         load = pipeline.get("load_average_1m", ["?", "?"])
         lines.append(
-            f"| {label} | {run['readers']} (think {run['think_ms']:g} ms) |"
+            f"| {label} | {_setup(run)} |"
             f" {_cell(run['rpcs'].get('FactsContext', {}))} |"
             f" {_cell(run['rpcs'].get('ClaimsAndSourcesContext', {}))} |"
             f" {pipeline.get('facts_per_second', '–')} | {load[0]} → {load[-1]} |"
         )
-    pairs = [
-        (runs[f"before_{i}"], runs[f"after_{i}"])
-        for i in range(1, 10)
-        if f"before_{i}" in runs and f"after_{i}" in runs
-    ]
-    if pairs:
-        lines += ["", "| after / before (same period) | p50 | p99 |", "|---|---|---|"]
-        for rpc in _RPCS:
-            ratios = {
-                p: [
-                    after["rpcs"][rpc][f"{p}_ms"] / before["rpcs"][rpc][f"{p}_ms"]
-                    for before, after in pairs
-                    if f"{p}_ms" in after["rpcs"].get(rpc, {})
-                    and f"{p}_ms" in before["rpcs"].get(rpc, {})
-                ]
-                for p in ("p50", "p99")
-            }
-            cells = [
-                f"{_median(v):.2f} (runs: {', '.join(f'{x:.2f}' for x in v)})" if v else "–"
-                for v in ratios.values()
-            ]
-            lines.append(f"| {rpc} | {cells[0]} | {cells[1]} |")
+    groups = _pairs(runs)
+    if groups:
+        lines += [
+            "",
+            "| after / before, median (each pair) | pairs | FactsContext p50 | FactsContext p99"
+            " | ClaimsAndSourcesContext p50 | ClaimsAndSourcesContext p99 |",
+            "|---|---|---|---|---|---|",
+        ]
+        for setup, pairs in groups.items():
+            cells = [_ratio_cell(pairs, rpc, p) for rpc in _RPCS for p in ("p50", "p99")]
+            lines.append(f"| {setup} | {len(pairs)} | {' | '.join(cells)} |")
     lines += [
         "",
         "Targets (issue 22), 8 readers while LoCoMo ingests: FactsContext p99 ≤ 150 ms,"
@@ -125,7 +141,48 @@ def read_replica(data: dict[str, Any], _plots: Path) -> list[str]:
     ]
 
 
+def pipeline_ab(data: dict[str, Any], _plots: Path) -> list[str]:
+    runs: dict[str, list[dict[str, Any]]] = data.get("runs", {})
+    summary: dict[str, Any] = data.get("summary", {})
+    settings: dict[str, dict[str, str]] = data.get("settings", {})
+    lines = [
+        "The whole LoCoMo corpus through the launched system (`bench.pipeline_throughput`),"
+        " once per entry and round, entries of a round back to back: `before` is the code"
+        " before issue 22 (its own services), `after` this build with default settings, other"
+        " entries this build with the settings named. Seconds from the first IngestDocument to"
+        " the last adjudicated fact; the ratio is to `before` of the same round.",
+        "",
+        "| entry | settings | each round (s) | median (s) | ratio to before, median (each round)"
+        " | extract / embed done at, median (s) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, rounds in runs.items():
+        if not rounds:
+            continue
+        entry = summary.get(label, {})
+        env = ", ".join(f"`{k}={v}`" for k, v in settings.get(label, {}).items()) or "defaults"
+        ratio = "–"
+        if "ratio_to_before_median" in entry:
+            each = ", ".join(f"{x:.2f}" for x in entry["ratio_to_before_each_round"])
+            ratio = f"{entry['ratio_to_before_median']:.2f} ({each})"
+        extract = _median([r["extract_done_seconds"] for r in rounds])
+        embed = _median([r["embed_done_seconds"] for r in rounds])
+        walls = ", ".join(f"{r['wall_seconds_ingest_to_facts']:.1f}" for r in rounds)
+        lines.append(
+            f"| {label} | {env} | {walls} | {entry.get('median_seconds', '–')} | {ratio}"
+            f" | {extract:.1f} / {embed:.1f} |"
+        )
+    lines += [
+        "",
+        f"Target (issue 22): ingest → facts ≤ {data.get('target_seconds', 90):g} s."
+        " Reproduce: `.venv/bin/python -m bench.pipeline_ab --before <checkout of the earlier"
+        " code> --rounds 2 --variant int8:REMEMBERSTACK_EMBEDDER_INT8_COMPUTE=true`.",
+    ]
+    return lines
+
+
 SECTIONS: dict[str, tuple[str, Section]] = {
+    "pipeline_ab": ("LoCoMo ingest → facts, before and after (issue 22)", pipeline_ab),
     "load_mixed": ("Reads under write load (issue 22)", load_mixed),
     "read_replica": ("Read replica (issue 22)", read_replica),
 }
