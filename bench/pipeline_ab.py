@@ -43,7 +43,12 @@ def _run(label: str, tree: Path, env: dict[str, str], out: Path) -> None:
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    print(f"{started} {label}: load {load:.2f} -> {os.getloadavg()[0]:.2f}", flush=True)
+    after = os.getloadavg()[0]
+    # The machine is shared: the run's own record says how busy it was around the run.
+    data = json.loads(out.read_text())
+    data["load_average_1m"] = [round(load, 2), round(after, 2)]
+    out.write_text(json.dumps(data, indent=2))
+    print(f"{started} {label}: load {load:.2f} -> {after:.2f}", flush=True)
 
 
 def _median(values: list[float]) -> float:
@@ -62,6 +67,7 @@ def summarize(runs: Path, labels: list[str], settings: dict[str, dict[str, str]]
             figures = {key: data[key] for key in _FIGURES}
             figures["embed_done_seconds"] = data["stage_done_seconds"].get("embed")
             figures["extract_done_seconds"] = data["stage_done_seconds"].get("extract")
+            figures["load_average_1m"] = data.get("load_average_1m")
             rounds[label].append({"round": int(path.stem.rsplit("_")[-1]), **figures})
     summary: dict[str, Any] = {
         "target_seconds": TARGET_SECONDS,

@@ -51,26 +51,31 @@ def load_rows(load: Callable[[str], dict[str, Any] | None]) -> list[Row]:
     for op, target in (("ClaimsAndSourcesContext", 150.0), ("FactsContext(query)", 50.0)):
         value = _get(runs, 1_000_000, op, "1_client", "p95_ms")
         rows.append(("22", f"{op} p95 at 1,000,000 facts (ms)", value, _at_most(target)))
-    ab = _get(load("pipeline_ab"), "summary") or {}
-    for label in ("after", "int8"):
-        if label in ab:
-            setup = "this build" if label == "after" else "this build, int8 embedder"
-            rows.append(
-                (
-                    "22",
-                    f"LoCoMo ingest → facts, {setup}, median (s)",
-                    ab[label]["median_seconds"],
-                    _at_most(90.0),
-                )
+    pipeline_ab = load("pipeline_ab") or {}
+    settings = pipeline_ab.get("settings", {})
+    for label, entry in (pipeline_ab.get("summary") or {}).items():
+        if label == "before":
+            continue
+        named = ", ".join(
+            f"{k.removeprefix('REMEMBERSTACK_')}={v}" for k, v in settings.get(label, {}).items()
+        )
+        setup = f"this build{f' ({named})' if named else ''}"
+        rows.append(
+            (
+                "22",
+                f"LoCoMo ingest → facts, {setup}, median (s)",
+                entry["median_seconds"],
+                _at_most(90.0),
             )
-            rows.append(
-                (
-                    "22",
-                    f"… {setup} / code before issue 22, same round (median)",
-                    ab[label].get("ratio_to_before_median"),
-                    None,
-                )
+        )
+        rows.append(
+            (
+                "22",
+                "… / code before issue 22 in the same round, median",
+                entry.get("ratio_to_before_median"),
+                None,
             )
+        )
     replica = load("read_replica")
     rows.append(
         (
