@@ -10,6 +10,7 @@ from typing import Any
 from bench.report_beliefs import SECTIONS as BELIEFS_SECTIONS
 from bench.report_extraction import SECTIONS as EXTRACTION_SECTIONS
 from bench.report_headline import headline
+from bench.report_load import SECTIONS as LOAD_SECTIONS
 from bench.report_pipeline import SECTIONS as PIPELINE_SECTIONS
 from bench.report_sections import SECTIONS
 from bench.report_security import SECTIONS as SECURITY_SECTIONS
@@ -90,6 +91,7 @@ def write_report(results: Path, report: Path) -> None:
             | STRESS_SECTIONS
             | SECURITY_SECTIONS
             | BELIEFS_SECTIONS
+            | LOAD_SECTIONS
         ).get(name, (name.replace("_", " "), _generic))
         lines += [f"## {title}", ""]
         lines += section(data, plots)

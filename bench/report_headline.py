@@ -26,6 +26,68 @@ def _get(data: dict[str, Any] | None, *path: Any) -> Any:
     return data
 
 
+def load_rows(load: Callable[[str], dict[str, Any] | None]) -> list[Row]:
+    """Issue 22: reads under write load (the latest `after_*` run), 1M claims, the replica."""
+    rows: list[Row] = []
+    mixed = _get(load("load_mixed"), "runs") or {}
+    # The issue's setup: 8 readers of this build while the pipeline ingests; the newest run
+    # of each think time (0 = back to back).
+    latest: dict[float, dict[str, Any]] = {}
+    for label in sorted(mixed, key=lambda name: (mixed[name].get("finished_at", ""), name)):
+        run = mixed[label]
+        if label.startswith("after") and run.get("writer", True) and run["readers"] == 8:
+            latest[float(run["think_ms"])] = run
+    for think, run in sorted(latest.items()):
+        for rpc, target in (("FactsContext", 150.0), ("ClaimsAndSourcesContext", 300.0)):
+            rows.append(
+                (
+                    "22",
+                    f"{rpc} p99 under LoCoMo ingest, 8 readers, think {think:g} ms (ms)",
+                    _get(run, "rpcs", rpc, "p99_ms"),
+                    _at_most(target),
+                )
+            )
+    runs = _get(load("query_latency"), "runs", "after") or {}
+    for op, target in (("ClaimsAndSourcesContext", 150.0), ("FactsContext(query)", 50.0)):
+        value = _get(runs, 1_000_000, op, "1_client", "p95_ms")
+        rows.append(("22", f"{op} p95 at 1,000,000 facts (ms)", value, _at_most(target)))
+    pipeline_ab = load("pipeline_ab") or {}
+    settings = pipeline_ab.get("settings", {})
+    for label, entry in (pipeline_ab.get("summary") or {}).items():
+        if label == "before":
+            continue
+        named = ", ".join(
+            f"{k.removeprefix('REMEMBERSTACK_')}={v}" for k, v in settings.get(label, {}).items()
+        )
+        setup = f"this build{f' ({named})' if named else ''}"
+        rows.append(
+            (
+                "22",
+                f"LoCoMo ingest → facts, {setup}, median (s)",
+                entry["median_seconds"],
+                _at_most(90.0),
+            )
+        )
+        rows.append(
+            (
+                "22",
+                "… / code before issue 22 in the same round, median",
+                entry.get("ratio_to_before_median"),
+                None,
+            )
+        )
+    replica = load("read_replica")
+    rows.append(
+        (
+            "22",
+            "replica replay lag p95 under pipeline writes (ms)",
+            _get(replica, "replay_lag_ms", "p95"),
+            None,
+        )
+    )
+    return rows
+
+
 def headline(load: Callable[[str], dict[str, Any] | None]) -> list[str]:
     """One table of every figure an issue names, with its target and whether it was met."""
     rows: list[Row] = []
@@ -142,6 +204,7 @@ def headline(load: Callable[[str], dict[str, Any] | None]) -> list[str]:
         )
     )
     rows += pipeline_rows(load)
+    rows += load_rows(load)
     storage = load("storage_size")
     rows.append(("8", "GiB per million facts", _get(storage, "gib_per_million_facts_net"), None))
     lines = ["| issue | figure | measured | target |", "|---|---|---|---|"]

@@ -55,6 +55,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("telemetry_overhead", "bench.telemetry_overhead", ("--quick",), ()),
     Benchmark("auth_overhead", "bench.auth_overhead", ("--quick",), ()),
     Benchmark("watch_readiness_idle", "bench.watch_readiness_idle", ("--quick",), ()),
+    Benchmark("load_mixed", "bench.load_mixed", ("--quick",), ()),
+    Benchmark("read_replica", "bench.read_replica", ("--quick",), ()),
 )
 
 

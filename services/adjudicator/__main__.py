@@ -8,4 +8,10 @@ from services.adjudicator.engines.base import ConfigurationError
 from shared.grpc.main import run_service
 
 if __name__ == "__main__":
-    run_service("adjudicator", load_settings, build_server, refuse_to_start=(ConfigurationError,))
+    run_service(
+        "adjudicator",
+        load_settings,
+        build_server,
+        refuse_to_start=(ConfigurationError,),
+        background=True,
+    )

@@ -30,6 +30,7 @@ from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder, create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.logging import configure_logging
+from shared.priority import run_as_background_work
 from shared.telemetry import Telemetry, telemetry_from_settings
 from shared.telemetry.database import instrument_engine
 from shared.telemetry.queue_depth import QueueDepthSampler
@@ -92,6 +93,7 @@ def _embedder(settings: Settings) -> Embedder:
         base_url=settings.embedding_base_url,
         model=settings.embedding_model,
         timeout=settings.llm_timeout_seconds,
+        int8_compute=settings.embedder_int8_compute,
     )
 
 
@@ -238,6 +240,7 @@ def run_replica() -> None:
     configure_logging(
         settings.log_level, settings.log_json, settings.service_name, settings.log_levels
     )
+    run_as_background_work(settings.background_niceness)
     telemetry = telemetry_from_settings(settings)
     telemetry.install_global()
     try:

@@ -126,9 +126,7 @@ _FRAGMENTS = {
 # Observations of these kinds are states or measured values: successive values of one
 # attribute (a price, a headcount). Rival events (two dates for one cutover) stay a
 # contradiction, never a chain.
-_STATE_KINDS = frozenset(
-    {"effective_period", "proposition_validity", "measurement_period", None}
-)
+_STATE_KINDS = frozenset({"effective_period", "proposition_validity", "measurement_period", None})
 _STATEMENTS: dict[tuple[str, ...], Any] = {}
 # The transcripts of a batch in one statement; clock_timestamp() per row keeps their order.
 _TRANSCRIPTS = text(

@@ -12,6 +12,7 @@ from services.graph.servicer import GraphServicer
 from shared.db import create_engine, ensure_schema_current, resolve_database_url
 from shared.db.engine import database_probe
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
+from shared.replica import ReplayClock, replay_clock
 from shared.telemetry import Telemetry
 from shared.telemetry.database import instrument_engine
 
@@ -28,7 +29,13 @@ async def build_server(
 ) -> GrpcServer:
     """A ready-to-start server; an engine passed in stays the caller's to dispose."""
     on_stop: list[StopCallback] = []
-    if engine is None:
+    clock: ReplayClock | None = None
+    if engine is None and settings.read_database_url:
+        # Read-only: with a read DSN (a hot standby) the primary is never touched.
+        engine = create_engine(settings.read_database_url)
+        on_stop.append(engine.dispose)
+        clock = replay_clock(settings, engine, on_stop)
+    elif engine is None:
         url, embedded = resolve_database_url(settings.database_url, settings.data_dir)
         engine = create_engine(url)
         on_stop.append(engine.dispose)
@@ -40,7 +47,7 @@ async def build_server(
             on_stop.append(stop_embedded)
     await ensure_schema_current(engine)
     instrument_engine(engine, telemetry, settings.service_name)
-    service = GraphService(engine, GraphRepository(), settings)
+    service = GraphService(engine, GraphRepository(), settings, replay_clock=clock)
     servicer = GraphServicer(service, settings.namespace)
     return GrpcServer.from_settings(
         settings,

@@ -25,6 +25,7 @@ from services.graph.repository import EdgeKey, EntityRow, GraphRepository
 from services.graph.traversal import Budget, OutOfTime, Walker, search_paths, walk_neighborhood
 from shared.config import Settings
 from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.replica import ReplayClock
 
 __all__ = ["MAX_PATHS", "GraphService"]
 
@@ -65,11 +66,24 @@ class GraphService:
     """Bitemporal neighbourhood and path reads under the configured graph budgets."""
 
     def __init__(
-        self, engine: AsyncEngine, repository: GraphRepository, settings: Settings
+        self,
+        engine: AsyncEngine,
+        repository: GraphRepository,
+        settings: Settings,
+        *,
+        replay_clock: ReplayClock | None = None,
     ) -> None:
         self._engine = engine
+        # Set when `engine` is a read replica: a walk at a believed_at it has not replayed to
+        # waits for it or says so (shared/replica.py).
+        self._replay_clock = replay_clock
         self._repository = repository
         self._settings = settings
+
+    async def _replica_behind(self, clocks: Clocks | None) -> NegativeAnswer | None:
+        if self._replay_clock is None or clocks is None:
+            return None
+        return await self._replay_clock.behind(clocks.believed_at)
 
     def _budget(self) -> Budget:
         return Budget(
@@ -128,6 +142,10 @@ class GraphService:
 
     async def neighborhood(self, query: NeighborhoodQuery) -> NeighborhoodPage:
         """One page of the nodes within ``query.hops`` of the start entity."""
+        # Before the budget starts: waiting for replay is not the walk's time.
+        behind = await self._replica_behind(query.clocks)
+        if behind is not None:
+            return NeighborhoodPage(negative=behind)
         budget = self._budget()
         cursor: Cursor | None = None
         if query.continuation:
@@ -201,6 +219,9 @@ class GraphService:
 
     async def path(self, query: PathQuery) -> PathAnswer:
         """Up to MAX_PATHS shortest paths of one length between two entities."""
+        behind = await self._replica_behind(query.clocks)
+        if behind is not None:
+            return PathAnswer(negative=behind)
         budget = self._budget()
         timeout_ms = budget.remaining_ms()
         ends = (query.from_entity_id, query.to_entity_id)

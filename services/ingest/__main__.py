@@ -7,4 +7,4 @@ from services.ingest.config import load_settings
 from shared.grpc.main import run_service
 
 if __name__ == "__main__":
-    run_service("ingest", load_settings, build_server)
+    run_service("ingest", load_settings, build_server, background=True)

@@ -14,6 +14,7 @@ from services.ingest.config import IngestSettings
 from services.ingest.domain import INGEST_KINDS
 from services.ingest.extraction.base import ClaimExtractor
 from services.ingest.pipeline import Pipeline
+from services.ingest.repository import prefer_embedding
 from services.ingest.runtime import ModelRuntime
 from services.ingest.service import READINESS_CHANNEL, IngestService
 from services.ingest.servicer import IngestServicer
@@ -85,6 +86,7 @@ async def build_server(
             lease_seconds=settings.worker_lease_seconds,
             listen_url=listen_url,
             observer=observer,
+            prefer=prefer_embedding,
         )
         for index in range(settings.worker_concurrency)
     ]

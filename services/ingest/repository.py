@@ -7,11 +7,12 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select, tuple_, update
+from sqlalchemy import Select, func, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.ingest.domain import (
+    EMBED_KIND,
     PIPELINE_STAGES,
     DocumentPage,
     DocumentView,
@@ -28,6 +29,14 @@ from shared.db.models import (
     WorkItem,
 )
 
+# The runnable rule of shared.db.queue.claim, restricted to embed items.
+_NEXT_EMBED = text(
+    "SELECT id FROM work_items WHERE kind = :kind"
+    " AND ((status IN ('pending', 'failed') AND run_after <= now())"
+    "      OR (status = 'running' AND locked_until < now()))"
+    " ORDER BY run_after, created_at LIMIT 1"
+)
+
 __all__ = [
     "document_view",
     "document_view_by_id",
@@ -39,6 +48,7 @@ __all__ = [
     "list_documents",
     "lock_identity",
     "next_version_number",
+    "prefer_embedding",
     "readiness",
     "set_stages",
     "version_view",
@@ -282,3 +292,21 @@ async def readiness(
             version_id, document_id, ordered, int(counts.get(version_id, 0))
         )
     return result
+
+
+async def prefer_embedding(session: AsyncSession, kinds: Collection[str]) -> uuid.UUID | None:
+    """The oldest runnable embed item: what an ingest worker claims before another extraction.
+
+    The two models take turns otherwise: every extract item of a backlog was queued before
+    any embed item (those appear as extractions finish), so in queue order every worker takes
+    extractions, which run one at a time under the extractor's lock, and embedding starts when
+    the last one is done. Embedding first keeps one worker on each model, one core each (the
+    ONNX run releases the GIL), and a version reaches the adjudicator as soon as its own two
+    stages are done rather than after everyone's extraction.
+    """
+    if EMBED_KIND not in kinds:
+        return None
+    found: uuid.UUID | None = (
+        await session.execute(_NEXT_EMBED, {"kind": EMBED_KIND})
+    ).scalar_one_or_none()
+    return found

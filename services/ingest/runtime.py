@@ -89,7 +89,9 @@ class ModelRuntime:
             s = self._settings
             if s.embedder == "onnx":
                 self._embedder = OnnxMiniLmEmbedder.load(
-                    threads=s.embedder_threads, batch_size=s.embed_batch_size
+                    threads=s.embedder_threads,
+                    batch_size=s.embed_batch_size,
+                    int8_compute=s.embedder_int8_compute,
                 )
                 return self._embedder
             self._embedder = create_embedder(

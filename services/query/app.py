@@ -12,6 +12,7 @@ from shared.db import create_engine, ensure_schema_current, resolve_database_url
 from shared.db.engine import database_probe
 from shared.embedding import create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
+from shared.replica import ReplayClock, replay_clock
 from shared.telemetry import Telemetry
 from shared.telemetry.database import instrument_engine
 
@@ -26,7 +27,13 @@ async def build_server(
 ) -> GrpcServer:
     """A ready-to-start server; the caller calls ``await server.start()``."""
     on_stop: list[StopCallback] = []
-    if engine is None:
+    clock: ReplayClock | None = None
+    if engine is None and settings.read_database_url:
+        # Read-only: with a read DSN (a hot standby) the primary is never touched.
+        engine = create_engine(settings.read_database_url)
+        on_stop.append(engine.dispose)
+        clock = replay_clock(settings, engine, on_stop)
+    elif engine is None:
         url, embedded = resolve_database_url(settings.database_url, settings.data_dir)
         engine = create_engine(url)
         owned = engine
@@ -43,9 +50,15 @@ async def build_server(
         settings.embedder,
         base_url=settings.embedding_base_url,
         model=settings.embedding_model,
+        int8_compute=settings.embedder_int8_compute,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
     )
-    service = QueryService(engine, embedder, db_budget_seconds=settings.query_db_budget_seconds)
+    service = QueryService(
+        engine,
+        embedder,
+        db_budget_seconds=settings.query_db_budget_seconds,
+        replay_clock=clock,
+    )
 
     async def close_service() -> None:
         service.close()

@@ -19,6 +19,7 @@ from services.query.claims_ranking import (
     rank,
     weighted_rrf,
 )
+from services.query.collection_sizes import CollectionSizes
 from services.query.domain import (
     Channel,
     ChunkView,
@@ -57,6 +58,7 @@ async def channels(
     *,
     where: str = "",
     params: dict[str, Any] | None = None,
+    sizes: CollectionSizes | None = None,
 ) -> tuple[dict[UUID, float], bool]:
     """Weighted fused scores of one table's candidates, and whether a channel hit `limit`.
 
@@ -76,7 +78,7 @@ async def channels(
         rankings.append((ranking, DEFAULT_WEIGHTS.vector))
     if channel in ("lexical", "fused"):
         ranking = await claims_repo.bm25_channel(
-            conn, table, namespace, query, limit, where=where, params=params
+            conn, table, namespace, query, limit, where=where, params=params, sizes=sizes
         )
         rankings.append((ranking, DEFAULT_WEIGHTS.lexical))
     saturated = any(len(ranking) >= limit for ranking, _ in rankings)
@@ -123,6 +125,7 @@ async def nominate(
     where: str = "",
     chunk_where: str = "",
     bind: dict[str, Any] | None = None,
+    sizes: CollectionSizes | None = None,
 ) -> Nominated:
     """The four channels' candidates for `q`, hydrated in this snapshot (see Nominated).
 
@@ -168,10 +171,10 @@ async def nominate(
         )
     chunks = await claims_repo.hydrate_chunks(conn, q.namespace, chunk_vec)
     claim_lex = await claims_repo.bm25_channel(
-        conn, "claims", q.namespace, words, pool, where=where, params=bind
+        conn, "claims", q.namespace, words, pool, where=where, params=bind, sizes=sizes
     )
     chunk_lex = await claims_repo.bm25_channel(
-        conn, "chunks", q.namespace, words, pool, where=chunk_where, params=bind
+        conn, "chunks", q.namespace, words, pool, where=chunk_where, params=bind, sizes=sizes
     )
     claims |= await claims_repo.hydrate_claims(
         conn, q.namespace, [c for c in claim_lex if c not in claims], q.scope, scope_bind
@@ -214,6 +217,7 @@ async def claims_context(
     query_vector: str | None,
     now: datetime,
     embed: EmbedQuery,
+    sizes: CollectionSizes | None = None,
 ) -> ClaimsContextResult:
     where, bind, chunk_where = "", {}, ""
     if q.entity_ids:
@@ -236,7 +240,15 @@ async def claims_context(
         bind = {"ents": list({ref.entity_id for ref in known.values()})}
 
     nominated = await nominate(
-        conn, q, query_vector, now, embed, where=where, chunk_where=chunk_where, bind=bind
+        conn,
+        q,
+        query_vector,
+        now,
+        embed,
+        where=where,
+        chunk_where=chunk_where,
+        bind=bind,
+        sizes=sizes,
     )
     ranked = rank(nominated)
     chunks = ranked.chunks[: q.k]
@@ -265,10 +277,20 @@ def _search_pool(k: int) -> int:
 
 
 async def search_claims(
-    conn: AsyncConnection, q: SearchQuery, query_vector: str | None
+    conn: AsyncConnection,
+    q: SearchQuery,
+    query_vector: str | None,
+    sizes: CollectionSizes | None = None,
 ) -> SearchClaimsResult:
     scores, saturated = await channels(
-        conn, "claims", q.namespace, q.query, query_vector, _search_pool(q.k), q.channel
+        conn,
+        "claims",
+        q.namespace,
+        q.query,
+        query_vector,
+        _search_pool(q.k),
+        q.channel,
+        sizes=sizes,
     )
     fused = ordered(scores)
     hydrated = await claims_repo.hydrate_claims(conn, q.namespace, list(scores), None, {})
@@ -283,10 +305,20 @@ async def search_claims(
 
 
 async def search_chunks(
-    conn: AsyncConnection, q: SearchQuery, query_vector: str | None
+    conn: AsyncConnection,
+    q: SearchQuery,
+    query_vector: str | None,
+    sizes: CollectionSizes | None = None,
 ) -> SearchChunksResult:
     scores, saturated = await channels(
-        conn, "chunks", q.namespace, q.query, query_vector, _search_pool(q.k), q.channel
+        conn,
+        "chunks",
+        q.namespace,
+        q.query,
+        query_vector,
+        _search_pool(q.k),
+        q.channel,
+        sizes=sizes,
     )
     fused = ordered(scores)
     hydrated = await claims_repo.hydrate_chunks(conn, q.namespace, list(scores))

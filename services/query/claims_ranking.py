@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 from uuid import UUID
 
 from services.query.domain import ChunkView, ClaimView
@@ -94,6 +95,18 @@ def weighted_rrf(rankings: Sequence[tuple[Sequence[UUID], float]]) -> dict[UUID,
     return scores
 
 
+V = TypeVar("V", ChunkView, ClaimView)
+
+
+def _rescored(view: V, score: float) -> V:
+    """A copy of `view` with another score. `dataclasses.replace` runs `__init__` over every
+    field; for the ~1,600 candidates of a request at 1M facts that was a third of ranking."""
+    copy = object.__new__(type(view))
+    copy.__dict__.update(view.__dict__)
+    copy.score = score
+    return copy
+
+
 def ends_with_question(chunk_text: str) -> bool:
     """The chunk's last words (bracketed annotations aside) ask a question."""
     return _TRAILING_NOTE.sub("", chunk_text).rstrip().endswith("?")
@@ -118,7 +131,7 @@ def with_neighbours(
             (weights.answer if answers else weights.neighbour) * (before.score if before else 0.0),
             weights.neighbour * (after.score if after else 0.0),
         )
-        lifted.append(replace(chunk, score=chunk.score + lift))
+        lifted.append(_rescored(chunk, chunk.score + lift))
     return sorted(lifted, key=lambda c: (-c.score, str(c.chunk_id)))
 
 
@@ -240,7 +253,7 @@ def rank(nominated: Nominated, weights: RankWeights = DEFAULT_WEIGHTS) -> Ranked
         chunk_id = n.claims[claim_id].chunk_id
         best_claim[chunk_id] = max(best_claim.get(chunk_id, 0.0), own)
     fused_chunks = [
-        replace(n.chunks[chunk_id], score=score)
+        _rescored(n.chunks[chunk_id], score)
         for chunk_id, score in ordered(
             {
                 chunk_id: chunk_scores.get(chunk_id, 0.0)
@@ -261,5 +274,5 @@ def rank(nominated: Nominated, weights: RankWeights = DEFAULT_WEIGHTS) -> Ranked
     shown: dict[tuple[object, ...], ClaimView] = {}
     for claim_id, score in fused_claims:
         claim = n.claims[claim_id]
-        shown.setdefault(claim.group_key(), replace(claim, score=score))
+        shown.setdefault(claim.group_key(), _rescored(claim, score))
     return Ranked(list(shown.values()), ranked_chunks, dropped)

@@ -27,9 +27,10 @@ FACT_COLUMNS = (
     " CASE WHEN g.resolved_at IS NULL THEN g.id END AS live_group"
 )
 FACT_FROM = (
-    " FROM facts f JOIN entities se ON se.id = f.subject_entity_id"
-    " LEFT JOIN entities oe ON oe.id = f.object_entity_id"
-    " LEFT JOIN contradiction_groups g ON g.id = f.contradiction_group_id"
+    " FROM facts f JOIN entities se ON se.namespace = f.namespace AND se.id = f.subject_entity_id"
+    " LEFT JOIN entities oe ON oe.namespace = f.namespace AND oe.id = f.object_entity_id"
+    " LEFT JOIN contradiction_groups g"
+    " ON g.namespace = f.namespace AND g.id = f.contradiction_group_id"
 )
 _MAX_REDIRECTS = 8
 # Lookups list strongest first; the id breaks ties in the same direction, so the order is one
@@ -90,9 +91,10 @@ async def resolve_entities(
         " SELECT e.id, e.id, e.redirect_to, 0 FROM entities e"
         " WHERE e.namespace = :ns AND e.id = ANY(CAST(:ids AS uuid[]))"
         " UNION ALL SELECT c.requested, e.id, e.redirect_to, c.depth + 1"
-        " FROM chain c JOIN entities e ON e.id = c.redirect_to"
+        " FROM chain c JOIN entities e ON e.namespace = :ns AND e.id = c.redirect_to"
         f" WHERE c.depth < {_MAX_REDIRECTS})"
-        " SELECT c.requested, e.id, e.canonical_name FROM chain c JOIN entities e ON e.id = c.id"
+        " SELECT c.requested, e.id, e.canonical_name FROM chain c"
+        " JOIN entities e ON e.namespace = :ns AND e.id = c.id"
         " WHERE c.redirect_to IS NULL"
     )
     rows = await conn.execute(text(sql), {"ns": namespace, "ids": list(ids)})
@@ -135,7 +137,8 @@ async def expand_anchors(
             " GROUP BY nb ORDER BY strength DESC, nb LIMIT :lim"
         )
         sql = (
-            f"SELECT n.nb, e.canonical_name FROM ({sql}) n JOIN entities e ON e.id = n.nb"
+            f"SELECT n.nb, e.canonical_name FROM ({sql}) n"
+            " JOIN entities e ON e.namespace = :ns AND e.id = n.nb"
             " ORDER BY n.strength DESC, n.nb"
         )
         bind = {
@@ -159,8 +162,8 @@ async def expand_anchors(
 
 
 _LIVE_EVIDENCE = (
-    " FROM fact_evidence fe JOIN claims c ON c.id = fe.claim_id"
-    " JOIN documents d ON d.id = c.document_id"
+    " FROM fact_evidence fe JOIN claims c ON c.namespace = fe.namespace AND c.id = fe.claim_id"
+    " JOIN documents d ON d.namespace = fe.namespace AND d.id = c.document_id"
     " WHERE fe.namespace = :ns AND fe.fact_id = ANY(CAST(:ids AS uuid[]))"
     " AND c.is_current_testimony AND d.deleted_at IS NULL"
 )

