@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
+from services.adjudicator.engines.categories import Category, find_categories, strip_categories
 from services.adjudicator.normalization import STATE_PREDICATES
 
 __all__ = [
@@ -115,13 +116,16 @@ class DateValue:
         )
 
 
-Value = DateValue | tuple[float, str]
+Value = DateValue | tuple[float, str] | Category
 
 
 def extract_values(text: str) -> list[Value]:
-    """Dates and numbers stated in `text`, in order; each character is read at most once."""
+    """Dates, numbers, statuses and stances stated in `text`, in order.
+
+    Each character of a date or number is read at most once.
+    """
     lowered = text.lower()
-    found: list[tuple[int, Value]] = []
+    found: list[tuple[int, Value]] = list(find_categories(lowered))
     for pattern, (gy, gm, gd) in _DATE_PATTERNS:
         for match in pattern.finditer(lowered):
             year = int(match.group(gy)) if gy and match.group(gy) else None
@@ -161,7 +165,7 @@ def _content_tokens(text: str, *, skeleton: bool) -> set[str]:
     """Content words; the skeleton also drops values and cue words, leaving the attribute."""
     lowered = text.lower()
     if skeleton:
-        lowered = _TRANSITION.sub(" ", _CORRECTION.sub(" ", lowered))
+        lowered = _TRANSITION.sub(" ", _CORRECTION.sub(" ", strip_categories(lowered)))
     kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
     if skeleton:
         kept = {
@@ -235,9 +239,13 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     same_object = float(relation and assertion.object_entity_id == candidate.object_entity_id)
     functional = float(relation and (assertion.predicate or "") in FUNCTIONAL_PREDICATES)
 
-    a_values = extract_values(assertion.statement if relation else a_text)
-    c_values = extract_values(candidate.statement)
     c_anchor = _window_date(c_win)
+    # The date that opens a claim's own window ("from 1 April", "as of 17 February") says when
+    # the value holds, not what it is: "from 1 April the plan costs $59" states the value $59.
+    a_values = _besides_anchor(
+        extract_values(assertion.statement if relation else a_text), _window_date(a_win)
+    )
+    c_values = _besides_anchor(extract_values(candidate.statement), c_anchor)
     from_to = _FROM_TO.search(a_low)
     correction_cue = bool(_CORRECTION.search(a_low))
     correction_target: DateValue | None = None
@@ -338,6 +346,14 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         newer_source=newer,
         correction_target=correction_target,
     )
+
+
+def _besides_anchor(values: list[Value], anchor: DateValue | None) -> list[Value]:
+    """`values` without the window's own start, when something else is stated beside it."""
+    if anchor is None:
+        return values
+    rest = [v for v in values if not (isinstance(v, DateValue) and v.matches(anchor))]
+    return rest if any(not isinstance(v, DateValue) for v in rest) else values
 
 
 def _values_equal(a: list[Value], b: list[Value]) -> bool:

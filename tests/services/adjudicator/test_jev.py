@@ -17,6 +17,7 @@ from services.adjudicator.domain import (
     Window,
 )
 from services.adjudicator.engines.base import DEFAULT_CONFIDENCE_FLOOR, adjudicate, validate
+from services.adjudicator.engines.features import extract_features, extract_values
 from services.adjudicator.engines.jev import JevEngine, PlattCalibration
 from services.adjudicator.normalization import Normalizer, PredicateVocabulary
 
@@ -511,3 +512,49 @@ def test_platt_fit_learns_sharper_map_from_labelled_decisions() -> None:
     calibration = PlattCalibration.fit(probabilities, correct)
     assert calibration(0.7) == pytest.approx(0.95, abs=0.01)
     assert calibration(0.3) == pytest.approx(0.05, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("The Billing migration is on track.", "The Billing migration is at risk."),
+        (
+            "Billing migration status: the billing migration is amber.",
+            "The billing migration is now red.",
+        ),
+        ("The Billing migration was blocked.", "The billing migration is unblocked again."),
+        ("Dana opposes the Billing migration.", "Dana now backs the billing migration."),
+        (
+            "Dana is in favour of the billing migration.",
+            "Dana has been against the billing migration.",
+        ),
+    ],
+)
+def test_a_new_status_or_stance_is_a_rival_value_of_the_same_attribute(
+    earlier: str, later: str
+) -> None:
+    subject = "Dana" if earlier.startswith("Dana") else "Billing migration"
+    existing = fact(assertion(earlier, subject, kind="proposition_validity"))
+    features = extract_features(
+        assertion(later, subject, window=Window(day(2026, 3), None, "month")), existing
+    )
+    assert features.rival > 0.4, features
+    assert features.same_proposition == 0.0
+
+
+def test_the_same_status_from_a_stated_date_is_the_same_value() -> None:
+    existing = fact(assertion("The Billing migration is green.", "Billing migration"))
+    features = extract_features(
+        assertion(
+            "Since 3 March 2026 the billing migration is green.",
+            "Billing migration",
+            window=Window(day(2026, 3, 3), None, "day"),
+        ),
+        existing,
+    )
+    assert features.rival == 0.0
+    assert features.same_proposition > 0.5
+
+
+def test_a_colour_that_is_not_a_status_is_no_value() -> None:
+    assert extract_values("The red team went live in Lisbon.") == []

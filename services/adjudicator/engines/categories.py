@@ -1,0 +1,65 @@
+"""Categorical values: a status a thing is in, or the stance a holder takes.
+
+"Project Falcon is amber" and "Project Falcon is red" state two values of one attribute the way
+"$49" and "$59" do, so the engine must see them as values: the rest of the sentence (the
+skeleton) names the attribute, and different values of it are rivals — a later one supersedes,
+one stated for the same period conflicts. Without this the two statements differ by one content
+word and look like unrelated propositions, and a status never changes.
+
+Status words count only where the sentence assigns them (after a copula or "rated", "marked",
+"turned"), so "the red team" is not a status, nor "went live" (a launch is an event). A stance is the
+direction of the holder's position: "supports", "backs", "is in favour of" are one value and
+"opposes", "is against", "rejects" the other, so "backs" after "opposes" is a change of stance
+whatever verbs the two writers chose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Category", "find_categories", "strip_categories"]
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    """One value on a named axis: `status` (the word itself) or `stance` (`for` / `against`)."""
+
+    axis: str
+    value: str
+
+
+_STATUS_WORDS = (
+    "green|amber|yellow|red|on track|off track|at risk|blocked|unblocked|on hold|paused|"
+    "resumed|cancelled|canceled|complete|completed|done|in progress|not started|live|"
+    "active|inactive|deprecated|frozen"
+)
+_STATUS = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|remains?|remained|stays?|stayed|turned|turns|"
+    r"rated|marked|flagged|moved to|back to|now)\s+(?:(?:now|still|back|again|officially)\s+)?"
+    rf"({_STATUS_WORDS})\b"
+)
+_STANCE_FOR = (
+    r"supports?|supported|supporting|backs|backed|backing|favou?rs|favou?red|endorses?|endorsed|"
+    r"champions|championed|(?:is|are|was|were|been)\s+(?:now\s+)?(?:in favou?r of|for)"
+)
+_STANCE_AGAINST = (
+    r"oppos(?:es|ed|ing|e)|against|rejects?|rejected|objects? to|objected to|resists?|resisted|"
+    r"(?:is|are|was|were|been)\s+(?:now\s+)?opposed to"
+)
+_STANCE = re.compile(rf"\b(?:({_STANCE_FOR})|({_STANCE_AGAINST}))\b")
+
+
+def find_categories(lowered: str) -> list[tuple[int, Category]]:
+    """(position, value) of every status and stance stated in lower-cased `lowered`."""
+    found = [(m.start(1), Category("status", m.group(1))) for m in _STATUS.finditer(lowered)]
+    for match in _STANCE.finditer(lowered):
+        direction = "for" if match.group(1) else "against"
+        found.append((match.start(), Category("stance", direction)))
+    return found
+
+
+def strip_categories(lowered: str) -> str:
+    """`lowered` without its categorical values: what remains names the attribute."""
+    without_status = _STATUS.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)], lowered)
+    return _STANCE.sub(" ", without_status)
