@@ -7,8 +7,8 @@ one stated for the same period conflicts. Without this the two statements differ
 word and look like unrelated propositions, and a status never changes.
 
 Status words count only where the sentence assigns them (after a copula or "rated", "marked",
-"turned"), so "the red team" is not a status, nor "went live" (a launch is an event). A stance is the
-direction of the holder's position: "supports", "backs", "is in favour of" are one value and
+"turned"), so "the red team" is not a status, nor "went live" (a launch is an event). A stance
+is the direction of the holder's position: "supports", "backs", "is in favour of" are one value and
 "opposes", "is against", "rejects" the other, so "backs" after "opposes" is a change of stance
 whatever verbs the two writers chose.
 """
