@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["dating_subtrees", "governing_filter"]
+__all__ = ["dating_subtrees", "governing_filter", "since_heads"]
 
 _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "quantmod"})
 # Clauses with a proposition of their own: their dates are theirs.
@@ -100,13 +100,25 @@ def dating_subtrees(clause_tokens: Sequence[Any], content: Any) -> frozenset[int
     measured = any(t.ent_type_ in _MEASURED for t in clause_tokens)
     if measured and content.lemma_.lower() in _MEASURE_VERBS:
         heads |= {c.i for c in content.children if c.dep_ in ("nsubj", "nsubjpass")}
-    heads |= {c.i for c in content.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")}
-    heads |= {
-        c.i
-        for c in content.children
-        if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
-    }
+    heads |= {c.i for c in since_heads(content)}
     return frozenset(heads)
+
+
+def since_heads(content: Any) -> list[Any]:
+    """The "since" phrases of the claim's verb: "since May", "since the review on 9 June",
+    "since the beta started". The small parser often hangs them on a verb the main one
+    governs ("has opposed outsourcing X since …" attaches to "outsourcing"), so the verb's
+    open complements count too."""
+    verbs = [content, *(c for c in content.children if c.dep_ == "xcomp" and c.pos_ == "VERB")]
+    heads: list[Any] = []
+    for verb in verbs:
+        heads += [c for c in verb.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")]
+        heads += [
+            c
+            for c in verb.children
+            if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
+        ]
+    return heads
 
 
 def governing_filter(

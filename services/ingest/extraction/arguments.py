@@ -126,7 +126,7 @@ def name_span(tok: Any) -> tuple[Any, ...] | None:
                 words = tuple(t for t in ent if not t.is_punct or t.text in ("&", "-", "."))
                 words = tuple(t for t in words if t.lower_ not in ("the", "'s", "’s"))
                 if words and all(t.lower_ not in _ROLE_WORDS for t in words):
-                    return words
+                    return _with_leading_compounds(words)
     if not _proper(tok):
         return (tok,)
     head = tok
@@ -221,6 +221,25 @@ def _appositive_roles(head: Any, holder: tuple[Any, ...], inside: set[int]) -> l
 
 def _text(tokens: Sequence[Any]) -> str:
     return "".join(t.text_with_ws for t in tokens).strip()
+
+
+def _with_leading_compounds(words: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A NER span grown over the proper nouns compounded onto it from the left: the small
+    model often labels only the surname ("Harriet [Cole]"), and the parse still joins them."""
+    doc, start, inside = words[0].doc, words[0].i, {t.i for t in words}
+    while start > 0:
+        before = doc[start - 1]
+        if not (
+            _proper(before)
+            and before.dep_ in ("compound", "flat")
+            and before.head.i in inside
+            and before.lower_ not in _ROLE_WORDS
+            and before.ent_type_ in ("", *NAME_LABELS)
+        ):
+            break
+        start -= 1
+        inside.add(start)
+    return tuple(doc[start : words[0].i]) + words
 
 
 def entity_phrase(

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from services.ingest.extraction.anchoring import since_heads
 from services.ingest.extraction.base import ExtractedClaim, ValidKind
 from services.ingest.extraction.clauses import Clause
 from services.ingest.extraction.dates import Tense, TimeWindow
@@ -65,12 +66,7 @@ def share_job_change_dates(
 
 def after_since(clause: Clause, content: Any, window: TimeWindow) -> bool:
     """Whether the window's phrase lies in what a "since" attached to the claim names."""
-    heads = [c for c in content.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")]
-    heads += [
-        c
-        for c in content.children
-        if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
-    ]
+    heads = since_heads(content)
     base = clause.tokens[0].idx
     inside = {t.i for h in heads for t in h.subtree}
     return any(t.i in inside and window.start <= t.idx - base < window.end for t in clause.tokens)

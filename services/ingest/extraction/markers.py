@@ -21,10 +21,16 @@ _MARKER_RE = re.compile(
 )
 
 
+# A list item's bullet or number in plain text ("- ", "* ", "• ", "2) "): layout, not content.
+_BULLET_RE = re.compile(r"(?m)^[ \t]*(?:[-*•>]+|\d{1,2}[.)])[ \t]+(?=\S)")
+
+
 def mask_markers(text: str) -> str:
-    """`text` with each line-opening discourse marker replaced by spaces (offsets unchanged),
-    so the parser never reads "Update" as the subject of the sentence after it."""
-    return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), text)
+    """`text` with each line-opening discourse marker and list bullet replaced by spaces
+    (offsets unchanged), so the parser never reads "Update" as the subject of the sentence
+    after it and a claim does not start with "- "."""
+    masked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), text)
+    return _BULLET_RE.sub(lambda m: " " * len(m.group(0)), masked)
 
 
 _LABEL_RE = re.compile(
