@@ -141,7 +141,7 @@ def name_span(tok: Any) -> tuple[Any, ...] | None:
         and doc[start - 1].lower_ not in _ROLE_WORDS
     ):
         start -= 1
-    return tuple(doc[start : head.i + 1])
+    return _with_leading_compounds(tuple(doc[start : head.i + 1]))
 
 
 def role_predicate(role_word: str, target_text: str) -> str:
@@ -223,11 +223,41 @@ def _text(tokens: Sequence[Any]) -> str:
     return "".join(t.text_with_ws for t in tokens).strip()
 
 
+def _hyphenated_word_before(doc: Any, start: int) -> int | None:
+    """The first token of a capitalised hyphenated word ending right before `start` (or
+    running into it) and compounded onto it ("Hye-jin" before "Park", which the tagger
+    splits into three tokens of any tag), else None."""
+    if (
+        start >= 2
+        and doc[start - 1].text == "-"
+        and not doc[start - 1].whitespace_
+        and not doc[start - 2].whitespace_
+        and doc[start - 2].text[:1].isupper()
+        and doc[start - 2].text.isalpha()
+    ):
+        return start - 2  # "Ana-[Maria Popescu]": the span starts inside the word
+    end = start - 1
+    if end < 2 or not doc[end].whitespace_ or doc[end].dep_ not in ("compound", "flat", "amod"):
+        return None
+    first = end
+    while first > 0 and not doc[first - 1].whitespace_ and doc[first - 1].text != "\n":
+        first -= 1
+    pieces = doc[first : end + 1]
+    if len(pieces) < 3 or not any(t.text == "-" for t in pieces):
+        return None
+    return first if pieces[0].text[:1].isupper() and pieces[0].text.isalpha() else None
+
+
 def _with_leading_compounds(words: tuple[Any, ...]) -> tuple[Any, ...]:
     """A NER span grown over the proper nouns compounded onto it from the left: the small
     model often labels only the surname ("Harriet [Cole]"), and the parse still joins them."""
     doc, start, inside = words[0].doc, words[0].i, {t.i for t in words}
     while start > 0:
+        hyphenated = _hyphenated_word_before(doc, start)
+        if hyphenated is not None:  # "Hye-jin Park", "Jean-Luc Picard": one given name
+            start = hyphenated
+            inside.update(range(start, words[0].i))
+            continue
         before = doc[start - 1]
         if not (
             _proper(before)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.arguments import (
+    PLACE_HEADS,
     Phrase,
     entity_phrase,
     is_name,
@@ -43,6 +44,11 @@ _END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 # Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
+# Heads that with a name before them are a site someone or something is at.
+_SITE_HEADS = PLACE_HEADS | {"region", "zone", "datacenter", "hub", "building", "headquarters"}
+# Verbs that move a thing they name to a place ("migrated the payments API to the Dublin
+# region"): the thing is then located there, whoever moved it.
+_TRANSPORT_VERBS = _MOTION_VERBS | {"migrate", "deploy", "relocate"}
 # What an organization moves when it moves itself.
 _SEATS = frozenset({"headquarters", "headquarter", "hq", "office", "offices", "base", "operations"})
 # What "become" starts, by the state "be" states ("became CTO of X" starts working for X).
@@ -89,10 +95,29 @@ def _is_place(phrase: Phrase) -> bool:
     """A place, not an organization: NER says so and, since the small model calls many
     companies places, the name is a well-known one (or NER calls it a location proper)."""
     words = [t for t in phrase.tokens if not t.is_punct and t.lower_ != "the"]
+    if len(words) >= 2 and words[-1].lemma_.lower() in _SITE_HEADS:
+        # "the Birmingham office", "the Dublin region": a named site is a place of its own.
+        return any(t.ent_type_ in _PLACE_LABELS or is_name(t) for t in words[:-1])
     if not words or not all(t.ent_type_ in _PLACE_LABELS for t in words):
         return False
     text = "".join(t.text_with_ws for t in words).strip()
     return is_known_place(text) or all(t.ent_type_ == "LOC" for t in words)
+
+
+def _moved_to_place(
+    head: Any, obj_tok: Any, inside: set[int], skip: set[int]
+) -> tuple[Phrase, Any] | None:
+    """ "We migrated the payments API to the Dublin region": (the thing moved, the head of the
+    place it moved to), when the verb transports its object to a place."""
+    if head.lemma_.lower() not in _TRANSPORT_VERBS or obj_tok.lemma_.lower() in _SEATS:
+        return None
+    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ("to", "into")):
+        pobj = _pobj(prep)
+        if pobj is None or pobj.i in skip or pobj.i not in inside:
+            continue
+        if _is_place(entity_phrase(pobj, inside)):
+            return entity_phrase(obj_tok, inside, anchor_possessor=True), pobj
+    return None
 
 
 def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase | None] | None:
@@ -236,8 +261,14 @@ def read_frame(
         if obj_tok is not None and lemma in _MOTION_VERBS and obj_tok.lemma_.lower() in _SEATS:
             # "moved its headquarters to Utrecht": the subject moves, the destination is it.
             obj_tok, pred = None, ["relocate"]
+        moved = _moved_to_place(head, obj_tok, inside, skip) if obj_tok is not None else None
+        if moved is not None:
+            subject, obj_tok, pred = moved[0], moved[1], ["relocate", "to"]
         if obj_tok is None:
             preps = [c for c in head.children if c.dep_ in ("prep", "agent") and c.i in inside]
+            # A phrase fronted before the verb is an adverbial ("Alongside her job at A, she
+            # has worked for B"); the verb's complement follows it.
+            preps.sort(key=lambda p: p.i < head.i)
             if lemma in _MOTION_VERBS:  # the destination, not the origin
                 preps.sort(key=lambda p: p.lower_ != "to")
             for prep in preps:

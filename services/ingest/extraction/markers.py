@@ -15,8 +15,14 @@ _MARKER_WORDS = (
     r"tl;?dr|recap|context|background|action|action\s+item|decision|outcome|result|status|"
     r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?"
 )
+# "Small news:", "Quick reminder —", "Big update:": a size or mood word before the marker.
+_MARKER_QUALIFIERS = (
+    r"small|big|quick|short|brief|good|bad|great|sad|exciting|happy|final|minor|major|"
+    r"important|personal|team|some|little"
+)
 _MARKER_RE = re.compile(
-    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:{_MARKER_WORDS})\s*(?:[:—–]|-\s|,(?=\s))"
+    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:{_MARKER_QUALIFIERS})\s+)?"
+    rf"(?:{_MARKER_WORDS})\s*(?:[:—–]|-\s|,(?=\s))"
     r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps)\b\s+(?=[a-z]))"
 )
 
@@ -29,8 +35,8 @@ def mask_markers(text: str) -> str:
     """`text` with each line-opening discourse marker and list bullet replaced by spaces
     (offsets unchanged), so the parser never reads "Update" as the subject of the sentence
     after it and a claim does not start with "- "."""
-    masked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), text)
-    return _BULLET_RE.sub(lambda m: " " * len(m.group(0)), masked)
+    unbulleted = _BULLET_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted)
 
 
 _LABEL_RE = re.compile(

@@ -442,3 +442,101 @@ def test_a_line_opening_with_a_persons_name_is_that_person_speaking(
     claim = _one(extractor, text)
     assert claim.subject_text == speaker
     assert not claim.claim_text.startswith(speaker + ":")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Harriet Cole supports outsourcing the night shift.", "Harriet Cole"),
+        ("Hye-jin Park works on Project Beacon.", "Hye-jin Park"),
+        ("Ana-Maria Popescu leads the Data team.", "Ana-Maria Popescu"),
+        ("Jean-Luc Martin joined Acme in May.", "Jean-Luc Martin"),
+    ],
+)
+def test_a_given_name_the_tagger_split_off_stays_in_the_name(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    assert _claims(extractor, text)[0].subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "place"),
+    [
+        (
+            "The Data Engineering team moved to the Birmingham office on 10 February 2025.",
+            "The Data Engineering team",
+            "the Birmingham office",
+        ),
+        (
+            "We migrated the payments API to the Dublin region on 22 January 2025.",
+            "API",
+            "the Dublin region",
+        ),
+        (
+            "Last week Dana moved the archive servers to the Oslo datacenter.",
+            "the archive servers",
+            "the Oslo datacenter",
+        ),
+    ],
+)
+def test_what_moves_to_a_named_site_is_located_there(
+    extractor: RulesExtractor, text: str, subject: str, place: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        subject,
+        "relocate to",
+        place,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        (
+            "Harriet Cole has opposed outsourcing the night shift since the incident review"
+            " on 9 June 2025.",
+            "2025-06-09",
+        ),
+        (
+            "Omar has championed moving the archive to S3 since the outage on 3 March 2025.",
+            "2025-03-03",
+        ),
+        ("Priya has preferred using Terraform since the migration in January 2025.", "2025-01-01"),
+    ],
+)
+def test_a_since_on_the_verbs_complement_starts_the_state(
+    extractor: RulesExtractor, text: str, start: str
+) -> None:
+    assert _day(_claims(extractor, text)[0])[:2] == (start, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "claim_text"),
+    [
+        ("- The Orion migration is at risk.", "The Orion migration is at risk"),
+        ("* Small news: Omar joined Acme in May 2025.", "Omar joined Acme in May 2025"),
+        ("2) Big update: Lena leads the Data team.", "Lena leads the Data team"),
+    ],
+)
+def test_bullets_and_qualified_markers_are_not_claim_text(
+    extractor: RulesExtractor, text: str, claim_text: str
+) -> None:
+    assert _claims(extractor, text)[0].claim_text == claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        (
+            "Alongside her job at Halcyon Bank, Imani Brooks has worked for Greenway Trust.",
+            "Greenway Trust",
+        ),
+        ("In addition to his role at Acme, Tom Reyes consults for Initech.", "Initech"),
+        ("Next to her studies at Uppsala, Sara Lind works for Klarna.", "Klarna"),
+    ],
+)
+def test_a_fronted_phrase_is_not_the_verbs_object(
+    extractor: RulesExtractor, text: str, obj: str
+) -> None:
+    assert _claims(extractor, text)[0].object_text == obj
