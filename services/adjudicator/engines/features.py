@@ -64,7 +64,7 @@ _STOP_WORDS = (
     "had will would shall should can could may might must do does did this that these those it "
     "its as than then so not no never also just still now currently already yet its their his "
     "her our your my we they he she you i there here which who whom whose what when where how "
-    "into onto over under about after before during until since per via"
+    "into onto over under about after before during until since per via again"
 )
 _STOP = frozenset(_STOP_WORDS.split())
 _TRANSITION = re.compile(
@@ -77,6 +77,8 @@ _CORRECTION = re.compile(
     r"shifted|correction|corrected|actually|instead of|rather than|not on|updated to)\b"
 )
 _FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
+# "is on 14 May, not 12 May", "on 14 May instead of 12 May": the value it replaces.
+_NOT_OLD = re.compile(r"(?:,\s*not|\binstead of|\brather than)\s+(?:on\s+|at\s+|the\s+)?([^,;.]+)")
 _SCHEDULE = re.compile(
     r"\b(scheduled|planned|plan|due|deadline|slated|expected|target|targeted|set for|"
     r"on track for|date)\b"
@@ -87,6 +89,9 @@ _EVENT = re.compile(
     r"took place|happened|occurred|organized|organised|ran|announced|spoke)\b"
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# Why a value changed is not the attribute it is a value of ("moved to 9 June because of the
+# bank holiday freeze", "is red because the vendor missed the API drop").
+_REASON_TAIL = re.compile(r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of)\b.*$")
 # Verbs of change that say how a value moved, not which attribute it is.
 _CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
 # Stems that name the same attribute ("planned for" = "scheduled for").
@@ -165,6 +170,7 @@ def _content_tokens(text: str, *, skeleton: bool) -> set[str]:
     """Content words; the skeleton also drops values and cue words, leaving the attribute."""
     lowered = text.lower()
     if skeleton:
+        lowered = _REASON_TAIL.sub(" ", lowered)
         lowered = _TRANSITION.sub(" ", _CORRECTION.sub(" ", strip_categories(lowered)))
     kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
     if skeleton:
@@ -246,16 +252,14 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         extract_values(assertion.statement if relation else a_text), _window_date(a_win)
     )
     c_values = _besides_anchor(extract_values(candidate.statement), c_anchor)
-    from_to = _FROM_TO.search(a_low)
     correction_cue = bool(_CORRECTION.search(a_low))
     correction_target: DateValue | None = None
     correction = 0.0
-    if from_to:
-        old, new = extract_values(from_to.group(1)), extract_values(from_to.group(2))
-        references = c_values + ([c_anchor] if c_anchor else [])
-        if old and new and any(_same_value(old[0], ref) for ref in references):
-            correction = 1.0
-            correction_target = new[0] if isinstance(new[0], DateValue) else None
+    old, new = _replaced_values(a_low, a_values)
+    references = c_values + ([c_anchor] if c_anchor else [])
+    if old and new and any(_same_value(old[0], ref) for ref in references):
+        correction = 1.0
+        correction_target = new[0] if isinstance(new[0], DateValue) else None
     if not correction and correction_cue:
         correction = 0.6
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
@@ -346,6 +350,19 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         newer_source=newer,
         correction_target=correction_target,
     )
+
+
+def _replaced_values(lowered: str, stated: list[Value]) -> tuple[list[Value], list[Value]]:
+    """(old, new) values of a stated replacement: "moved from 8 June to 9 June", "is on
+    14 May, not 12 May", "on Friday instead of Thursday"; empty lists when there is none."""
+    from_to = _FROM_TO.search(lowered)
+    if from_to:
+        return extract_values(from_to.group(1)), extract_values(from_to.group(2))
+    not_old = _NOT_OLD.search(lowered)
+    if not_old:
+        old = extract_values(not_old.group(1))
+        return old, [v for v in stated if not any(_same_value(v, o) for o in old)]
+    return [], []
 
 
 def _besides_anchor(values: list[Value], anchor: DateValue | None) -> list[Value]:

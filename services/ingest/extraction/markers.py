@@ -31,11 +31,16 @@ _MARKER_RE = re.compile(
 _BULLET_RE = re.compile(r"(?m)^[ \t]*(?:[-*•>]+|\d{1,2}[.)])[ \t]+(?=\S)")
 
 
+# An email's header lines: addressing and a subject line, which the body states properly.
+_HEADER_RE = re.compile(r"(?im)^[ \t]*(?:subject|from|to|cc|bcc|sent|reply-to)[ \t]*:[^\n]*$")
+
+
 def mask_markers(text: str) -> str:
-    """`text` with each line-opening discourse marker and list bullet replaced by spaces
-    (offsets unchanged), so the parser never reads "Update" as the subject of the sentence
-    after it and a claim does not start with "- "."""
-    unbulleted = _BULLET_RE.sub(lambda m: " " * len(m.group(0)), text)
+    """`text` with email header lines, line-opening discourse markers and list bullets
+    replaced by spaces (offsets unchanged), so the parser never reads "Update" as the subject
+    of the sentence after it and a claim does not start with "- "."""
+    headerless = _HEADER_RE.sub(lambda m: " " * len(m.group(0)), text)
+    unbulleted = _BULLET_RE.sub(lambda m: " " * len(m.group(0)), headerless)
     return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted)
 
 

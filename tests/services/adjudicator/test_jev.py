@@ -558,3 +558,46 @@ def test_the_same_status_from_a_stated_date_is_the_same_value() -> None:
 
 def test_a_colour_that_is_not_a_status_is_no_value() -> None:
     assert extract_values("The red team went live in Lisbon.") == []
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Correction: the Lisbon offsite is on 14 May 2026, not 12 May as announced.",
+        "The Lisbon offsite is on 14 May 2026 instead of 12 May.",
+        "The Lisbon offsite takes place on 14 May 2026 rather than 12 May.",
+    ],
+)
+def test_a_date_said_to_replace_the_old_one_is_a_correction(later: str) -> None:
+    existing = fact(
+        assertion(
+            "The Lisbon offsite is on 12 May 2026.",
+            "Lisbon",
+            window=Window(day(2026, 5, 12), day(2026, 5, 13), "day"),
+            kind="event_time",
+        )
+    )
+    features = extract_features(
+        assertion(
+            later,
+            "Lisbon",
+            window=Window(day(2026, 5, 14), day(2026, 5, 15), "day"),
+            kind="event_time",
+        ),
+        existing,
+    )
+    assert features.correction == 1.0
+    assert features.correction_target is not None and features.correction_target.day == 14
+
+
+def test_the_reason_for_a_change_is_not_part_of_the_attribute() -> None:
+    existing = fact(assertion("The Billing migration is amber.", "Billing migration"))
+    features = extract_features(
+        assertion(
+            "The billing migration is red because the vendor missed the API drop.",
+            "Billing migration",
+            window=Window(day(2026, 3), None, "month"),
+        ),
+        existing,
+    )
+    assert features.skeleton == 1.0

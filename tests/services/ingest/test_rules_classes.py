@@ -540,3 +540,17 @@ def test_a_fronted_phrase_is_not_the_verbs_object(
     extractor: RulesExtractor, text: str, obj: str
 ) -> None:
     assert _claims(extractor, text)[0].object_text == obj
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Subject: Board offsite\n\nThe board offsite is on 12 May 2025.",
+        "From: Greta Lind\nTo: sales-team\nSubject: Price change\n\nThe Starter plan costs $59.",
+        "Cc: finance\nSubject: Re: travel\n\nThe Lisbon trip is on 3 June.",
+    ],
+)
+def test_email_header_lines_are_not_claims(extractor: RulesExtractor, text: str) -> None:
+    claims = _claims(extractor, text)
+    assert len(claims) == 1
+    assert not any(word in claims[0].claim_text for word in ("Subject", "From", "Cc"))
