@@ -39,13 +39,17 @@ _STATUS = re.compile(
     r"rated|marked|flagged|moved to|back to|now)\s+(?:(?:now|still|back|again|officially)\s+)?"
     rf"({_STATUS_WORDS})\b"
 )
+# A bare "support" or "oppose" is a stance only after its holder ("I support", "we now
+# oppose"); elsewhere it is as often a noun ("the support plan").
+_HOLDER = r"(?:i|we|they|you|he|she|still|now|also|fully|strongly|firmly)\s+"
 _STANCE_FOR = (
-    r"supports?|supported|supporting|backs|backed|backing|favou?rs|favou?red|endorses?|endorsed|"
-    r"champions|championed|(?:is|are|was|were|been)\s+(?:now\s+)?(?:in favou?r of|for)"
+    rf"supports|supported|{_HOLDER}(?:support|back|favou?r|endorse)|backs|backed|favou?rs|"
+    r"favou?red|endorses|endorsed|champions|championed|"
+    r"(?:is|are|was|were|been)\s+(?:now\s+)?(?:in favou?r of|for)"
 )
 _STANCE_AGAINST = (
-    r"oppos(?:es|ed|ing|e)|against|rejects?|rejected|objects? to|objected to|resists?|resisted|"
-    r"(?:is|are|was|were|been)\s+(?:now\s+)?opposed to"
+    rf"opposes|opposed|{_HOLDER}(?:oppose|reject|resist)|against|rejects|rejected|"
+    r"objects? to|objected to|resists|resisted|(?:is|are|was|were|been)\s+(?:now\s+)?opposed to"
 )
 _STANCE = re.compile(rf"\b(?:({_STANCE_FOR})|({_STANCE_AGAINST}))\b")
 

@@ -80,7 +80,7 @@ _FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
 # "is on 14 May, not 12 May", "on 14 May instead of 12 May": the value it replaces.
 _NOT_OLD = re.compile(r"(?:,\s*not|\binstead of|\brather than)\s+(?:on\s+|at\s+|the\s+)?([^,;.]+)")
 _SCHEDULE = re.compile(
-    r"\b(scheduled|planned|plan|due|deadline|slated|expected|target|targeted|set for|"
+    r"\b(scheduled|planned|plans to|plan to|due|deadline|slated|expected|target|targeted|set for|"
     r"on track for|date)\b"
 )
 _EVENT = re.compile(
@@ -94,6 +94,13 @@ _WORD = re.compile(r"[a-z0-9]+")
 _REASON_TAIL = re.compile(r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of)\b.*$")
 # Verbs of change that say how a value moved, not which attribute it is.
 _CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
+# Words that open the window a value holds in ("Starting 1 February", "effective June"): when,
+# not what.
+_CUE_STEMS |= {"start", "effective", "begin", "beginn", "onward", "onwards"}
+# "… is $350, up from $300": the value it changed from is not a value the claim states.
+_CHANGED_FROM = re.compile(
+    r"[,;(]?\s*\b(?:up|down|increased|decreased|raised|lowered)\s+from\s+[^,;.)]+"
+)
 # Stems that name the same attribute ("planned for" = "scheduled for").
 _SKELETON_SYNONYMS = {
     "plann": "schedul",
@@ -182,6 +189,11 @@ def _content_tokens(text: str, *, skeleton: bool) -> set[str]:
     return kept
 
 
+def _containment(a: set[str], b: set[str]) -> float:
+    """Overlap coefficient: how much of the terser set the other holds."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
 def _similarity(a: set[str], b: set[str]) -> float:
     """Mean of Jaccard and overlap coefficient: robust to one statement being terser."""
     if not a or not b:
@@ -233,7 +245,7 @@ class Features:
 
 
 def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features:
-    a_text = assertion.claim.claim_text or assertion.statement
+    a_text = _CHANGED_FROM.sub(" ", assertion.claim.claim_text or assertion.statement)
     c_texts = [candidate.statement] + [e.claim_text for e in candidate.evidence]
     a_low = a_text.lower()
     c_low = " ".join(c_texts).lower()
@@ -314,7 +326,10 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         # Squared: one differing content word in a short statement is a different proposition.
         # Equal stated values are strong evidence of the same proposition, so no squaring then.
         same_proposition = (skeleton if values_equal else skeleton**2) * float(compatible)
-        rival = skeleton**2 * float(values_conflict) * float(correction < 1.0)
+        # Another value of the same attribute: one statement's attribute words all recur in the
+        # other's, whatever context the other adds ("since the pilot results", a reason).
+        contained = _containment(a_skeleton, c_skeleton)
+        rival = contained**2 * float(values_conflict) * float(correction < 1.0)
         unrelated = 0.0
 
     later_start = float(

@@ -601,3 +601,31 @@ def test_the_reason_for_a_change_is_not_part_of_the_attribute() -> None:
         existing,
     )
     assert features.skeleton == 1.0
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        (
+            "The Acme support plan costs $300.",
+            "From March 2026 the Acme support plan costs $350, up from $300.",
+        ),
+        ("Acme has 40 engineers.", "Starting March 2026 Acme has 35 engineers, down from 40."),
+        (
+            "Dana supports the Acme merger.",
+            "Since the board review in March 2026 Dana opposes the Acme merger.",
+        ),
+    ],
+)
+def test_context_beside_a_new_value_does_not_hide_that_it_replaces_the_old(
+    earlier: str, later: str
+) -> None:
+    existing = fact(assertion(earlier, "Acme"))
+    decision = decide(
+        assertion(
+            later, "Acme", window=Window(day(2026, 3), None, "month"), kind="effective_period"
+        ),
+        existing,
+    )
+    assert decision.action == "supersede"
+    assert_confident(decision)
