@@ -20,6 +20,7 @@ from shared.text.units import TEAM_HEADS, is_team_head
 __all__ = [
     "NAME_LABELS",
     "PLACE_HEADS",
+    "SYSTEM_HEADS",
     "Phrase",
     "Role",
     "entity_like",
@@ -96,6 +97,20 @@ def _proper(tok: Any) -> bool:
 _OWNER_LABELS = frozenset({"ORG", "PERSON"})
 # Heads that with a name before them name a place of their own ("the Berlin office").
 PLACE_HEADS = frozenset({"office", "site", "branch", "campus", "store", "warehouse", "plant"})
+# Heads that with a name before them name a system or product of that name ("the Ledger
+# service", "the Lynx app"): the name is the whole phrase, not an owner of the head.
+SYSTEM_HEADS = frozenset(
+    {
+        "service", "app", "application", "api", "platform", "scheduler", "database", "db",
+        "pipeline", "cluster", "queue", "library", "sdk", "portal", "dashboard", "system",
+        "engine", "bot", "tool", "product", "plan", "tier", "account", "programme", "program",
+        "project", "initiative", "workspace", "repo", "repository", "model", "module",
+        "component", "gateway", "cli", "console", "website", "site", "server", "store",
+    }
+)  # fmt: skip
+# "CockroachDB", "PagerDuty", "GitHub": a capital after lower-case letters inside a word marks
+# a product name, whatever tag the small model gives it.
+_CAMEL_CASE = re.compile(r"[A-Z]?[a-z]+[A-Z][A-Za-z0-9]*")
 
 
 def is_bare(phrase: Phrase | None) -> bool:
@@ -113,7 +128,7 @@ def is_name(tok: Any) -> bool:
     """A token inside a name: a NER name span (not a title NER mislabelled) or a proper noun."""
     if tok.lower_ in _ROLE_WORDS or _PERIOD_NAME.fullmatch(tok.text):
         return False
-    return (tok.ent_type_ in NAME_LABELS) or _proper(tok)
+    return (tok.ent_type_ in NAME_LABELS) or _proper(tok) or bool(_CAMEL_CASE.fullmatch(tok.text))
 
 
 def name_span(tok: Any) -> tuple[Any, ...] | None:
@@ -302,14 +317,19 @@ def entity_phrase(
         return Phrase(span, tuple(_appositive_roles(head, span, inside)))
     if anchor_possessor and head.lower_ not in TEAM_HEADS | PLACE_HEADS:
         # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it. A
-        # compound counts only when NER calls it an owner: "the Starter plan" is a plan's name.
+        # compound counts only when NER calls it an owner and the head is no system or product
+        # kind: "the Starter plan" and "the Ledger service" are names of their own.
+        owner_compound = head.lower_ not in SYSTEM_HEADS
         owner = next(
             (
                 c
                 for c in head.children
                 if c.i in inside
                 and is_name(c)
-                and (c.dep_ == "poss" or (c.dep_ == "compound" and c.ent_type_ in _OWNER_LABELS))
+                and (
+                    c.dep_ == "poss"
+                    or (owner_compound and c.dep_ == "compound" and c.ent_type_ in _OWNER_LABELS)
+                )
             ),
             None,
         )
@@ -326,7 +346,13 @@ def entity_like(phrase: Phrase | None) -> bool:
     employer") names no entity of its own."""
     if phrase is None or not phrase.tokens:
         return False
-    if any(_proper(t) or t.pos_ == "PRON" or t.ent_type_ in NAME_LABELS for t in phrase.tokens):
+    if any(
+        _proper(t)
+        or t.pos_ == "PRON"
+        or t.ent_type_ in NAME_LABELS
+        or _CAMEL_CASE.fullmatch(t.text)
+        for t in phrase.tokens
+    ):
         return True
     if any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") for t in phrase.tokens):
         return True

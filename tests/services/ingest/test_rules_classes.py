@@ -554,3 +554,18 @@ def test_email_header_lines_are_not_claims(extractor: RulesExtractor, text: str)
     claims = _claims(extractor, text)
     assert len(claims) == 1
     assert not any(word in claims[0].claim_text for word in ("Subject", "From", "Cc"))
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("The Lynx app uses Stripe.", "The Lynx app", "Stripe"),
+        ("The Ledger service uses CockroachDB.", "The Ledger service", "CockroachDB"),
+        ("The Quartz scheduler also relies on ZooKeeper.", "The Quartz scheduler", "ZooKeeper"),
+    ],
+)
+def test_a_named_system_is_its_whole_name_and_camel_case_is_a_name(
+    extractor: RulesExtractor, text: str, subject: str, obj: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert (claim.subject_text, claim.object_text) == (subject, obj)
