@@ -96,6 +96,7 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "transfer from": ("works_for", False),
     "recruit": ("works_for", True),
     "be at": ("works_for", False),
+    "be with": ("works_for", False),
     "go back to": ("works_for", False),
     "move onto": ("works_for", False),
     "move into": ("works_for", False),

@@ -92,6 +92,11 @@ _ATOMS: list[tuple[str, str]] = [
         r"\b(?P<deictic>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))\b",
     ),
     ("weekday", rf"\b(?:(?P<rel>last|next|this|coming|this\s+coming|on)\s+)?{_WD}\b(?!s)"),
+    # "joined on the 2nd": a day of the month the text is said in (or the one before it).
+    (
+        "month_day",
+        r"\b(?:on|since|from|by|until)\s+the\s+(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b",
+    ),
     (
         "lead_month",
         rf"\b(?:{_LEAD}\s+)(?:(?P<part>early|mid|late)[- ])?"

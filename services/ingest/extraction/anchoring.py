@@ -112,11 +112,22 @@ def since_heads(content: Any) -> list[Any]:
     verbs = [content, *(c for c in content.children if c.dep_ == "xcomp" and c.pos_ == "VERB")]
     heads: list[Any] = []
     for verb in verbs:
-        heads += [c for c in verb.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")]
-        heads += [
+        found = [c for c in verb.children if c.lower_ == "since" and c.dep_ in ("prep", "mark")]
+        found += [
             c
             for c in verb.children
             if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
+        ]
+        heads += found
+        # "since the reorg on 1 July": the date right after the event dates it, though the
+        # parser hangs it on the verb.
+        ends = {max(t.i for t in h.subtree) for h in found}
+        heads += [
+            c
+            for c in verb.children
+            if c.dep_ == "prep"
+            and c.i - 1 in ends
+            and any(t.ent_type_ == "DATE" for t in c.subtree)
         ]
     return heads
 

@@ -3,6 +3,7 @@ states begun by an event, and the clause's temporal tokens (for the rules extrac
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -38,16 +39,27 @@ _ENDING_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 _NUMERIC_ENTS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 
 
+# "From 1 March 2025, A joins X and B joins Y": a date fronted before the first clause,
+# set off by a comma, dates every clause of the sentence.
+_FRONTED_DATE = re.compile(
+    r"^\W*(?:from|since|as\s+of|starting|effective|beginning|on|in|at\s+the\s+end\s+of)\s+"
+    r"[^,]{3,40},",
+    re.I,
+)
+
+
 def share_job_change_dates(
     found: Sequence[tuple[ExtractedClaim, str]],
 ) -> list[ExtractedClaim]:
-    """ "Maria left Acme and joined Globex in March": one date for both halves of the change."""
+    """ "Maria left Acme and joined Globex in March": one date for both halves of the change;
+    "From 1 March, Hugo joins X and Mei joins Y": the fronted date for every clause."""
     claims = [c for c, _ in found]
     dated = [c for c in claims if c.claim_valid_from is not None]
     if len(claims) < 2 or len(dated) != 1:
         return claims
     verbs = {lemma for _, lemma in found}
-    if not verbs & _ENDING_VERBS:
+    fronted = claims[0] is dated[0] and bool(_FRONTED_DATE.match(claims[0].claim_text))
+    if not verbs & _ENDING_VERBS and not fronted:
         return claims
     source = dated[0]
     return [

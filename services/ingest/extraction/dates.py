@@ -403,6 +403,8 @@ def _relative_atom(
             return _Atom(first, last, "quarter", s, e)
         y = today.year + step
         return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
+    if kind == "month_day":
+        return _month_day_atom(int(g["day"]), s, e, today, tense)
     if kind in ("ago", "in_n"):
         if kind == "in_n" and tense != "future":
             return None  # "in 2 years" in past/present tense is a duration, not a date
@@ -418,6 +420,20 @@ def _relative_atom(
             return _Atom(m, _month_last(m.year, m.month), "month", s, e)
         return _Atom(date(today.year + n, 1, 1), date(today.year + n, 12, 31), "year", s, e)
     return None
+
+
+def _month_day_atom(day: int, s: int, e: int, today: date, tense: Tense) -> _Atom | None:
+    """ "on the 2nd": that day of this month; in past-tense text the month before when the day
+    has not come yet, otherwise the next month when it has passed ("starts on the 20th")."""
+    month = date(today.year, today.month, 1)
+    if tense == "past" and day > today.day:
+        month = _shift_months(month, -1)
+    elif tense != "past" and day < today.day:
+        month = _shift_months(month, 1)
+    if day > _month_last(month.year, month.month).day:
+        return None
+    d = date(month.year, month.month, day)
+    return _Atom(d, d, "day", s, e)
 
 
 def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWindow:

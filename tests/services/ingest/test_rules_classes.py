@@ -569,3 +569,47 @@ def test_a_named_system_is_its_whole_name_and_camel_case_is_a_name(
 ) -> None:
     claim = _claims(extractor, text)[0]
     assert (claim.subject_text, claim.object_text) == (subject, obj)
+
+
+@pytest.mark.parametrize(
+    ("text", "window"),
+    [
+        ("Mateus joined Harbourline on the 2nd.", ("2026-03-02", "2026-03-02", "day")),
+        ("The invoice was paid on the 28th.", ("2026-02-28", "2026-02-28", "day")),
+        ("Tom starts at Initech on the 20th.", ("2026-03-20", "2026-03-20", "day")),
+    ],
+)
+def test_a_bare_day_of_the_month_is_read_in_the_month_it_was_said(
+    extractor: RulesExtractor, text: str, window: tuple[str, str, str]
+) -> None:
+    assert _day(_claims(extractor, text)[0]) == window
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From 1 March 2025, Hugo Laurent joins the Platform team and Mei Tanaka joins Data.",
+        "Since 1 March 2025, Hugo Laurent leads the Platform team and Mei Tanaka leads Data.",
+        "As of 1 March 2025, Hugo Laurent works on Atlas and Mei Tanaka works on Orion.",
+    ],
+)
+def test_a_fronted_date_dates_every_clause_of_the_sentence(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert len(claims) == 2
+    assert all(_day(c)[0] == "2025-03-01" for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("Aisha Khan reports to Tobias Weber since the reorg on 1 July 2025.", "2025-07-01"),
+        ("Lena has led the Data team since the merger in March 2025.", "2025-03-01"),
+        ("Omar has worked for Initech since the acquisition on 3 May 2025.", "2025-05-03"),
+    ],
+)
+def test_the_date_of_the_event_a_since_names_starts_the_state(
+    extractor: RulesExtractor, text: str, start: str
+) -> None:
+    assert _day(_claims(extractor, text)[0])[:2] == (start, None)
