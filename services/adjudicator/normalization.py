@@ -23,7 +23,7 @@ from services.adjudicator.predicates import (
     SYNONYMS,
 )
 from shared.text.temporal import strip_temporal, temporal_spans
-from shared.text.units import is_team_head
+from shared.text.units import is_project_head, is_team_head
 
 __all__ = [
     "CORE_PREDICATES",
@@ -102,6 +102,8 @@ class DirectedPredicate:
             return self
         if self.predicate == "member_of" and not team:
             return None
+        if not team and is_project_head(object_name):
+            return replace(self, predicate="works_on")  # "joined the Atlas project"
         return replace(self, predicate="member_of" if team else "works_for")
 
 

@@ -200,6 +200,8 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "adopt": ("uses", False),
     "run on": ("uses", False),
     "utilize": ("uses", False),
+    "migrate to": ("uses", False),
+    "migrate from": ("uses", False),
     # reports_to
     "report to": ("reports_to", False),
     "work under": ("reports_to", False),
@@ -243,13 +245,14 @@ PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
          "move to", "transfer to", "switch to", "hire", "recruit", "relocate to", "go back to",
-         "move onto", "move into", "start on", "take over", "adopt", "become part of"),
+         "move onto", "move into", "start on", "take over", "adopt", "become part of",
+         "migrate to"),
         "start",
     ),
     **dict.fromkeys(
         ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
          "move from", "transfer from", "relocate from", "move away from", "step back from",
-         "step away from"),
+         "step away from", "migrate from"),
         "end",
     ),
 }  # fmt: skip

@@ -1,8 +1,8 @@
-"""Nouns that name units of people, shared by the extractor and the normalizer."""
+"""Nouns naming units of people and pieces of work, for the extractor and the normalizer."""
 
 from __future__ import annotations
 
-__all__ = ["TEAM_HEADS", "is_team_head"]
+__all__ = ["PROJECT_HEADS", "TEAM_HEADS", "is_project_head", "is_team_head"]
 
 # Heads that name a unit of people: joining one is membership, joining a company employment.
 TEAM_HEADS = frozenset(
@@ -18,3 +18,18 @@ def is_team_head(text: str) -> bool:
     """Whether a phrase names a unit of people ("the payments team", "Data Guild")."""
     words = text.lower().replace("'s", "").replace("’s", "").split()
     return bool(words) and words[-1].strip(".,;:") in TEAM_HEADS
+
+
+# Heads that name a piece of work: joining one is working on it, not employment.
+PROJECT_HEADS = frozenset(
+    {
+        "project", "projects", "initiative", "programme", "program", "workstream", "rollout",
+        "migration", "rewrite", "launch", "pilot", "effort", "epic",
+    }
+)  # fmt: skip
+
+
+def is_project_head(text: str) -> bool:
+    """Whether a phrase names a piece of work ("the Atlas project", "the billing migration")."""
+    words = text.lower().replace("'s", "").replace("’s", "").split()
+    return len(words) >= 2 and words[-1].strip(".,;:") in PROJECT_HEADS

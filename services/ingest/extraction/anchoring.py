@@ -60,8 +60,16 @@ def governs(
             and not _temporal_word(parent, temporal)
         ):
             return False  # "the June date", "the 2025 audit"
-        if x.pos_ == "ADP" and parent.pos_ in _NOMINAL and not _temporal_word(parent, temporal):
-            return False  # "the launch in May": the launch's date, not the clause's
+        # "the launch in May": the launch's date, not the clause's. A name takes no date of
+        # its own: "moved it to Kafka in May" is the parser hanging the clause's date on it.
+        misattached = parent.pos_ == "PROPN" and parent.dep_ == "pobj"
+        if (
+            x.pos_ == "ADP"
+            and parent.pos_ in _NOMINAL
+            and not _temporal_word(parent, temporal)
+            and not misattached
+        ):
+            return False
         if x.pos_ in ("VERB", "AUX") and _own_clause(x):
             return False
         x = parent

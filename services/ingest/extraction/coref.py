@@ -29,9 +29,19 @@ def _dummy_it(token: Any) -> bool:
     head = token.head
     if token.lower_ != "it":
         return False
-    return head.lemma_ in ("be", "take", "seem", "feel", "look", "sound", "make") or any(
-        c.dep_ in ("xcomp", "ccomp", "acomp") for c in head.children
-    )
+    clause = any(c.dep_ in ("xcomp", "ccomp", "acomp", "csubj") for c in head.children)
+    if head.lemma_ == "be":
+        # "It is a component of X", "it is in Berlin" speak of a thing; "it is hard to …",
+        # "it is a shame that …" of nothing (an attribute noun with a clause of its own).
+        attr = next((c for c in head.children if c.dep_ == "attr"), None)
+        return (
+            clause
+            or (
+                attr is not None and any(c.dep_ in ("relcl", "acl", "ccomp") for c in attr.children)
+            )
+            or (attr is None and not any(c.dep_ == "prep" for c in head.children))
+        )
+    return head.lemma_ in ("take", "seem", "feel", "look", "sound", "make") or clause
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,8 @@ class Mention:
     position: int
     char_start: int | None = None
     char_end: int | None = None
+    # The subject of its clause: what a later subject "it"/"she" most likely continues.
+    is_subject: bool = False
 
 
 def third_person(lemma: str) -> str:
@@ -130,15 +142,25 @@ class Rewriter:
 
     def antecedent(self, token: Any, labels: Iterable[str]) -> Mention | None:
         """Most recent mention with one of `labels` before `token`; never the speaker, who
-        refers to themself in the first person."""
+        refers to themself in the first person. A pronoun that is a subject continues the
+        last subject before its own sentence when one is in reach ("Lighthouse is our status
+        page for Orbitra. It is part of the console": Lighthouse, not Orbitra)."""
         wanted = set(labels)
-        best = None
-        for m in self._mentions:
-            if m.position >= token.idx:
-                break
-            if m.label in wanted and m.name != self._speaker:
-                best = m
-        return best
+        before = [
+            m
+            for m in self._mentions
+            if m.position < token.idx and m.label in wanted and m.name != self._speaker
+        ]
+        if not before:
+            return None
+        if token.dep_ in ("nsubj", "nsubjpass"):
+            # Only across a sentence boundary: inside one, the nearest name is the antecedent.
+            earlier = [m for m in before if m.position < token.sent.start_char]
+            if earlier and earlier[-1] is before[-1]:
+                subject = next((m for m in reversed(earlier) if m.is_subject), None)
+                if subject is not None and token.idx - subject.position <= _ORG_REACH:
+                    return subject
+        return before[-1]
 
     def holder_name(self, tokens: Sequence[Any]) -> str:
         """A holder phrase with its pronouns resolved."""
@@ -229,7 +251,12 @@ class Rewriter:
                 continue
             rep = self.word(tok)
             contraction = tok.lower_.replace("’", "'")
-            if rep is None and prev_replaced and contraction in _EXPANSIONS:
+            if (
+                rep is None
+                and prev_replaced
+                and contraction in _EXPANSIONS
+                and tok.tag_ != "POS"  # "Orbitra's clients" keeps its possessive
+            ):
                 rep = _EXPANSIONS[contraction]  # "we're" -> "Caroline and others are"
             joined = contraction in _EXPANSIONS
             if rep is None:

@@ -20,7 +20,10 @@ from services.ingest.extraction.arguments import (
     is_role_word,
     role_predicate,
 )
+from shared.entities.given_names import is_given_name
+from shared.entities.normalize import normalize_name
 from shared.entities.places import is_known_place
+from shared.text.units import TEAM_HEADS
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -49,6 +52,8 @@ _SITE_HEADS = PLACE_HEADS | {"region", "zone", "datacenter", "hub", "building", 
 # Verbs that move a thing they name to a place ("migrated the payments API to the Dublin
 # region"): the thing is then located there, whoever moved it.
 _TRANSPORT_VERBS = _MOTION_VERBS | {"migrate", "deploy", "relocate"}
+# The prepositions of a migration's two ends: "from/off MySQL", "to/onto CockroachDB".
+_MIGRATION_SIDES = {"to": "to", "onto": "to", "from": "from", "off": "from"}
 # What an organization moves when it moves itself.
 _SEATS = frozenset({"headquarters", "headquarter", "hq", "office", "offices", "base", "operations"})
 # What "become" starts, by the state "be" states ("became CTO of X" starts working for X).
@@ -117,6 +122,58 @@ def _moved_to_place(
             continue
         if _is_place(entity_phrase(pobj, inside)):
             return entity_phrase(obj_tok, inside, anchor_possessor=True), pobj
+    return None
+
+
+def _migrated(
+    head: Any, moved: Any, inside: set[int], skip: set[int]
+) -> tuple[Phrase, Any, Any | None] | None:
+    """ "We moved the refunds queue from RabbitMQ to Kafka", "The billing service was moved
+    to AWS", "Grayhaven migrated its claims platform to Guidewire": (the thing moved, the
+    system it moved to, the one it left), when a transport verb takes a thing, not a person,
+    to a named system rather than a place. `moved` is the verb's object, or its subject in
+    the passive."""
+    if head.lemma_.lower() not in _TRANSPORT_VERBS or moved.dep_ not in ("dobj", "nsubjpass"):
+        return None
+    if moved.pos_ == "PRON" or moved.ent_type_ == "PERSON" or moved.lemma_.lower() in _SEATS:
+        return None
+    ends: dict[str, Any] = {}
+    # The small parser hangs "to Kafka" under "from RabbitMQ", "from X" under the object, or
+    # the target beside an empty "to" ("from MySQL to CockroachDB": both objects of "from").
+    preps = [c for t in (head, moved) for c in t.children if c.dep_ == "prep"]
+    while preps:
+        prep = preps.pop(0)
+        side = _MIGRATION_SIDES.get(prep.lower_)
+        pobj = _pobj(prep)
+        if pobj is None and prep.i + 1 < len(prep.doc) and prep.nbor(1).head in (prep, prep.head):
+            pobj = prep.nbor(1) if prep.nbor(1).pos_ in ("NOUN", "PROPN") else None
+        preps += [c for t in (prep, pobj) if t is not None for c in t.children if c.dep_ == "prep"]
+        if side is None or side in ends or pobj is None:
+            continue
+        if pobj.i in skip or pobj.i not in inside or not is_name(pobj):
+            continue
+        if _is_place(entity_phrase(pobj, inside)) or pobj.lemma_.lower() in TEAM_HEADS:
+            return None  # a relocation, or a move between teams
+        ends[side] = pobj
+    if "to" not in ends:
+        return None
+    return entity_phrase(moved, inside, anchor_possessor=True), ends["to"], ends.get("from")
+
+
+def _placed_person(head: Any, obj_tok: Any, inside: set[int], skip: set[int]) -> Any | None:
+    """ "We moved Dana to the payments team", "They transferred Omar to Globex": the head of
+    where the person the verb moves now works, when its object is a person."""
+    if head.lemma_.lower() not in _MOTION_VERBS or obj_tok.dep_ != "dobj":
+        return None
+    person = obj_tok.ent_type_ == "PERSON" or (
+        obj_tok.pos_ == "PROPN" and is_given_name(normalize_name(obj_tok.text))
+    )
+    if not person:
+        return None
+    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ("to", "onto")):
+        pobj = _pobj(prep)
+        if pobj is not None and pobj.i in inside and pobj.i not in skip:
+            return pobj
     return None
 
 
@@ -247,6 +304,7 @@ def read_frame(
     pred += [c.lower_ for c in head.children if c.dep_ == "prt"]
     obj: Phrase | None = None
     conjoined: Any | None = None
+    migrated: tuple[Phrase, Any, Any | None] | None = None
     lemma = head.lemma_.lower()
     if lemma in ("be", "become") and len(pred) == 1:
         copular = _copular(head, inside, skip)
@@ -256,19 +314,29 @@ def read_frame(
             pred = (_BECOME.get(verb, verb) if lemma == "become" else verb).split()
     else:
         obj_tok = _first(head, _OBJECT_DEPS, inside, skip)
-        if obj_tok is not None and _adverbial(obj_tok):
-            obj_tok = None
+        if obj_tok is not None and (
+            _adverbial(obj_tok) or (obj_tok.dep_ == "dative" and obj_tok.pos_ == "ADP")
+        ):
+            obj_tok = None  # "is run for us by …": a beneficiary, not the object
         if obj_tok is not None and lemma in _MOTION_VERBS and obj_tok.lemma_.lower() in _SEATS:
             # "moved its headquarters to Utrecht": the subject moves, the destination is it.
             obj_tok, pred = None, ["relocate"]
         moved = _moved_to_place(head, obj_tok, inside, skip) if obj_tok is not None else None
         if moved is not None:
             subject, obj_tok, pred = moved[0], moved[1], ["relocate", "to"]
+        placed = _placed_person(head, obj_tok, inside, skip) if obj_tok is not None else None
+        if placed is not None:  # the mover is not the one placed
+            subject, obj_tok, pred = entity_phrase(obj_tok, inside), placed, ["move", "to"]
+        moved_tok = obj_tok if obj_tok is not None else subj_tok
+        migrated = _migrated(head, moved_tok, inside, skip) if moved_tok is not None else None
+        if migrated is not None:
+            subject, obj_tok, pred = migrated[0], migrated[1], ["migrate", "to"]
         if obj_tok is None:
             preps = [c for c in head.children if c.dep_ in ("prep", "agent") and c.i in inside]
             # A phrase fronted before the verb is an adverbial ("Alongside her job at A, she
             # has worked for B"); the verb's complement follows it.
-            preps.sort(key=lambda p: p.i < head.i)
+            # A passive's agent is its other party ("is run for us by the Platform team").
+            preps.sort(key=lambda p: (p.i < head.i, p.dep_ != "agent"))
             if lemma in _MOTION_VERBS:  # the destination, not the origin
                 preps.sort(key=lambda p: p.lower_ != "to")
             for prep in preps:
@@ -294,7 +362,14 @@ def read_frame(
         # "moved to Denver", "left Boston": where someone lives, not where they work
         predicate = "relocate from" if lemma in _END_VERBS else "relocate to"
     main = Relation(subject, predicate, obj)
-    extras = [*_with_roles(main), *_origin(head, subject, inside, skip)]
+    if migrated is None:
+        origin = _origin(head, subject, inside, skip)
+    else:  # the system it left, if named
+        left = migrated[2]
+        origin = (
+            [] if left is None else [Relation(subject, "migrate from", entity_phrase(left, inside))]
+        )
+    extras = [*_with_roles(main), *origin]
     if conjoined is not None:
         extras += _conjoined_objects(main, conjoined, inside)
     extras += _workplace(head, subject, conjoined, inside)

@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 PERSON_LABEL = "PERSON"
+_SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
 _FULL_NAME_RE = re.compile(r"\b([A-Z][a-z][\w'’-]*(?:[ \t]+[A-Z][a-z][\w'’-]*)+)")
 # Capitalised words that open a sentence, not a name ("The Lisbon office", "Update Dana").
@@ -64,11 +65,24 @@ def mentions(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[Ment
         label = entity_label(ent.label_)
         if label:
             start = inp.base_offset + ent.start_char
-            found.append(Mention(ent.text, label, ent.start_char, start, start + len(ent.text)))
+            subject = _main_subject(ent.root)
+            found.append(
+                Mention(ent.text, label, ent.start_char, start, start + len(ent.text), subject)
+            )
     taken = {m.position for m in found}
     found.extend(_people_ner_missed(inp, doc, taken))
-    found.extend(subject_things(inp, doc, taken))
+    named = {m.position: m.name for m in found}
+    found.extend(subject_things(inp, doc, named))
     return found
+
+
+def _main_subject(tok: Any) -> bool:
+    """The subject of its sentence's main clause (or of a verb coordinated with it), not of a
+    relative clause ("Quill is the app that Marrow Labs sells")."""
+    if tok.dep_ not in _SUBJECT_DEPS:
+        return False
+    verb = tok.head
+    return verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT")
 
 
 def _person_name(text: str) -> bool:
@@ -98,10 +112,12 @@ def _people_ner_missed(inp: ExtractionInput, doc: Any, taken: set[int]) -> list[
     return found
 
 
-def subject_things(inp: ExtractionInput, doc: Any, taken: set[int]) -> list[Mention]:
+def subject_things(inp: ExtractionInput, doc: Any, named: dict[int, str]) -> list[Mention]:
     """Things the subjects of this passage name ("Orion shipped in January", "the new routing
     engine shipped"): what a later "it" most likely means. People and plurals are not "it";
-    nor is a lone given name, which is a person NER missed."""
+    nor is a lone given name, which is a person NER missed. `named` holds the names already
+    found, by position: a subject that only opens with one ("Brightwave's Kraków office") is
+    a thing of its own."""
     found = []
     for sent in doc.sents:
         for tok in sent:
@@ -111,12 +127,16 @@ def subject_things(inp: ExtractionInput, doc: Any, taken: set[int]) -> list[Ment
                 continue
             phrase = entity_phrase(tok, {t.i for t in sent})
             words = sorted(phrase.tokens, key=lambda t: t.i)
-            if not words or words[0].idx in taken:
+            if not words:
                 continue
             text = "".join(t.text_with_ws for t in words).strip()
             text = re.sub(r"^(?:[Tt]he|[Aa]n?|[Oo]ur|[Tt]his)\s+", "the ", text)
+            known = named.get(words[0].idx)
+            if known is not None and len(known) >= len(text):
+                continue  # the name found there already is the whole subject
             start = inp.base_offset + words[0].idx
-            found.append(Mention(text, "ORG", words[0].idx, start, start + len(text)))
+            subject = _main_subject(tok)
+            found.append(Mention(text, "ORG", words[0].idx, start, start + len(text), subject))
     return found
 
 

@@ -165,9 +165,15 @@ class RulesExtractor:
             if not sents:
                 continue
             last = sents[-1]
-            things = subject_things(ExtractionInput(text=tail), last.as_doc(), set())
+            things = subject_things(ExtractionInput(text=tail), last.as_doc(), {})
             found[i] = [
-                Mention(m.name, m.label, m.position + last.start_char - len(tail)) for m in things
+                Mention(
+                    m.name,
+                    m.label,
+                    m.position + last.start_char - len(tail),
+                    is_subject=m.is_subject,
+                )
+                for m in things
             ]
         return found
 

@@ -351,3 +351,29 @@ def test_event_day_window_covers_that_day_only_and_open_period_stays_open() -> N
     assert ongoing.valid_until is None
     assert not day.overlaps(Window(datetime(2026, 6, 9, tzinfo=UTC), None, "day"))
     assert ongoing.overlaps(Window(datetime(2027, 1, 1, tzinfo=UTC), None, "year"))
+
+
+@pytest.mark.parametrize(
+    ("phrase", "obj", "predicate"),
+    [
+        ("joined", "the Atlas project", "works_on"),
+        ("moved to", "the billing migration", "works_on"),
+        ("left", "the Orion rollout", "works_on"),
+        ("joined", "Northwind", "works_for"),
+        ("joined", "the search team", "member_of"),
+    ],
+)
+def test_a_placement_in_a_piece_of_work_is_working_on_it(
+    phrase: str, obj: str, predicate: str
+) -> None:
+    directed = PredicateVocabulary().normalize_directed(phrase)
+    assert directed is not None
+    placed = directed.for_object(obj)
+    assert placed is not None and placed.predicate == predicate
+
+
+@pytest.mark.parametrize(("phrase", "phase"), [("migrate to", "start"), ("migrate from", "end")])
+def test_a_migration_starts_using_the_new_system_and_ends_the_old(phrase: str, phase: str) -> None:
+    directed = PredicateVocabulary().normalize_directed(phrase)
+    assert directed is not None
+    assert (directed.predicate, directed.phase) == ("uses", phase)

@@ -613,3 +613,116 @@ def test_the_date_of_the_event_a_since_names_starts_the_state(
     extractor: RulesExtractor, text: str, start: str
 ) -> None:
     assert _day(_claims(extractor, text)[0])[:2] == (start, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        (
+            "Beacon is the internal search tool we maintain for Halvard's support agents."
+            " It runs on Elasticsearch.",
+            "Beacon",
+        ),
+        (
+            "Quill is the invoicing app that Marrow Labs sells to dentists. It depends on Stripe.",
+            "Quill",
+        ),
+        (
+            "The Saltmarsh datacenter opened in 2019 near Ostend. It hosts the archive cluster.",
+            "the Saltmarsh datacenter",
+        ),
+    ],
+)
+def test_a_subject_it_continues_the_previous_sentence_s_subject(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    assert _claims(extractor, text)[-1].subject_text == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lighthouse is the status page we build for Orbitra's enterprise clients.",
+        "Pavel wrote the guide for Halvard's new hires.",
+        "The audit covers Northwind's two warehouses.",
+    ],
+)
+def test_a_possessive_after_an_expanded_name_stays_a_possessive(
+    extractor: RulesExtractor, text: str
+) -> None:
+    context = "Orbitra Cloud, Halvard Group and Northwind Logistics signed in May."
+    claim = _claims(extractor, text, context=context)[0]
+    assert " is " not in claim.claim_text.replace(" is the status", ""), claim.claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "agent", "thing"),
+    [
+        ("Vega is maintained for us by the Infra team.", "the Infra team", "Vega"),
+        ("Kafka is run for us by the Platform team.", "the Platform team", "Kafka"),
+        ("The mobile app is owned for the company by the Apps team.", "the Apps team", None),
+    ],
+)
+def test_a_passive_s_agent_is_its_other_party_past_a_beneficiary(
+    extractor: RulesExtractor, text: str, agent: str, thing: str | None
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert claim.object_text == agent
+    assert (claim.predicate_text or "").endswith(" by")
+    if thing is not None:
+        assert claim.subject_text == thing
+
+
+@pytest.mark.parametrize(
+    ("text", "thing", "new", "old"),
+    [
+        (
+            "Last spring we migrated the ledger database from MySQL to CockroachDB.",
+            "the ledger database",
+            "CockroachDB",
+            "MySQL",
+        ),
+        (
+            "In March the data team switched the nightly exports from Airflow to Dagster.",
+            "the nightly exports",
+            "Dagster",
+            "Airflow",
+        ),
+        (
+            "The billing service was moved from Heroku to AWS last quarter.",
+            "The billing service",
+            "AWS",
+            "Heroku",
+        ),
+    ],
+)
+def test_a_thing_moved_between_systems_uses_the_new_one_and_leaves_the_old(
+    extractor: RulesExtractor, text: str, thing: str, new: str, old: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        thing,
+        "migrate to",
+        new,
+    )
+    left = [(r.predicate_text, r.object_text) for r in claim.extra_relations]
+    assert ("migrate from", old) in left
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "place"),
+    [
+        (
+            "Leadership moved Ingrid Solberg to the Risk team in February.",
+            "Ingrid Solberg",
+            "the Risk team",
+        ),
+        ("Priya moved Tom to the platform team last week.", "Tom", "the platform team"),
+        ("We transferred Bruno to the Atlas project last month.", "Bruno", "the Atlas project"),
+    ],
+)
+def test_whom_a_verb_moves_is_placed_not_the_mover(
+    extractor: RulesExtractor, text: str, person: str, place: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert (claim.subject_text, claim.object_text) == (person, place)
