@@ -97,6 +97,8 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "recruit": ("works_for", True),
     "be at": ("works_for", False),
     "be with": ("works_for", False),
+    "start as": ("works_for", False),
+    "work as": ("works_for", False),
     "go back to": ("works_for", False),
     "move onto": ("works_for", False),
     "move into": ("works_for", False),
@@ -246,7 +248,7 @@ PHASES: dict[str, str] = {
         ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
          "move to", "transfer to", "switch to", "hire", "recruit", "relocate to", "go back to",
          "move onto", "move into", "start on", "take over", "adopt", "become part of",
-         "migrate to"),
+         "migrate to", "start as"),
         "start",
     ),
     **dict.fromkeys(

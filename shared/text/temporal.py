@@ -60,6 +60,17 @@ _ATOMS: list[tuple[str, str]] = [
         r"(?:[T ](?P<hh>\d{2}):(?P<mi>\d{2})(?::\d{2})?(?P<off>Z|[+-]\d{2}:?\d{2})?)?\b",
     ),
     ("iso_month", r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])\b(?!-)"),
+    # "21 to 27 September", "23–25 Sept 2026", "June 3-5": days of one month, a range.
+    (
+        "day_span",
+        rf"\b(?P<d1>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s*(?:-|–|to|until|till|through)\s*"
+        rf"{_DAY}\s+(?:of\s+)?{_MON}\b(?:,?\s+{_YEAR}\b)?",
+    ),
+    (
+        "span_mdy",
+        rf"\b{_MON}\s+(?P<d1>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s*(?:-|–|to|through)\s*"
+        rf"{_DAY}\b(?:,?\s+{_YEAR}\b)?",
+    ),
     ("mdy", rf"\b{_MON}\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?"),
     ("dmy", rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?:,?\s+{_YEAR}\b)?"),
     (

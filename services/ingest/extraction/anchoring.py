@@ -19,6 +19,7 @@ _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "
 # Clauses with a proposition of their own: their dates are theirs.
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "ccomp", "csubj", "csubjpass", "parataxis", "conj"})
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON"})
+_PERIOD_BOUNDS = frozenset({"from", "until", "till", "through", "thru"})
 
 
 def _temporal_word(tok: Any, temporal: set[int]) -> bool:
@@ -63,6 +64,9 @@ def governs(
         # "the launch in May": the launch's date, not the clause's. A name takes no date of
         # its own: "moved it to Kafka in May" is the parser hanging the clause's date on it.
         misattached = parent.pos_ == "PROPN" and parent.dep_ == "pobj"
+        # "is on leave from 21 to 27 September", "the price until May": a period's bounds
+        # are the clause's, whichever noun the parser hangs them on.
+        misattached = misattached or x.lower_ in _PERIOD_BOUNDS
         if (
             x.pos_ == "ADP"
             and parent.pos_ in _NOMINAL

@@ -59,6 +59,8 @@ class _Atom:
     year_given: bool = True
     # A time of day without a date ("16:30 (UTC+2)"): (hour, minute, zone) for `_combine`.
     clock: tuple[int, int, Any] | None = None
+    # Both ends in one phrase ("21 to 27 September"): a range whatever precedes it.
+    is_range: bool = False
 
 
 def _utc(d: date) -> datetime:
@@ -287,6 +289,18 @@ def _build_atom(
     if kind == "iso_month":
         y, mo = int(g["y"]), int(g["m"])
         return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
+    if kind in ("day_span", "span_mdy"):
+        mo, first_day, last_day = MONTHS[g["mon"].lower().rstrip(".")], int(g["d1"]), int(g["day"])
+        if first_day >= last_day:
+            return None
+        if "year" in g:
+            y = int(g["year"])
+        elif today is not None:
+            y = _pick_year(mo, first_day, today, tense)
+        else:
+            return None
+        first, last = date(y, mo, first_day), date(y, mo, last_day)
+        return _Atom(first, last, "day", s, e, year_given="year" in g, is_range=True)
     if kind in ("mdy", "dmy"):
         mo, day = MONTHS[g["mon"].lower().rstrip(".")], int(g["day"])
         if kind == "mdy" and g["mon"].lower() == "may" and "year" not in g:
@@ -450,6 +464,10 @@ def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWin
             precision = max(a.precision, b.precision, key=lambda p: ORDER.get(p, 0))
             return TimeWindow(_utc(first), _utc(b.last), precision, "range", a.start, b.end)
     a = atoms[-1] if reschedule and len(atoms) > 1 else atoms[0]
+    if a.is_range and reschedule:  # "the demo moved from 8 to 9 June": the new day holds
+        return TimeWindow(_utc(a.last), _utc(a.last), "day", "point", a.start, a.end)
+    if a.is_range:
+        return TimeWindow(_utc(a.first), _utc(a.last), "day", "range", a.start, a.end)
     before = text[: a.start]
     if SINCE_RE.search(before):
         start = a.instant or _utc(a.first)

@@ -51,6 +51,7 @@ _PLACE_LABELS = frozenset({"GPE", "LOC"})
 _SITE_HEADS = PLACE_HEADS | {"region", "zone", "datacenter", "hub", "building", "headquarters"}
 # Verbs that move a thing they name to a place ("migrated the payments API to the Dublin
 # region"): the thing is then located there, whoever moved it.
+_DIRECTIONS = frozenset({"back", "down", "away", "aside", "off", "out"})
 _TRANSPORT_VERBS = _MOTION_VERBS | {"migrate", "deploy", "relocate"}
 # The prepositions of a migration's two ends: "from/off MySQL", "to/onto CockroachDB".
 _MIGRATION_SIDES = {"to": "to", "onto": "to", "from": "from", "off": "from"}
@@ -302,6 +303,17 @@ def read_frame(
         pred += ["to", xcomp.lemma_.lower()]
         head = xcomp
     pred += [c.lower_ for c in head.children if c.dep_ == "prt"]
+    # "stepped back from the board": the parser makes "back" an adverb holding the phrase.
+    direction = next(
+        (
+            c
+            for c in head.children
+            if c.dep_ == "advmod" and c.lower_ in _DIRECTIONS and c.i == head.i + 1
+        ),
+        None,
+    )
+    if direction is not None:
+        pred.append(direction.lower_)
     obj: Phrase | None = None
     conjoined: Any | None = None
     migrated: tuple[Phrase, Any, Any | None] | None = None
@@ -332,7 +344,13 @@ def read_frame(
         if migrated is not None:
             subject, obj_tok, pred = migrated[0], migrated[1], ["migrate", "to"]
         if obj_tok is None:
-            preps = [c for c in head.children if c.dep_ in ("prep", "agent") and c.i in inside]
+            holders = (head,) if direction is None else (head, direction)
+            preps = [
+                c
+                for h in holders
+                for c in h.children
+                if c.dep_ in ("prep", "agent") and c.i in inside
+            ]
             # A phrase fronted before the verb is an adverbial ("Alongside her job at A, she
             # has worked for B"); the verb's complement follows it.
             # A passive's agent is its other party ("is run for us by the Platform team").

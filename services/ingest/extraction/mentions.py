@@ -82,7 +82,7 @@ def _main_subject(tok: Any) -> bool:
     if tok.dep_ not in _SUBJECT_DEPS:
         return False
     verb = tok.head
-    return verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT")
+    return bool(verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT"))
 
 
 def _person_name(text: str) -> bool:

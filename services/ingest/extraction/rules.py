@@ -57,6 +57,13 @@ _WE = frozenset({"we", "us"})
 _DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
+# How far back a definite description may repeat ("the committee" after "the calibration
+# committee"), and the words that end a description instead of modifying its noun.
+_DESCRIPTION_REACH = 600
+_NOT_MODIFIERS = frozenset(
+    {"of", "on", "in", "at", "for", "to", "and", "or", "by", "with", "from", "is", "was", "the"}
+    | {"a", "an", "that", "this", "who", "which", "new", "old", "other", "next", "last"}
+)
 _INNER_NAME_RE = re.compile(r"[a-z,] ([A-Z][a-z]+(?: [A-Z][a-z]+)*)")
 
 
@@ -344,6 +351,11 @@ def _subject_text(
 ) -> str | None:
     """The subject's name; in prose, a bare noun ("the contract renews on 1 November",
     "Headcount is 64") is said of what the document is about, which its title names."""
+    if is_bare(phrase) and attribution is None:
+        assert phrase is not None
+        described = _described_before(phrase, inp)
+        if described is not None:
+            return described
     if topic and inp.speaker is None and attribution is None and is_bare(phrase):
         return topic
     if phrase is None and inp.speaker and attribution is None:
@@ -353,6 +365,25 @@ def _subject_text(
         # the speaker or the document instead (and its text says "<speaker> and others").
         return None
     return _render(phrase, rewriter)
+
+
+def _described_before(phrase: Phrase, inp: ExtractionInput) -> str | None:
+    """A definite "the committee" that repeats, shorter, a description the text gave just
+    before ("the calibration committee, chaired by Ngozi"): that description. Only "the" and
+    a single noun: "the new committee" or "a committee" may be another one."""
+    words = sorted(phrase.tokens, key=lambda t: t.i)
+    if len(words) != 2 or words[0].lower_ != "the" or words[1].pos_ != "NOUN":
+        return None
+    noun = words[1].text.lower()
+    before = (inp.context or "")[-_DESCRIPTION_REACH:] + "\n" + inp.text[: words[0].idx]
+    pattern = rf"\b[Tt]he((?:\s+[\w&'’-]+){{1,3}}?)\s+{re.escape(noun)}\b"
+    found = [m for m in re.finditer(pattern, before) if m.group(1).strip().lower() != noun]
+    if not found:
+        return None
+    modifiers = found[-1].group(1).split()
+    if any(m.lower() in _NOT_MODIFIERS for m in modifiers):
+        return None  # "the people on the committee": another phrase, not a description
+    return f"the {' '.join(modifiers)} {words[1].text}"
 
 
 def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:

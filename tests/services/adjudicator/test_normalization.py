@@ -377,3 +377,17 @@ def test_a_migration_starts_using_the_new_system_and_ends_the_old(phrase: str, p
     directed = PredicateVocabulary().normalize_directed(phrase)
     assert directed is not None
     assert (directed.predicate, directed.phase) == ("uses", phase)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "predicate", "phase"),
+    [
+        ("start as", "works_for", "start"),
+        ("work as", "works_for", "state"),
+        ("step back from", "works_for", "end"),
+    ],
+)
+def test_taking_or_leaving_a_role_is_employment(phrase: str, predicate: str, phase: str) -> None:
+    directed = PredicateVocabulary().normalize_directed(phrase)
+    assert directed is not None
+    assert (directed.predicate, directed.phase) == (predicate, phase)

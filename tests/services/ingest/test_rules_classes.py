@@ -726,3 +726,103 @@ def test_whom_a_verb_moves_is_placed_not_the_mover(
 ) -> None:
     claim = _claims(extractor, text)[0]
     assert (claim.subject_text, claim.object_text) == (person, place)
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "subject"),
+    [
+        (
+            "Budgets are signed off by the capital review board, chaired by Anke Vogel.",
+            "The board meets on the first Monday of the month.",
+            "the capital review board",
+        ),
+        (
+            "We rely on the nightly reconciliation job for the ledger.",
+            "The job failed twice last week.",
+            "the nightly reconciliation job",
+        ),
+        (
+            "Hiring goes through the engineering hiring committee.",
+            "The committee includes Ravi Shah and Lucia Moreno.",
+            "the engineering hiring committee",
+        ),
+    ],
+)
+def test_a_definite_noun_repeats_the_description_given_before_it(
+    extractor: RulesExtractor, context: str, text: str, subject: str
+) -> None:
+    assert _claims(extractor, text, context=context)[0].subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Henrik Sørensen stepped back from the steering committee in June.", "step back from"),
+        ("Marta stepped down from the steering committee in May.", "step down from"),
+        ("Ines stepped away from the pricing council last week.", "step away from"),
+    ],
+)
+def test_a_directional_adverb_belongs_to_the_verb_phrase(
+    extractor: RulesExtractor, text: str, predicate: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert claim.predicate_text == predicate
+    assert claim.object_text is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("Beatriz Santos starts today as Kestrel Group's Chief People Officer.", "Kestrel Group"),
+        ("On Monday Ana Ruiz starts as head of sales at Globex.", "Globex"),
+        ("Leo Park has worked as a data engineer at Initech since 2022.", "Initech"),
+    ],
+)
+def test_a_role_taken_as_a_job_names_the_employer(
+    extractor: RulesExtractor, text: str, org: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert claim.object_text == org
+    assert claim.predicate_text in ("start as", "work as")
+
+
+@pytest.mark.parametrize(
+    ("text", "window"),
+    [
+        ("Rosa Jiménez is on leave from 21 to 27 September 2026.", ("2026-09-21", "2026-09-27")),
+        ("The conference runs June 3-5, 2026.", ("2026-06-03", "2026-06-05")),
+        ("The change freeze runs from 14 to 21 December 2026.", ("2026-12-14", "2026-12-21")),
+    ],
+)
+def test_days_of_one_month_joined_by_to_or_a_dash_are_a_range(
+    extractor: RulesExtractor, text: str, window: tuple[str, str]
+) -> None:
+    assert _day(_claims(extractor, text)[0]) == (*window, "day")
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("The demo moved from 8 to 9 June 2026.", "2026-06-09"),
+        ("The launch was pushed from 3 to 17 March 2026.", "2026-03-17"),
+        ("The review slipped from 10 to 12 November 2026.", "2026-11-12"),
+    ],
+)
+def test_a_rescheduled_day_range_keeps_the_new_day(
+    extractor: RulesExtractor, text: str, day: str
+) -> None:
+    assert _day(_claims(extractor, text)[0]) == (day, day, "day")
+
+
+@pytest.mark.parametrize(
+    ("text", "window"),
+    [
+        ("Kenji is on parental leave until 3 March 2026.", (None, "2026-03-03")),
+        ("The Team plan price from 1 May 2026 is $40.", ("2026-05-01", None)),
+        ("Olu is on a sabbatical through 30 June 2026.", (None, "2026-06-30")),
+    ],
+)
+def test_a_period_bound_on_a_noun_dates_the_clause(
+    extractor: RulesExtractor, text: str, window: tuple[str | None, str | None]
+) -> None:
+    assert _day(_claims(extractor, text)[0])[:2] == window
