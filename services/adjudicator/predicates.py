@@ -145,6 +145,7 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "module of": ("part_of", False),
     "belong to": ("part_of", False),
     "become part of": ("part_of", False),
+    "cease to be part of": ("part_of", False),
     "sit under": ("part_of", False),
     "fall under": ("part_of", False),
     "be under": ("part_of", False),
@@ -254,7 +255,7 @@ PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
          "move from", "transfer from", "relocate from", "move away from", "step back from",
-         "step away from", "migrate from"),
+         "step away from", "migrate from", "cease to be part of"),
         "end",
     ),
 }  # fmt: skip

@@ -1,9 +1,9 @@
 """Reads and writes of slots: the facts whose windows the timeline places (see `timeline`).
 
 A relation slot is every believed positive relation of one subject under one functional
-predicate (an employer, a team, a manager, a location, an owner); an observation slot is the
-facts sharing a `slot_id` (successive values of one attribute, grouped by the adjudicator).
-`settle_slots` reads what each member's current supporting claims state, places the whole slot
+predicate (an employer, a team, a manager, a location, an owner, the whole it is part of); an
+observation slot is the facts sharing a `slot_id` (successive values of one attribute, grouped
+by the adjudicator). `settle_slots` reads what each member's current supporting claims state, places the whole slot
 with `timeline.place`, and writes only what changed: windows, `superseded_by_fact_id`,
 contradiction groups, and one transcript row per change (method `timeline`). The caller holds
 the subjects' entity locks, so one slot is settled by one writer at a time.
@@ -27,9 +27,11 @@ from shared.beliefs.timeline import Placement, SlotMember, place
 
 __all__ = ["FUNCTIONAL_PREDICATES", "SlotKey", "settle_slots"]
 
-# One value at a time unless a claim says otherwise ("also works part-time at …").
+# One object at a time unless a claim says otherwise ("also works part-time at …"): a
+# different object later is a successor, at the same time a conflict. A project or team is
+# part of one whole ("moved from the Harbor Foundation to Coastal Commons").
 FUNCTIONAL_PREDICATES = frozenset(
-    {"works_for", "member_of", "reports_to", "located_in", "assigned_to"}
+    {"works_for", "member_of", "reports_to", "located_in", "assigned_to", "part_of"}
 )
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from services.adjudicator.domain import Assertion, CandidateFact, Window
 from services.adjudicator.engines.categories import Category, find_categories, strip_categories
 from services.adjudicator.normalization import STATE_PREDICATES
+from shared.beliefs.slots import FUNCTIONAL_PREDICATES
 
 __all__ = [
     "FUNCTIONAL_PREDICATES",
@@ -19,10 +20,6 @@ __all__ = [
     "extract_values",
 ]
 
-# One object at a time: a different object later is a successor, at the same time a conflict.
-FUNCTIONAL_PREDICATES = frozenset(
-    {"works_for", "reports_to", "located_in", "member_of", "assigned_to"}
-)
 # Where someone is placed; with a transition cue ("moved to") one replaces another.
 PLACEMENT_PREDICATES = frozenset({"works_for", "member_of", "works_on", "assigned_to"})
 

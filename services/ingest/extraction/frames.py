@@ -23,7 +23,7 @@ from services.ingest.extraction.arguments import (
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 from shared.entities.places import is_known_place
-from shared.text.units import TEAM_HEADS
+from shared.text.units import PROJECT_HEADS, TEAM_HEADS
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -124,6 +124,14 @@ def _moved_to_place(
         if _is_place(entity_phrase(pobj, inside)):
             return entity_phrase(obj_tok, inside, anchor_possessor=True), pobj
     return None
+
+
+def _is_unit(phrase: Phrase | None) -> bool:
+    """A project or team ("the Open Tide project", "the payments team"), not a person."""
+    if phrase is None or not phrase.tokens:
+        return False
+    last = max(phrase.tokens, key=lambda t: t.i)
+    return last.pos_ == "NOUN" and last.lemma_.lower() in TEAM_HEADS | PROJECT_HEADS
 
 
 def _migrated(
@@ -379,7 +387,6 @@ def read_frame(
     if obj is not None and lemma in _PLACE_VERBS and _is_place(obj):
         # "moved to Denver", "left Boston": where someone lives, not where they work
         predicate = "relocate from" if lemma in _END_VERBS else "relocate to"
-    main = Relation(subject, predicate, obj)
     if migrated is None:
         origin = _origin(head, subject, inside, skip)
     else:  # the system it left, if named
@@ -387,6 +394,12 @@ def read_frame(
         origin = (
             [] if left is None else [Relation(subject, "migrate from", entity_phrase(left, inside))]
         )
+    if lemma in _TRANSPORT_VERBS and _is_unit(subject) and obj is not None and not _is_place(obj):
+        # "The Open Tide project moved from the Harbor Foundation to Coastal Commons": a
+        # project or team changes the whole it belongs to, it is not employed by it.
+        predicate = "become part of"
+        origin = [Relation(r.subject, "cease to be part of", r.object) for r in origin]
+    main = Relation(subject, predicate, obj)
     extras = [*_with_roles(main), *origin]
     if conjoined is not None:
         extras += _conjoined_objects(main, conjoined, inside)

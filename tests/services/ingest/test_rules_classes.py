@@ -826,3 +826,40 @@ def test_a_period_bound_on_a_noun_dates_the_clause(
     extractor: RulesExtractor, text: str, window: tuple[str | None, str | None]
 ) -> None:
     assert _day(_claims(extractor, text)[0])[:2] == window
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "new", "old"),
+    [
+        (
+            "The Open Tide project moved from the Harbor Foundation to Coastal Commons in 2024.",
+            "The Open Tide project",
+            "Coastal Commons",
+            "the Harbor Foundation",
+        ),
+        (
+            "The Atlas project was transferred from Initech to Globex last year.",
+            "The Atlas project",
+            "Globex",
+            "Initech",
+        ),
+        (
+            "We moved the Helix project from Initech to Globex in March.",
+            "the Helix project",
+            "Globex",
+            "Initech",
+        ),
+    ],
+)
+def test_a_project_moved_between_organisations_becomes_part_of_the_new_one(
+    extractor: RulesExtractor, text: str, unit: str, new: str, old: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        unit,
+        "become part of",
+        new,
+    )
+    ended = [(r.predicate_text, r.object_text) for r in claim.extra_relations]
+    assert ended and ended[0][0] == "cease to be part of"
+    assert ended[0][1] is not None and ended[0][1].endswith(old.removeprefix("the "))

@@ -132,9 +132,10 @@ async def test_rotated_jwks_accepts_the_new_signer(tmp_path, authenticator, sign
 
 
 async def test_remembered_token_still_expires(authenticator, signer):
-    token = signer.token(expires_in=1)
+    # `exp` is whole seconds after a truncated `iat`: two seconds leave at least one to use it.
+    token = signer.token(expires_in=2)
     assert authenticator.authenticate(f"Bearer {token}").name == "jwt:agent-1"
-    await asyncio.sleep(1.5)
+    await asyncio.sleep(2.5)
     assert "expired" in _refused(authenticator, f"Bearer {token}")
 
 
