@@ -3,10 +3,11 @@
 A relation slot is every believed positive relation of one subject under one functional
 predicate (an employer, a team, a manager, a location, an owner, the whole it is part of); an
 observation slot is the facts sharing a `slot_id` (successive values of one attribute, grouped
-by the adjudicator). `settle_slots` reads what each member's current supporting claims state, places the whole slot
-with `timeline.place`, and writes only what changed: windows, `superseded_by_fact_id`,
-contradiction groups, and one transcript row per change (method `timeline`). The caller holds
-the subjects' entity locks, so one slot is settled by one writer at a time.
+by the adjudicator). `settle_slots` reads what each member's current supporting claims state,
+places the whole slot with `timeline.place`, and writes only what changed: windows,
+`superseded_by_fact_id`, contradiction groups, and one transcript row per change (method
+`timeline`). The caller holds the subjects' entity locks, so one slot is settled by one writer
+at a time.
 """
 
 from __future__ import annotations
