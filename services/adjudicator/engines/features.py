@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from services.adjudicator.domain import Assertion, CandidateFact, Window
 from services.adjudicator.engines.categories import Category, find_categories, strip_categories
 from services.adjudicator.normalization import STATE_PREDICATES
+from services.adjudicator.predicates import IRREGULAR
 from shared.beliefs.slots import FUNCTIONAL_PREDICATES
 
 __all__ = [
@@ -89,6 +90,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 # Why a value changed is not the attribute it is a value of ("moved to 9 June because of the
 # bank holiday freeze", "is red because the vendor missed the API drop").
 _REASON_TAIL = re.compile(r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of)\b.*$")
+# Words that open an adverbial fronted before the subject (see `_without_fronted`).
+_FRONTED = re.compile(r"^\s*(?:since|after|following|from|as of|starting|with|once)\b", re.I)
 # Verbs of change that say how a value moved, not which attribute it is.
 _CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
 # Words that open the window a value holds in ("Starting 1 February", "effective June"): when,
@@ -162,6 +165,7 @@ def _same_value(a: Value, b: Value) -> bool:
 
 
 def _stem(word: str) -> str:
+    word = IRREGULAR.get(word, word)  # "paid" and "pays" state one attribute in two tenses
     for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
@@ -184,6 +188,15 @@ def _content_tokens(text: str, *, skeleton: bool) -> set[str]:
             if not any(ch.isdigit() for ch in w) and w not in _MONTHS and w not in _CUE_STEMS
         }
     return kept
+
+
+def _without_fronted(text: str, subject: str) -> str:
+    """A statement without the adverbial fronted before its subject ("Since the pilot results
+    Dana supports …", "After the merger Acme employs …"): when a value began, not which."""
+    if not _FRONTED.match(text) or not subject:
+        return text
+    at = text.lower().find(subject.lower())
+    return text[at:] if at > 0 else text
 
 
 def _containment(a: set[str], b: set[str]) -> float:
@@ -280,8 +293,9 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     values_conflict = bool(a_values) and bool(c_values) and not values_equal
     compatible = not values_conflict or correction >= 1.0
 
-    a_skeleton = _content_tokens(a_text, skeleton=True)
-    c_skeleton = _content_tokens(candidate.statement, skeleton=True)
+    subject = assertion.subject_name
+    a_skeleton = _content_tokens(_without_fronted(a_text, subject), skeleton=True)
+    c_skeleton = _content_tokens(_without_fronted(candidate.statement, subject), skeleton=True)
     skeleton = same_predicate if relation else _similarity(a_skeleton, c_skeleton)
     lexical = max(
         _similarity(_content_tokens(a_text, skeleton=False), _content_tokens(t, skeleton=False))

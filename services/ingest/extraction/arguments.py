@@ -119,6 +119,8 @@ def is_bare(phrase: Phrase | None) -> bool:
     about."""
     if phrase is None or not phrase.tokens or entity_like(phrase):
         return False
+    if any(t.text[:1].isupper() and not t.is_sent_start for t in phrase.tokens):
+        return False  # "The Basic plan": a capital inside the sentence marks a name
     return all(
         t.pos_ in ("DET", "ADJ", "NOUN", "NUM", "PART") or t.dep_ == "poss" for t in phrase.tokens
     )

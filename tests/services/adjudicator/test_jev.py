@@ -629,3 +629,59 @@ def test_context_beside_a_new_value_does_not_hide_that_it_replaces_the_old(
     )
     assert decision.action == "supersede"
     assert_confident(decision)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("From January 2026 Acme paid 3.1% interest.", "From March 2026 Acme pays 2.8% interest."),
+        (
+            "From January 2026 Acme sold 40 licences a week.",
+            "From March 2026 Acme sells 55 licences a week.",
+        ),
+        ("From January 2026 Acme grew 4% a month.", "From March 2026 Acme grows 2% a month."),
+    ],
+)
+def test_a_value_stated_in_another_tense_is_still_the_same_attribute(
+    earlier: str, later: str
+) -> None:
+    existing = fact(
+        assertion(
+            earlier, "Acme", window=Window(day(2026, 1), None, "open"), kind="effective_period"
+        )
+    )
+    decision = decide(
+        assertion(
+            later, "Acme", window=Window(day(2026, 3), None, "open"), kind="effective_period"
+        ),
+        existing,
+    )
+    assert decision.action == "supersede"
+    assert_confident(decision)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        (
+            "Dana opposes the move to a four-day week.",
+            "Since the pilot results Dana supports the four-day week.",
+        ),
+        ("Dana opposes the Acme merger.", "After the board review Dana supports the Acme merger."),
+        (
+            "Dana is against remote-first hiring.",
+            "Following the survey Dana is for remote-first hiring.",
+        ),
+    ],
+)
+def test_an_adverbial_fronted_before_the_holder_is_not_part_of_the_attribute(
+    earlier: str, later: str
+) -> None:
+    existing = fact(assertion(earlier, "Dana"))
+    features = extract_features(
+        assertion(
+            later, "Dana", window=Window(day(2026, 3), None, "open"), kind="effective_period"
+        ),
+        existing,
+    )
+    assert features.rival == 1.0

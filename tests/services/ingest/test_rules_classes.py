@@ -863,3 +863,24 @@ def test_a_project_moved_between_organisations_becomes_part_of_the_new_one(
     ended = [(r.predicate_text, r.object_text) for r in claim.extra_relations]
     assert ended and ended[0][0] == "cease to be part of"
     assert ended[0][1] is not None and ended[0][1].endswith(old.removeprefix("the "))
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("The Basic plan costs €9 per month.", "The Basic plan"),
+        ("The Enterprise tier includes SSO.", "The Enterprise tier"),
+        ("The Growth bundle is discontinued.", "The Growth bundle"),
+    ],
+)
+def test_a_capitalised_word_inside_the_sentence_makes_a_name_not_a_bare_noun(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    claim = _claims(extractor, text, document_title="Plans and pricing")[0]
+    assert claim.subject_text == subject
+
+
+def test_a_bare_noun_is_still_said_of_the_document_s_topic(extractor: RulesExtractor) -> None:
+    text = "The contract renews on 1 November 2026."
+    claim = _claims(extractor, text, document_title="Halcyon Bio — customer account")[0]
+    assert claim.subject_text == "Halcyon Bio"
