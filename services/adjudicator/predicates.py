@@ -106,6 +106,9 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "step away from": ("works_for", False),
     # affiliated_with
     "affiliated with": ("affiliated_with", False),
+    "consult for": ("affiliated_with", False),
+    "advise": ("affiliated_with", False),
+    "freelance for": ("affiliated_with", False),
     "associated with": ("affiliated_with", False),
     "partner with": ("affiliated_with", False),
     "collaborate with": ("affiliated_with", False),

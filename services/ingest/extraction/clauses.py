@@ -117,7 +117,19 @@ def _leading_clause(root: Any) -> Any | None:
     if root.lemma_.lower() in ATTRIBUTION_VERBS:
         return None  # "Ravi, I think, …" and "Dana said …" keep their content
     for c in root.children:
-        if c.dep_ in ("ccomp", "advcl") and c.right_edge.i < root.i and _subject_of(c) is not None:
+        # An imperative before a clause with a subject of its own is another clause too
+        # ("Please welcome Hana, she joined the Atlas team today").
+        imperative = (
+            c.tag_ == "VB"
+            and _subject_of(c) is None
+            and not any(a.dep_ == "aux" for a in c.children)  # "to set the scene" is none
+            and _subject_of(root) is not None
+        )
+        if (
+            c.dep_ in ("ccomp", "advcl")
+            and c.right_edge.i < root.i
+            and (_subject_of(c) is not None or imperative)
+        ):
             between = root.doc[c.right_edge.i + 1 : root.i]
             separated = any(t.text in (",", ";") or t.lower_ in _SPLIT_MARKS for t in between)
             if separated and not any(m.dep_ == "mark" for m in c.children):

@@ -36,6 +36,8 @@ _RELATIONAL_NOUNS = frozenset(
         "sub-team", "offshoot",
     }
 )  # fmt: skip
+# A governing body named by what it governs ("the board of the Lagos Tech Fund").
+_GOVERNING_BODIES = frozenset({"board", "council", "trustees"})
 # Verbs of moving between places: the destination is the relation, the origin its end.
 _MOTION_VERBS = frozenset({"move", "transfer", "switch", "relocate", "shift", "go", "come"})
 # Verbs that start a placement; an origin ("joined Globex from Initech") ends the old one.
@@ -186,15 +188,34 @@ def _placed_person(head: Any, obj_tok: Any, inside: set[int], skip: set[int]) ->
     return None
 
 
+def _work_pattern(attr: Any) -> bool:
+    """ "part-time", "full-time": how much someone works, said where a role would stand."""
+    return attr.lemma_.lower() == "time" and any(
+        c.lower_ in ("part", "full") for c in attr.children if c.dep_ in ("compound", "amod")
+    )
+
+
+def _body_of(pobj: Any, inside: set[int]) -> Phrase:
+    """ "the board of the Lagos Tech Fund": the organization whose governing body it is."""
+    if pobj.lemma_.lower() in _GOVERNING_BODIES:
+        prep = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        owner = _pobj(prep) if prep is not None else None
+        if owner is not None and owner.i in inside and is_name(owner):
+            return entity_phrase(owner, inside)
+    return entity_phrase(pobj, inside)
+
+
 def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase | None] | None:
     """ "X is part of Y", "X is the CTO of Y", "X is on the Y team": predicate and object."""
     attr = _first(head, ("attr",), inside, skip)
+    if attr is not None and _work_pattern(attr):
+        attr = None  # "is part-time at Studio Nine": where, not what, the subject is
     if attr is not None:
         prep = next((c for c in attr.children if c.dep_ == "prep" and c.i in inside), None)
         pobj = _pobj(prep) if prep is not None else None
         relational = attr.lemma_.lower() in _RELATIONAL_NOUNS
         if relational and prep is not None and prep.lower_ == "of" and pobj is not None:
-            return f"{attr.lemma_.lower()} of", entity_phrase(pobj, inside)
+            return f"{attr.lemma_.lower()} of", _body_of(pobj, inside)
         phrase = entity_phrase(attr, inside)
         if is_role_word(attr) and attr not in phrase.tokens:
             # A role held in an organization: "the CTO of Northwind" names Northwind.
@@ -381,7 +402,11 @@ def read_frame(
             # Only employment collapses an unnamed role into its organization ("works for the
             # CTO of Acme"); one reports to, meets or thanks the person in it.
             keep_roles = lemma not in _EMPLOYMENT_VERBS
-            obj = entity_phrase(obj_tok, inside, keep_roles=keep_roles)
+            obj = (
+                _body_of(obj_tok, inside)
+                if obj_tok.lemma_.lower() in _GOVERNING_BODIES
+                else entity_phrase(obj_tok, inside, keep_roles=keep_roles)
+            )
             conjoined = obj_tok
     predicate = " ".join(pred)
     if obj is not None and lemma in _PLACE_VERBS and _is_place(obj):

@@ -391,3 +391,9 @@ def test_taking_or_leaving_a_role_is_employment(phrase: str, predicate: str, pha
     directed = PredicateVocabulary().normalize_directed(phrase)
     assert directed is not None
     assert (directed.predicate, directed.phase) == (predicate, phase)
+
+
+@pytest.mark.parametrize("phrase", ["consult for", "advise", "freelance for"])
+def test_advising_or_consulting_is_an_affiliation(phrase: str) -> None:
+    directed = PredicateVocabulary().normalize_directed(phrase)
+    assert directed is not None and directed.predicate == "affiliated_with"

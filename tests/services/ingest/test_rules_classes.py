@@ -884,3 +884,55 @@ def test_a_bare_noun_is_still_said_of_the_document_s_topic(extractor: RulesExtra
     text = "The contract renews on 1 November 2026."
     claim = _claims(extractor, text, document_title="Halcyon Bio — customer account")[0]
     assert claim.subject_text == "Halcyon Bio"
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "team"),
+    [
+        (
+            "Please welcome Hana Mori, she joined the Atlas team on 10 February 2026.",
+            "Hana Mori",
+            "the Atlas team",
+        ),
+        (
+            "Say hi to Omar Haddad, he starts on the payments team on Monday.",
+            "Omar Haddad",
+            "the payments team",
+        ),
+        ("Meet Lena Vogel, she leads the data team.", "Lena Vogel", "the data team"),
+    ],
+)
+def test_an_imperative_before_a_clause_of_its_own_does_not_drop_that_clause(
+    extractor: RulesExtractor, text: str, person: str, team: str
+) -> None:
+    (claim,) = _claims(extractor, text, speaker="Rui Costa")
+    assert (claim.subject_text, claim.object_text) == (person, team)
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("Olu Adebayo is a member of the board of the Lagos Tech Fund.", "Lagos Tech Fund"),
+        ("Maya Chen sits on the board of Acme Ventures.", "Acme Ventures"),
+        ("Marta stepped down from the board of Globex in May.", "Globex"),
+    ],
+)
+def test_a_board_is_named_by_the_organisation_it_governs(
+    extractor: RulesExtractor, text: str, org: str
+) -> None:
+    assert _claims(extractor, text)[0].object_text == org
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("Kai is part-time at Globex.", "Globex"),
+        ("Carla Mendes is full-time at Studio Nine.", "Studio Nine"),
+        ("I'm part-time at Fernwood Press.", "Fernwood Press"),
+    ],
+)
+def test_part_time_or_full_time_at_an_organisation_is_where_someone_works(
+    extractor: RulesExtractor, text: str, org: str
+) -> None:
+    claim = _claims(extractor, text, speaker="Carla Mendes")[0]
+    assert (claim.predicate_text, claim.object_text) == ("be at", org)
