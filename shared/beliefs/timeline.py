@@ -98,8 +98,10 @@ def _closed(m: SlotMember, successor: SlotMember | None) -> Placement:
     """`m`'s window, closed at `successor`'s start when that comes before its own end."""
     if successor is None or successor.stated_from is None:
         return _own(m)
-    if m.stated_until is not None and m.stated_until <= successor.stated_from:
+    if m.stated_until is not None and m.stated_until < successor.stated_from:
         return _own(m)  # it ended by itself before the next value began
+    # An end at the successor's very start is the move itself ("moves from Customer Success
+    # to Sales Engineering effective 14 October"): the successor supersedes it.
     own = "unknown" if m.stated_from is None else m.precision
     precision = _coarser(own, successor.precision)
     return Placement(

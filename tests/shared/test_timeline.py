@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,14 @@ def test_a_stated_end_before_the_successor_keeps_its_own_end() -> None:
     a = _member("acme", _at(1), until=_at(3))
     b = _member("globex", _at(6))
     assert place([a, b])[a.fact_id] == Placement(_at(1), _at(3), "month", None, frozenset())
+
+
+@pytest.mark.parametrize("end_month", [6, 7])
+def test_an_end_at_or_after_the_successor_s_start_is_superseded_by_it(end_month: int) -> None:
+    # "moves from Customer Success to Sales Engineering effective June": one move, two claims.
+    a = _member("acme", _at(1), until=_at(end_month))
+    b = _member("globex", _at(6))
+    assert place([a, b])[a.fact_id] == Placement(_at(1), _at(6), "month", b.fact_id, frozenset())
 
 
 def test_an_undated_value_said_before_a_dated_one_is_closed_at_its_start() -> None:
