@@ -17,7 +17,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -27,6 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.beliefs.timeline import Placement, SlotMember, place
 
 __all__ = ["FUNCTIONAL_PREDICATES", "SlotKey", "settle_slots"]
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 # One object at a time unless a claim says otherwise ("also works part-time at …"): a
 # different object later is a successor, at the same time a conflict. A project or team is
@@ -122,14 +124,21 @@ class _Stored:
     window: tuple[datetime | None, datetime | None, str]
     superseded_by: UUID | None
     group_id: UUID | None
-    starts: list[tuple[datetime, str]]
+    starts: list[tuple[datetime, str, datetime | None]]  # (start, precision, said on)
     ends: list[tuple[datetime, str]]
     said: list[datetime]
     concurrent: bool = False
     announces_change: bool = False
 
     def member(self) -> SlotMember:
-        start = min(self.starts) if self.starts else None
+        # The start the latest testimony states: a later source that dates the same value
+        # differently ("her start date was 7 April, not 1 April") corrects the earlier ones.
+        # By said-on time, so arrival order does not matter; the earliest start breaks ties.
+        start = (
+            max(self.starts, key=lambda s: (s[2] or _NEVER, -s[0].timestamp()))[:2]
+            if self.starts
+            else None
+        )
         end = min(self.ends) if self.ends else None
         precision = (start or end or (None, "unknown"))[1]
         return SlotMember(
@@ -183,7 +192,7 @@ async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) 
                 r.contradiction_group_id, [], [], [],
             )  # fmt: skip
         if r.a_from is not None:
-            item.starts.append((r.a_from, r.a_precision))
+            item.starts.append((r.a_from, r.a_precision, r.asserted_at))
         if r.a_until is not None:
             item.ends.append((r.a_until, r.a_precision))
         if r.asserted_at is not None:

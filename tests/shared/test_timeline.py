@@ -147,3 +147,28 @@ def test_windows_are_well_formed_and_conflicts_symmetric(members: list[SlotMembe
             assert p.valid_from <= p.valid_until
         for rival in p.rivals:
             assert fact_id in placed[rival].rivals
+
+
+def test_a_slot_member_takes_the_start_its_latest_testimony_states() -> None:
+    from shared.beliefs.slots import SlotKey, _Stored
+
+    def stored(starts: list[tuple[datetime, str, datetime | None]]) -> _Stored:
+        fact = uuid.uuid4()
+        return _Stored(
+            fact,
+            SlotKey(slot_id=fact),
+            "v",
+            "l",
+            (None, None, "unknown"),
+            None,
+            None,
+            starts,
+            [],
+            [],
+        )
+
+    first, correction = (_at(4), "day", _at(4)), (_at(4).replace(day=7), "day", _at(5))
+    for order in ([first, correction], [correction, first]):
+        assert stored(order).member().stated_from == _at(4).replace(day=7)
+    same_time = [(_at(3), "month", _at(5)), (_at(2), "month", _at(5))]
+    assert stored(same_time).member().stated_from == _at(2)

@@ -72,8 +72,11 @@ _TRANSITION = re.compile(
 )
 _CORRECTION = re.compile(
     r"\b(rescheduled|postponed|pushed|delayed|brought forward|moved up|moved back|slipped|"
-    r"shifted|correction|corrected|actually|instead of|rather than|not on|updated to)\b"
+    r"shifted|correction|corrected|actually|instead of|rather than|not on|updated to|"
+    r"extended|extends|prolonged|shortened|cut short|curtailed)\b"
 )
+# A period whose end moved ("the freeze was extended through 21 March").
+_NEW_END = re.compile(r"\b(extended|extends|prolonged|shortened|cut short|curtailed)\b")
 _FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
 # "is on 14 May, not 12 May", "on 14 May instead of 12 May": the value it replaces.
 _NOT_OLD = re.compile(r"(?:,\s*not|\binstead of|\brather than)\s+(?:on\s+|at\s+|the\s+)?([^,;.]+)")
@@ -277,11 +280,20 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     correction_cue = bool(_CORRECTION.search(a_low))
     correction_target: DateValue | None = None
     correction = 0.0
-    old, new = _replaced_values(a_low, a_values)
+    # A relation's statement holds no dates; its claim may correct one ("…, not 1 April").
+    old, new = _replaced_values(a_low, extract_values(a_text) if relation else a_values)
     references = c_values + ([c_anchor] if c_anchor else [])
     if old and new and any(_same_value(old[0], ref) for ref in references):
         correction = 1.0
         correction_target = new[0] if isinstance(new[0], DateValue) else None
+    if (
+        not correction
+        and _NEW_END.search(a_low)
+        and a_win.valid_until is not None
+        and a_win.valid_from is None
+        and c_win.valid_until is not None
+    ):
+        correction = 1.0  # "was extended through 21 March": the end it had is replaced
     if not correction and correction_cue:
         correction = 0.6
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the

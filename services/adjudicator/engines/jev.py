@@ -254,9 +254,18 @@ def _adjusted_window(
 ) -> Window | None:
     """The candidate's window after an adjust: a corrected date, else the better-dated merge."""
     target = _date_of(features.correction_target, candidate, assertion)
+    a, c = assertion.window, candidate.window
+    if (
+        target is not None
+        and c.valid_from is not None
+        and c.valid_until is None
+        and a.valid_until is None
+    ):
+        # A state's corrected start ("her start date was 7 April, not 1 April") moves only
+        # the start: the state stays open.
+        return Window(target, None, c.precision)
     if target is not None:
         return Window(target, target + timedelta(days=1), "day")
-    a, c = assertion.window, candidate.window
     if features.correction and a.valid_from is not None:
         return a
     merged = Window(

@@ -36,6 +36,9 @@ _RELATIONAL_NOUNS = frozenset(
         "sub-team", "offshoot",
     }
 )  # fmt: skip
+# The day a placement starts or ends, by the word before "date"/"day" (`_milestone_day`).
+_MILESTONES = {"start": "join", "first": "join", "starting": "join", "last": "leave"}
+_MILESTONES |= {"end": "leave", "leaving": "leave", "final": "leave"}
 # A governing body named by what it governs ("the board of the Lagos Tech Fund").
 _GOVERNING_BODIES = frozenset({"board", "council", "trustees"})
 # Verbs of moving between places: the destination is the relation, the origin its end.
@@ -186,6 +189,26 @@ def _placed_person(head: Any, obj_tok: Any, inside: set[int], skip: set[int]) ->
         if pobj is not None and pobj.i in inside and pobj.i not in skip:
             return pobj
     return None
+
+
+def _milestone_day(subj_tok: Any, inside: set[int]) -> tuple[Phrase, str, Phrase] | None:
+    """ "Nia's start date at Meadowlark was 7 April", "Omar's last day at Initech is 30 June":
+    a placement's start or end, dated by what the copula says the day is."""
+    if subj_tok is None or subj_tok.lemma_.lower() not in ("date", "day"):
+        return None
+    kind = next(
+        (c.lower_ for c in subj_tok.children if c.dep_ in ("compound", "amod")),
+        None,
+    )
+    owner = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
+    prep = next(
+        (c for c in subj_tok.children if c.dep_ == "prep" and c.lower_ in ("at", "with", "on")),
+        None,
+    )
+    place = _pobj(prep) if prep is not None else None
+    if kind not in _MILESTONES or owner is None or place is None or place.i not in inside:
+        return None
+    return entity_phrase(owner, inside), _MILESTONES[kind], entity_phrase(place, inside)
 
 
 def _work_pattern(attr: Any) -> bool:
@@ -347,7 +370,15 @@ def read_frame(
     conjoined: Any | None = None
     migrated: tuple[Phrase, Any, Any | None] | None = None
     lemma = head.lemma_.lower()
-    if lemma in ("be", "become") and len(pred) == 1:
+    # NER may take "last day" for a date, so the milestone's subject is read past `skip`.
+    said_of = next(
+        (c for c in content.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in inside), None
+    )
+    milestone = _milestone_day(said_of, inside) if lemma == "be" and len(pred) == 1 else None
+    if milestone is not None:
+        subject, predicate_words, obj = milestone
+        pred = [predicate_words]
+    elif lemma in ("be", "become") and len(pred) == 1:
         copular = _copular(head, inside, skip)
         if copular is not None:
             verb, obj = copular

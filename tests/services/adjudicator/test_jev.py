@@ -685,3 +685,61 @@ def test_an_adverbial_fronted_before_the_holder_is_not_part_of_the_attribute(
         existing,
     )
     assert features.rival == 1.0
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        (
+            "The code freeze runs from 3 March 2026 through 14 March 2026.",
+            "The code freeze was extended through 21 March 2026.",
+        ),
+        (
+            "The Acme trial runs from 3 March 2026 until 14 March 2026.",
+            "The Acme trial was prolonged until 21 March 2026.",
+        ),
+        (
+            "The pricing pilot runs from 3 March 2026 to 14 March 2026.",
+            "The pricing pilot was extended to 21 March 2026.",
+        ),
+    ],
+)
+def test_a_period_whose_end_moved_adjusts_the_end_and_keeps_the_start(
+    earlier: str, later: str
+) -> None:
+    existing = fact(
+        assertion(earlier, "Acme", window=Window(day(2026, 3, 3), day(2026, 3, 15), "day"))
+    )
+    decision = decide(
+        assertion(later, "Acme", window=Window(None, day(2026, 3, 22), "day")), existing
+    )
+    assert decision.action == "adjust"
+    assert decision.new_window == Window(day(2026, 3, 3), day(2026, 3, 22), "day")
+
+
+def test_a_corrected_start_of_a_relation_moves_only_its_start() -> None:
+    existing = fact(
+        assertion(
+            "Dana joined Acme on 1 April 2026.",
+            "Dana",
+            "joined",
+            "Acme",
+            window=Window(day(2026, 4, 1), None, "open"),
+        )
+    )
+    decision = decide(
+        assertion(
+            "Dana's start date at Acme was 7 April 2026, not 1 April.",
+            "Dana",
+            "join",
+            "Acme",
+            window=Window(day(2026, 4, 7), None, "open"),
+        ),
+        existing,
+    )
+    assert decision.action == "adjust"
+    assert decision.new_window is not None
+    assert (decision.new_window.valid_from, decision.new_window.valid_until) == (
+        day(2026, 4, 7),
+        None,
+    )

@@ -936,3 +936,41 @@ def test_part_time_or_full_time_at_an_organisation_is_where_someone_works(
 ) -> None:
     claim = _claims(extractor, text, speaker="Carla Mendes")[0]
     assert (claim.predicate_text, claim.object_text) == ("be at", org)
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "predicate", "org", "day"),
+    [
+        (
+            "Nia Campbell's start date at Meadowlark Health was 7 April 2026.",
+            "Nia Campbell",
+            "join",
+            "Meadowlark Health",
+            "2026-04-07",
+        ),
+        (
+            "Omar Haddad's last day at Initech is 30 June 2026.",
+            "Omar Haddad",
+            "leave",
+            "Initech",
+            "2026-06-30",
+        ),
+        (
+            "Lena's first day on the payments team was 3 March 2026.",
+            "Lena",
+            "join",
+            "the payments team",
+            "2026-03-03",
+        ),
+    ],
+)
+def test_a_start_or_last_day_at_an_organisation_is_the_placement_s_start_or_end(
+    extractor: RulesExtractor, text: str, person: str, predicate: str, org: str, day: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        person,
+        predicate,
+        org,
+    )
+    assert _day(claim)[0] == day
