@@ -33,6 +33,9 @@ MATCH_WEIGHTS: Mapping[str, float] = {
     "skeleton": 1.0,
     "lexical": 1.0,
     "cosine": 1.5,
+    # A stated replacement names its target ("moved from June 8 to June 9" is the June 8 fact),
+    # which outranks a rival value of the same attribute.
+    "correction": 2.0,
     "occurrence_split": -6.0,
     "unrelated_object": -5.0,
     "1-kind_match": -12.0,

@@ -743,3 +743,39 @@ def test_a_corrected_start_of_a_relation_moves_only_its_start() -> None:
         day(2026, 4, 7),
         None,
     )
+
+
+@pytest.mark.parametrize(
+    ("target", "rival", "later"),
+    [
+        (
+            ("The Acme cutover is scheduled for 8 June 2026.", day(2026, 6, 8)),
+            ("The cutover for Acme is scheduled for 15 June 2026.", day(2026, 6, 15)),
+            ("The Acme cutover moved from June 8 to June 9.", day(2026, 6, 9)),
+        ),
+        (
+            ("The Acme launch is planned for 3 May 2026.", day(2026, 5, 3)),
+            ("The launch of Acme is planned for 10 May 2026.", day(2026, 5, 10)),
+            ("The Acme launch was rescheduled from 3 May to 5 May.", day(2026, 5, 5)),
+        ),
+        (
+            ("The Acme review is on 2 March 2026.", day(2026, 3, 2)),
+            ("The review for Acme is on 9 March 2026.", day(2026, 3, 9)),
+            ("The Acme review is on 4 March, not 2 March.", day(2026, 3, 4)),
+        ),
+    ],
+)
+def test_a_stated_replacement_corrects_the_fact_it_names_not_a_rival_one(
+    target: tuple[str, datetime], rival: tuple[str, datetime], later: tuple[str, datetime]
+) -> None:
+    def event(text: str, when: datetime) -> Window:
+        return Window.from_claim_fields(when, when, "day", "event_time")
+
+    named = fact(assertion(target[0], "Acme", window=event(*target), kind="event_time"))
+    other = fact(
+        assertion(rival[0], "Acme", window=event(*rival), kind="event_time"), fact_id="fact-2"
+    )
+    incoming = assertion(later[0], "Acme", window=event(*later), kind="event_time")
+    for candidates in ((named, other), (other, named)):
+        decision = decide(incoming, *candidates)
+        assert (decision.action, decision.candidate_id) == ("adjust", "fact-1")
