@@ -7,9 +7,10 @@ Rules (documented for callers of every read):
   the instant; an unknown side never rules it out. This holds for events too: "shipped on 3
   March" is the fact of 3 March, returned for that day and by `history` or `overlap`, never
   shown with a window that does not contain the instant asked about.
-- A superseded fact never qualifies at an instant at or after its closed `valid_until`; `current`
-  returns only the successor of a supersession, even when the predecessor's end is unknown
-  (a change said later, undated).
+- A superseded fact never qualifies at an instant at or after its closed `valid_until`, and it
+  does qualify before it (a successor that starts next year leaves the old value current);
+  when the predecessor's end is unknown (a change said later, undated) `current` returns only
+  the successor.
 - `overlap` keeps windows touching [from, to] (both ends included); `history` keeps every believed
   window that began by now. Unknown window ends never rule a fact out (temporal_match=possible).
 - Claims use the same rules over their stated window, whose end is the last day it covers.
@@ -52,7 +53,9 @@ def _window_clause(scope: TimeScope, start: str, end_exclusive: str, superseded:
     began = f"({start} IS NULL OR {start} <= :instant)"
     clause = f"({began} AND ({end_exclusive} IS NULL OR :instant < {end_exclusive}))"
     if superseded is not None and scope.kind == "current":
-        clause = f"({clause} AND {superseded} IS NULL)"
+        # A successor said later with no date leaves the predecessor's end unknown: `current`
+        # is the successor. A closed end (the successor's start, maybe still to come) decides.
+        clause = f"({clause} AND ({superseded} IS NULL OR {end_exclusive} IS NOT NULL))"
     return clause
 
 

@@ -131,15 +131,17 @@ class _Stored:
     announces_change: bool = False
 
     def member(self) -> SlotMember:
+        end = min(self.ends) if self.ends else None
         # The start the latest testimony states: a later source that dates the same value
         # differently ("her start date was 7 April, not 1 April") corrects the earlier ones.
         # By said-on time, so arrival order does not matter; the earliest start breaks ties.
+        # Only starts before the stated end count, so the window never turns inside out.
+        starts = [s for s in self.starts if end is None or s[0] < end[0]] or self.starts
         start = (
-            max(self.starts, key=lambda s: (s[2] or _NEVER, -s[0].timestamp()))[:2]
-            if self.starts
-            else None
+            max(starts, key=lambda s: (s[2] or _NEVER, -s[0].timestamp()))[:2] if starts else None
         )
-        end = min(self.ends) if self.ends else None
+        if start is not None and end is not None and start[0] >= end[0]:
+            start = min(self.starts)[:2]
         precision = (start or end or (None, "unknown"))[1]
         return SlotMember(
             fact_id=self.fact_id,

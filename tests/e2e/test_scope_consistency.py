@@ -226,3 +226,16 @@ async def test_a_state_inside_and_outside_its_stated_window(
         datetime(2026, 3, 1, tzinfo=UTC),
         datetime(2028, 1, 1, tzinfo=UTC),
     )
+
+
+async def test_a_value_whose_successor_starts_in_the_future_is_still_current(
+    scope_stubs: Stubs, db_engine: AsyncEngine
+) -> None:
+    """Found by the property: an undated employer closed at a successor's start in 2028 was
+    left out of `current` because it is superseded, though its window holds now."""
+    world = _world(
+        "Priya Shah has worked for Contoso Analytics since January 2028.",
+        "Ravi Patel lives in Lisbon.",
+        "Priya Shah works for Fabrikam Industries.",
+    )
+    await _at(scope_stubs, db_engine, world, datetime(2027, 6, 1, tzinfo=UTC))

@@ -172,3 +172,15 @@ def test_a_slot_member_takes_the_start_its_latest_testimony_states() -> None:
         assert stored(order).member().stated_from == _at(4).replace(day=7)
     same_time = [(_at(3), "month", _at(5)), (_at(2), "month", _at(5))]
     assert stored(same_time).member().stated_from == _at(2)
+
+
+def test_a_later_start_past_the_stated_end_does_not_turn_the_window_inside_out() -> None:
+    from shared.beliefs.slots import SlotKey, _Stored
+
+    fact = uuid.uuid4()
+    item = _Stored(
+        fact, SlotKey(slot_id=fact), "v", "l", (None, None, "unknown"), None, None,
+        [(_at(1), "month", _at(1)), (_at(7), "month", _at(8))], [(_at(3), "month")], [],
+    )  # fmt: skip
+    member = item.member()
+    assert member.stated_from == _at(1) and member.stated_until == _at(3)
