@@ -136,12 +136,12 @@ class _Stored:
         # differently ("her start date was 7 April, not 1 April") corrects the earlier ones.
         # By said-on time, so arrival order does not matter; the earliest start breaks ties.
         # Only starts before the stated end count, so the window never turns inside out.
-        starts = [s for s in self.starts if end is None or s[0] < end[0]] or self.starts
-        start = (
-            max(starts, key=lambda s: (s[2] or _NEVER, -s[0].timestamp()))[:2] if starts else None
-        )
-        if start is not None and end is not None and start[0] >= end[0]:
-            start = min(self.starts)[:2]
+        before_end = [s for s in self.starts if end is None or s[0] < end[0]]
+        start: tuple[datetime, str] | None
+        if before_end:
+            start = max(before_end, key=lambda s: (s[2] or _NEVER, -s[0].timestamp()))[:2]
+        else:
+            start = min(self.starts)[:2] if self.starts else None
         precision = (start or end or (None, "unknown"))[1]
         return SlotMember(
             fact_id=self.fact_id,

@@ -14,10 +14,14 @@ TEAM_HEADS = frozenset(
 )  # fmt: skip
 
 
+def _words(text: str) -> list[str]:
+    return [w.strip(".,;:") for w in text.lower().replace("'s", "").replace("’s", "").split()]
+
+
 def is_team_head(text: str) -> bool:
     """Whether a phrase names a unit of people ("the payments team", "Data Guild")."""
-    words = text.lower().replace("'s", "").replace("’s", "").split()
-    return bool(words) and words[-1].strip(".,;:") in TEAM_HEADS
+    words = _words(text)
+    return bool(words) and words[-1] in TEAM_HEADS
 
 
 # Heads that name a piece of work: joining one is working on it, not employment.
@@ -31,5 +35,5 @@ PROJECT_HEADS = frozenset(
 
 def is_project_head(text: str) -> bool:
     """Whether a phrase names a piece of work ("the Atlas project", "the billing migration")."""
-    words = text.lower().replace("'s", "").replace("’s", "").split()
-    return len(words) >= 2 and words[-1].strip(".,;:") in PROJECT_HEADS
+    words = _words(text)
+    return len(words) >= 2 and words[-1] in PROJECT_HEADS

@@ -13,17 +13,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.arguments import (
-    PLACE_HEADS,
     Phrase,
     entity_phrase,
     is_name,
     is_role_word,
     role_predicate,
 )
-from shared.entities.given_names import is_given_name
-from shared.entities.normalize import normalize_name
-from shared.entities.places import is_known_place
-from shared.text.units import PROJECT_HEADS, TEAM_HEADS
+from services.ingest.extraction.moves import (
+    MOTION_VERBS,
+    SEATS,
+    TRANSPORT_VERBS,
+    is_place,
+    is_unit,
+    migrated,
+    moved_to_place,
+    object_of,
+    placed_person,
+)
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -41,27 +47,15 @@ _MILESTONES = {"start": "join", "first": "join", "starting": "join", "last": "le
 _MILESTONES |= {"end": "leave", "leaving": "leave", "final": "leave"}
 # A governing body named by what it governs ("the board of the Lagos Tech Fund").
 _GOVERNING_BODIES = frozenset({"board", "council", "trustees"})
-# Verbs of moving between places: the destination is the relation, the origin its end.
-_MOTION_VERBS = frozenset({"move", "transfer", "switch", "relocate", "shift", "go", "come"})
 # Verbs that start a placement; an origin ("joined Globex from Initech") ends the old one.
 _START_VERBS = frozenset({"join", "start", "hire", "rejoin", "return", "begin", "recruit"})
-_START_VERBS |= _MOTION_VERBS
+_START_VERBS |= MOTION_VERBS
 # Verbs that end a placement ("after leaving Square", "having quit Hooli").
 _END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 # Verbs of moving whose destination (or origin) may be a place ("moved to Denver", "left
 # Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
-_PLACE_LABELS = frozenset({"GPE", "LOC"})
-# Heads that with a name before them are a site someone or something is at.
-_SITE_HEADS = PLACE_HEADS | {"region", "zone", "datacenter", "hub", "building", "headquarters"}
-# Verbs that move a thing they name to a place ("migrated the payments API to the Dublin
-# region"): the thing is then located there, whoever moved it.
 _DIRECTIONS = frozenset({"back", "down", "away", "aside", "off", "out"})
-_TRANSPORT_VERBS = _MOTION_VERBS | {"migrate", "deploy", "relocate"}
-# The prepositions of a migration's two ends: "from/off MySQL", "to/onto CockroachDB".
-_MIGRATION_SIDES = {"to": "to", "onto": "to", "from": "from", "off": "from"}
-# What an organization moves when it moves itself.
-_SEATS = frozenset({"headquarters", "headquarter", "hq", "office", "offices", "base", "operations"})
 # What "become" starts, by the state "be" states ("became CTO of X" starts working for X).
 _BECOME = {"work for": "join", "member of": "join", "part of": "become part of"}
 # Verbs whose object is an employer, so "the CTO of Acme" there stands for Acme.
@@ -93,102 +87,9 @@ def _first(head: Any, deps: tuple[str, ...], inside: set[int], skip: set[int]) -
     )
 
 
-def _pobj(prep: Any) -> Any | None:
-    return next((g for g in prep.children if g.dep_ == "pobj"), None)
-
-
 def _adverbial(tok: Any) -> bool:
     words = {tok.lower_, "-".join(t.lower_ for t in tok.subtree if not t.is_punct)}
     return bool(words & _ADVERBIAL_NOUNS)
-
-
-def _is_place(phrase: Phrase) -> bool:
-    """A place, not an organization: NER says so and, since the small model calls many
-    companies places, the name is a well-known one (or NER calls it a location proper)."""
-    words = [t for t in phrase.tokens if not t.is_punct and t.lower_ != "the"]
-    if len(words) >= 2 and words[-1].lemma_.lower() in _SITE_HEADS:
-        # "the Birmingham office", "the Dublin region": a named site is a place of its own.
-        return any(t.ent_type_ in _PLACE_LABELS or is_name(t) for t in words[:-1])
-    if not words or not all(t.ent_type_ in _PLACE_LABELS for t in words):
-        return False
-    text = "".join(t.text_with_ws for t in words).strip()
-    return is_known_place(text) or all(t.ent_type_ == "LOC" for t in words)
-
-
-def _moved_to_place(
-    head: Any, obj_tok: Any, inside: set[int], skip: set[int]
-) -> tuple[Phrase, Any] | None:
-    """ "We migrated the payments API to the Dublin region": (the thing moved, the head of the
-    place it moved to), when the verb transports its object to a place."""
-    if head.lemma_.lower() not in _TRANSPORT_VERBS or obj_tok.lemma_.lower() in _SEATS:
-        return None
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ("to", "into")):
-        pobj = _pobj(prep)
-        if pobj is None or pobj.i in skip or pobj.i not in inside:
-            continue
-        if _is_place(entity_phrase(pobj, inside)):
-            return entity_phrase(obj_tok, inside, anchor_possessor=True), pobj
-    return None
-
-
-def _is_unit(phrase: Phrase | None) -> bool:
-    """A project or team ("the Open Tide project", "the payments team"), not a person."""
-    if phrase is None or not phrase.tokens:
-        return False
-    last = max(phrase.tokens, key=lambda t: t.i)
-    return last.pos_ == "NOUN" and last.lemma_.lower() in TEAM_HEADS | PROJECT_HEADS
-
-
-def _migrated(
-    head: Any, moved: Any, inside: set[int], skip: set[int]
-) -> tuple[Phrase, Any, Any | None] | None:
-    """ "We moved the refunds queue from RabbitMQ to Kafka", "The billing service was moved
-    to AWS", "Grayhaven migrated its claims platform to Guidewire": (the thing moved, the
-    system it moved to, the one it left), when a transport verb takes a thing, not a person,
-    to a named system rather than a place. `moved` is the verb's object, or its subject in
-    the passive."""
-    if head.lemma_.lower() not in _TRANSPORT_VERBS or moved.dep_ not in ("dobj", "nsubjpass"):
-        return None
-    if moved.pos_ == "PRON" or moved.ent_type_ == "PERSON" or moved.lemma_.lower() in _SEATS:
-        return None
-    ends: dict[str, Any] = {}
-    # The small parser hangs "to Kafka" under "from RabbitMQ", "from X" under the object, or
-    # the target beside an empty "to" ("from MySQL to CockroachDB": both objects of "from").
-    preps = [c for t in (head, moved) for c in t.children if c.dep_ == "prep"]
-    while preps:
-        prep = preps.pop(0)
-        side = _MIGRATION_SIDES.get(prep.lower_)
-        pobj = _pobj(prep)
-        if pobj is None and prep.i + 1 < len(prep.doc) and prep.nbor(1).head in (prep, prep.head):
-            pobj = prep.nbor(1) if prep.nbor(1).pos_ in ("NOUN", "PROPN") else None
-        preps += [c for t in (prep, pobj) if t is not None for c in t.children if c.dep_ == "prep"]
-        if side is None or side in ends or pobj is None:
-            continue
-        if pobj.i in skip or pobj.i not in inside or not is_name(pobj):
-            continue
-        if _is_place(entity_phrase(pobj, inside)) or pobj.lemma_.lower() in TEAM_HEADS:
-            return None  # a relocation, or a move between teams
-        ends[side] = pobj
-    if "to" not in ends:
-        return None
-    return entity_phrase(moved, inside, anchor_possessor=True), ends["to"], ends.get("from")
-
-
-def _placed_person(head: Any, obj_tok: Any, inside: set[int], skip: set[int]) -> Any | None:
-    """ "We moved Dana to the payments team", "They transferred Omar to Globex": the head of
-    where the person the verb moves now works, when its object is a person."""
-    if head.lemma_.lower() not in _MOTION_VERBS or obj_tok.dep_ != "dobj":
-        return None
-    person = obj_tok.ent_type_ == "PERSON" or (
-        obj_tok.pos_ == "PROPN" and is_given_name(normalize_name(obj_tok.text))
-    )
-    if not person:
-        return None
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ("to", "onto")):
-        pobj = _pobj(prep)
-        if pobj is not None and pobj.i in inside and pobj.i not in skip:
-            return pobj
-    return None
 
 
 def _milestone_day(subj_tok: Any, inside: set[int]) -> tuple[Phrase, str, Phrase] | None:
@@ -205,7 +106,7 @@ def _milestone_day(subj_tok: Any, inside: set[int]) -> tuple[Phrase, str, Phrase
         (c for c in subj_tok.children if c.dep_ == "prep" and c.lower_ in ("at", "with", "on")),
         None,
     )
-    place = _pobj(prep) if prep is not None else None
+    place = object_of(prep) if prep is not None else None
     if kind not in _MILESTONES or owner is None or place is None or place.i not in inside:
         return None
     return entity_phrase(owner, inside), _MILESTONES[kind], entity_phrase(place, inside)
@@ -222,7 +123,7 @@ def _body_of(pobj: Any, inside: set[int]) -> Phrase:
     """ "the board of the Lagos Tech Fund": the organization whose governing body it is."""
     if pobj.lemma_.lower() in _GOVERNING_BODIES:
         prep = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
-        owner = _pobj(prep) if prep is not None else None
+        owner = object_of(prep) if prep is not None else None
         if owner is not None and owner.i in inside and is_name(owner):
             return entity_phrase(owner, inside)
     return entity_phrase(pobj, inside)
@@ -235,7 +136,7 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
         attr = None  # "is part-time at Studio Nine": where, not what, the subject is
     if attr is not None:
         prep = next((c for c in attr.children if c.dep_ == "prep" and c.i in inside), None)
-        pobj = _pobj(prep) if prep is not None else None
+        pobj = object_of(prep) if prep is not None else None
         relational = attr.lemma_.lower() in _RELATIONAL_NOUNS
         if relational and prep is not None and prep.lower_ == "of" and pobj is not None:
             return f"{attr.lemma_.lower()} of", _body_of(pobj, inside)
@@ -246,10 +147,10 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
             return role_predicate(attr.lower_, target_text), phrase
         return "be", phrase
     for prep in (c for c in head.children if c.dep_ == "prep" and c.i in inside):
-        pobj = _pobj(prep)
+        pobj = object_of(prep)
         if pobj is not None and pobj.i not in skip:
             phrase = entity_phrase(pobj, inside)
-            if prep.lower_ in ("at", "in") and _is_place(phrase):
+            if prep.lower_ in ("at", "in") and is_place(phrase):
                 return "be based in", phrase  # "is in Lisbon": where, not who with
             return f"be {prep.lower_}", phrase
     return None
@@ -261,10 +162,10 @@ def _origin(head: Any, subject: Phrase | None, inside: set[int], skip: set[int])
         return []
     found = []
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):
-        pobj = _pobj(prep)
+        pobj = object_of(prep)
         if pobj is not None and pobj.i in inside and pobj.i not in skip:
             origin = entity_phrase(pobj, inside)
-            if not _is_place(origin):  # "joins from Cape Town" leaves no employer
+            if not is_place(origin):  # "joins from Cape Town" leaves no employer
                 found.append(Relation(subject, "leave", origin))
     return found
 
@@ -294,7 +195,7 @@ def _subordinate_ends(
         obj = _first(verb, ("dobj",), inside, skip)
         if obj is None:
             prep2 = next((c for c in verb.children if c.dep_ == "prep"), None)
-            obj = _pobj(prep2) if prep2 is not None else None
+            obj = object_of(prep2) if prep2 is not None else None
         if obj is not None and obj.i in inside:
             found.append(Relation(subject, "leave", entity_phrase(obj, inside)))
     return found
@@ -310,11 +211,11 @@ def _workplace(
     if obj_tok is None:
         return []  # "works at Globex" is the main relation already
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "at"):
-        pobj = _pobj(prep)
+        pobj = object_of(prep)
         if pobj is None or pobj.i not in inside or not is_name(pobj):
             continue
         org = entity_phrase(pobj, inside)
-        if not _is_place(org):
+        if not is_place(org):
             return [Relation(subject, "work at", org)]
     return []
 
@@ -368,7 +269,7 @@ def read_frame(
         pred.append(direction.lower_)
     obj: Phrase | None = None
     conjoined: Any | None = None
-    migrated: tuple[Phrase, Any, Any | None] | None = None
+    moved_thing: tuple[Phrase, Any, Any | None] | None = None
     lemma = head.lemma_.lower()
     # NER may take "last day" for a date, so the milestone's subject is read past `skip`.
     said_of = next(
@@ -390,19 +291,19 @@ def read_frame(
             _adverbial(obj_tok) or (obj_tok.dep_ == "dative" and obj_tok.pos_ == "ADP")
         ):
             obj_tok = None  # "is run for us by …": a beneficiary, not the object
-        if obj_tok is not None and lemma in _MOTION_VERBS and obj_tok.lemma_.lower() in _SEATS:
+        if obj_tok is not None and lemma in MOTION_VERBS and obj_tok.lemma_.lower() in SEATS:
             # "moved its headquarters to Utrecht": the subject moves, the destination is it.
             obj_tok, pred = None, ["relocate"]
-        moved = _moved_to_place(head, obj_tok, inside, skip) if obj_tok is not None else None
+        moved = moved_to_place(head, obj_tok, inside, skip) if obj_tok is not None else None
         if moved is not None:
             subject, obj_tok, pred = moved[0], moved[1], ["relocate", "to"]
-        placed = _placed_person(head, obj_tok, inside, skip) if obj_tok is not None else None
+        placed = placed_person(head, obj_tok, inside, skip) if obj_tok is not None else None
         if placed is not None:  # the mover is not the one placed
             subject, obj_tok, pred = entity_phrase(obj_tok, inside), placed, ["move", "to"]
         moved_tok = obj_tok if obj_tok is not None else subj_tok
-        migrated = _migrated(head, moved_tok, inside, skip) if moved_tok is not None else None
-        if migrated is not None:
-            subject, obj_tok, pred = migrated[0], migrated[1], ["migrate", "to"]
+        moved_thing = migrated(head, moved_tok, inside, skip) if moved_tok is not None else None
+        if moved_thing is not None:
+            subject, obj_tok, pred = moved_thing[0], moved_thing[1], ["migrate", "to"]
         if obj_tok is None:
             holders = (head,) if direction is None else (head, direction)
             preps = [
@@ -415,10 +316,10 @@ def read_frame(
             # has worked for B"); the verb's complement follows it.
             # A passive's agent is its other party ("is run for us by the Platform team").
             preps.sort(key=lambda p: (p.i < head.i, p.dep_ != "agent"))
-            if lemma in _MOTION_VERBS:  # the destination, not the origin
+            if lemma in MOTION_VERBS:  # the destination, not the origin
                 preps.sort(key=lambda p: p.lower_ != "to")
             for prep in preps:
-                pobj = _pobj(prep)
+                pobj = object_of(prep)
                 if (
                     pobj is not None
                     and pobj.i not in skip
@@ -440,17 +341,17 @@ def read_frame(
             )
             conjoined = obj_tok
     predicate = " ".join(pred)
-    if obj is not None and lemma in _PLACE_VERBS and _is_place(obj):
+    if obj is not None and lemma in _PLACE_VERBS and is_place(obj):
         # "moved to Denver", "left Boston": where someone lives, not where they work
         predicate = "relocate from" if lemma in _END_VERBS else "relocate to"
-    if migrated is None:
+    if moved_thing is None:
         origin = _origin(head, subject, inside, skip)
     else:  # the system it left, if named
-        left = migrated[2]
+        left = moved_thing[2]
         origin = (
             [] if left is None else [Relation(subject, "migrate from", entity_phrase(left, inside))]
         )
-    if lemma in _TRANSPORT_VERBS and _is_unit(subject) and obj is not None and not _is_place(obj):
+    if lemma in TRANSPORT_VERBS and is_unit(subject) and obj is not None and not is_place(obj):
         # "The Open Tide project moved from the Harbor Foundation to Coastal Commons": a
         # project or team changes the whole it belongs to, it is not employed by it.
         predicate = "become part of"
