@@ -317,6 +317,10 @@ def entity_phrase(
     span = name_span(head)
     if span:
         return Phrase(span, tuple(_appositive_roles(head, span, inside)))
+    named_thing_owner = _owner_of_named_thing(head, inside)
+    if named_thing_owner:
+        core = _core(head, inside - named_thing_owner)
+        return Phrase(core, tuple(_appositive_roles(head, core, inside)))
     if anchor_possessor and head.lower_ not in TEAM_HEADS | PLACE_HEADS:
         # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it. A
         # compound counts only when NER calls it an owner and the head is no system or product
@@ -339,6 +343,21 @@ def entity_phrase(
             return Phrase(name_span(owner) or (owner,))
     core = _core(head, inside)
     return Phrase(core, tuple(_appositive_roles(head, core, inside)))
+
+
+def _owner_of_named_thing(head: Any, inside: set[int]) -> set[int]:
+    """The possessor's tokens when the possessed place, unit or system carries a name of its
+    own ("Brightwave's Kraków office", "Ji-woo Park's Osaka office", "Acme's Atlas API"): it is
+    named by "Kraków office", whoever owns it; an unnamed possessed thing keeps its owner."""
+    if head.lower_ not in PLACE_HEADS | TEAM_HEADS | SYSTEM_HEADS:
+        return set()  # "the team's monthly Snowflake bill": a vendor's name, not the bill's
+    named = any(
+        c.i in inside and c.dep_ == "compound" and any(_proper(t) for t in c.subtree)
+        for c in head.children
+    )
+    if not named:
+        return set()
+    return {t.i for c in head.children if c.dep_ == "poss" and c.i in inside for t in c.subtree}
 
 
 def entity_like(phrase: Phrase | None) -> bool:

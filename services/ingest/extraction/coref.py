@@ -211,7 +211,11 @@ class Rewriter:
         if nearby and not 0 <= token.idx - m.position <= _ORG_REACH:
             return None  # "it"/"they" mostly mean things or people: only a close ORG counts
         self.used.append(m)
-        return f"{m.name}'s" if possessive else m.name
+        # "Olumide moved …, so he now leads on-call" after "Olumide Bankole": the pronoun
+        # means the person the short form stands for.
+        name = self._short_forms.expand(m.name) if " " not in m.name else None
+        name = name or m.name
+        return f"{name}'s" if possessive else name
 
     def _agreement(self, token: Any) -> str | None:
         """Fix the verb after a replaced "I" ("I am" -> "Caroline is", "I love" -> "loves")."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from services.ingest.extraction.arguments import (
@@ -13,7 +14,7 @@ from services.ingest.extraction.arguments import (
     name_span,
 )
 from services.ingest.extraction.base import ExtractionInput
-from services.ingest.extraction.coref import Mention, context_mentions
+from services.ingest.extraction.coref import Mention, ShortForms, context_mentions
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
 from shared.entities.normalize import normalize_name
@@ -23,6 +24,7 @@ __all__ = [
     "PERSON_LABEL",
     "entity_label",
     "full_names",
+    "lone_names",
     "mentions",
     "subject_things",
     "title_topic",
@@ -49,7 +51,15 @@ def entity_label(ent_label: str) -> str | None:
     return "ORG" if ent_label in NAME_LABELS else None
 
 
-def mentions(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[Mention]:
+def mentions(
+    inp: ExtractionInput,
+    doc: Any,
+    known: dict[str, str],
+    expand_short_form: Callable[[str], str | None] = lambda _: None,
+) -> list[Mention]:
+    """Everything a pronoun of this passage may refer to, in order. `expand_short_form` gives
+    the full name the document used that a lone word stands for: its kind (a person's given
+    name or surname) outranks the small NER's guess ("Kenji" tagged a place)."""
     found = []
     if inp.context:
         tail_names = {}
@@ -63,6 +73,9 @@ def mentions(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[Ment
         found.extend(context_mentions(inp.context, tail_names))
     for ent in doc.ents:
         label = entity_label(ent.label_)
+        full = expand_short_form(ent.text) if len(ent) == 1 else None
+        if full is not None and _person_name(full):
+            label = PERSON_LABEL
         if label:
             start = inp.base_offset + ent.start_char
             subject = _main_subject(ent.root)
@@ -70,7 +83,7 @@ def mentions(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[Ment
                 Mention(ent.text, label, ent.start_char, start, start + len(ent.text), subject)
             )
     taken = {m.position for m in found}
-    found.extend(_people_ner_missed(inp, doc, taken))
+    found.extend(_people_ner_missed(inp, doc, taken, expand_short_form))
     named = {m.position: m.name for m in found}
     found.extend(subject_things(inp, doc, named))
     return found
@@ -96,16 +109,27 @@ def _person_name(text: str) -> bool:
     )
 
 
-def _people_ner_missed(inp: ExtractionInput, doc: Any, taken: set[int]) -> list[Mention]:
+def _people_ner_missed(
+    inp: ExtractionInput,
+    doc: Any,
+    taken: set[int],
+    expand_short_form: Callable[[str], str | None],
+) -> list[Mention]:
     """People the small NER missed ("Olumide moved …, so he now leads on-call"): proper nouns
-    that open with a common given name, so a later "he"/"she" can find them."""
+    that open with a common given name, and a lone word of a full name the document used even
+    where the tagger read it as a common noun ("Kenji said his team…" after "Kenji
+    Watanabe"), so a later "he"/"she"/"his" can find them."""
     found = []
     for tok in doc:
-        if tok.ent_type_ or tok.pos_ != "PROPN" or tok.dep_ in ("compound", "flat"):
+        if tok.ent_type_ or tok.dep_ in ("compound", "flat"):
+            continue
+        full = expand_short_form(tok.text) if tok.text[:1].isupper() else None
+        document_name = full is not None and _person_name(full)
+        if tok.pos_ != "PROPN" and not (document_name and tok.pos_ in ("NOUN", "ADJ")):
             continue
         span = name_span(tok) or (tok,)
         text = "".join(t.text_with_ws for t in span).strip()
-        if span[0].idx in taken or not _person_name(text):
+        if span[0].idx in taken or not (_person_name(text) or document_name):
             continue
         start = inp.base_offset + span[0].idx
         found.append(Mention(text, PERSON_LABEL, span[0].idx, start, start + len(text)))
@@ -195,3 +219,30 @@ def title_topic(title: Any) -> str | None:
         if core and core[-1].pos_ in ("NOUN", "PROPN"):
             return " ".join(t.text for t in core)
     return None
+
+
+def lone_names(doc: Any, short_forms: ShortForms) -> frozenset[int]:
+    """Indices of the tokens that are a whole name by themselves (a bare "Leo"), the only ones
+    a short form may expand. A word of a full name the document used is one even where the
+    tagger calls it a common noun ("Mateus is interested…" after "Mateus Oliveira"): the
+    document's own names outrank the small model's guess."""
+    return frozenset(
+        t.i
+        for t in doc
+        if t.text[:1].isupper()
+        and (
+            ((t.pos_ == "PROPN" or t.ent_type_ in NAME_LABELS) and len(name_span(t) or ()) == 1)
+            or _short_form_as_noun(t, short_forms)
+        )
+    )
+
+
+def _short_form_as_noun(token: Any, short_forms: ShortForms) -> bool:
+    """A word of one of the document's full names that the tagger read as a common noun,
+    standing alone (not inside a compound): "Mateus is interested…" after "Mateus Oliveira"."""
+    return (
+        token.pos_ in ("NOUN", "ADJ")
+        and token.dep_ not in ("compound", "flat", "amod")
+        and not any(c.dep_ in ("compound", "flat") for c in token.children)
+        and short_forms.expand(token.text) is not None
+    )

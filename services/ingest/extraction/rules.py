@@ -10,12 +10,10 @@ from typing import Any
 
 from services.ingest.extraction.anchoring import governing_filter
 from services.ingest.extraction.arguments import (
-    NAME_LABELS,
     Phrase,
     entity_like,
     entity_phrase,
     is_bare,
-    name_span,
 )
 from services.ingest.extraction.attribution import find_attribution
 from services.ingest.extraction.base import (
@@ -41,6 +39,7 @@ from services.ingest.extraction.mentions import (
     PERSON_LABEL,
     entity_label,
     full_names,
+    lone_names,
     mentions,
     subject_things,
     title_topic,
@@ -99,7 +98,7 @@ class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "2.2.0"
+    version = "2.3.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader
@@ -211,15 +210,12 @@ class RulesExtractor:
         before: list[Mention],
         topic: str | None,
     ) -> list[ExtractedClaim]:
-        named = before + mentions(inp, doc, known)
         short_forms = ShortForms.from_names(full_names(inp, doc, known))
-        lone = frozenset(
-            t.i
-            for t in doc
-            if t.text[:1].isupper()
-            and (t.pos_ == "PROPN" or t.ent_type_ in NAME_LABELS)
-            and len(name_span(t) or ()) == 1
-        )
+        if inp.speaker and " " not in inp.speaker:
+            # "Selam: starting on the churn model today" under "Standup — Selam Tesfaye, …".
+            inp = replace(inp, speaker=short_forms.expand(inp.speaker) or inp.speaker)
+        named = before + mentions(inp, doc, known, short_forms.expand)
+        lone = lone_names(doc, short_forms)
         claims: list[ExtractedClaim] = []
         for sent in doc.sents:
             found: list[tuple[ExtractedClaim, str]] = []
