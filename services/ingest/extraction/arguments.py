@@ -375,7 +375,9 @@ def entity_like(phrase: Phrase | None) -> bool:
         for t in phrase.tokens
     ):
         return True
-    if any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN") for t in phrase.tokens):
+    # A compound modifier names the head whatever the tagger calls it ("the churn model":
+    # "churn" tagged an adjective).
+    if any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN", "ADJ") for t in phrase.tokens):
         return True
     head = max(phrase.tokens, key=lambda t: t.i)
     # "the ingest team": a unit of people named by any modifier; "the cutover for the billing

@@ -81,6 +81,11 @@ def _own_complement(tok: Any) -> bool:
 # Subordinators after which a clause with its own subject states something of its own
 # ("…, so he now leads on-call", "…, because the vendor missed the date").
 _SPLIT_MARKS = frozenset({"so", "because", "while", "whereas", "although", "though", "but"})
+# Subordinators of a fronted clause the writer takes as true ("As I'm leaving Kestrel at the
+# end of the year, here is where things stand"): a statement of its own. Not "since", "after"
+# or "while", whose clause dates the main one ("Since he joined in April, Omari has led…"),
+# nor "if"/"once"/"unless", whose clause is not asserted.
+_FRONTED_SPLIT_MARKS = frozenset({"as", "because", "although", "though", "whereas"})
 
 
 def _conj_heads(tok: Any, subject: Any | None) -> list[tuple[Any, Any | None]]:
@@ -94,7 +99,7 @@ def _conj_heads(tok: Any, subject: Any | None) -> list[tuple[Any, Any | None]]:
             and c.i > tok.i
             and _subject_of(c) is not None
             and any(m.dep_ == "mark" and m.lower_ in _SPLIT_MARKS for m in c.children)
-        ):
+        ) or _spliced_clause(tok, c):
             found.append((c, None))
             continue
         if c.dep_ != "conj" or c.pos_ not in ("VERB", "AUX"):
@@ -107,6 +112,45 @@ def _conj_heads(tok: Any, subject: Any | None) -> list[tuple[Any, Any | None]]:
             found.append((c, subject))
             found.extend(_conj_heads(c, subject))
     return found
+
+
+def _spliced_clause(tok: Any, c: Any) -> bool:
+    """A clause with its own subject joined on by a bare comma ("Thandiwe and I go way back,
+    we were at Naspers together in 2019"), which the parser hangs as a complement of a verb
+    that reports nothing: a statement of its own. What a verb of saying or thinking takes
+    ("Dana said, we ship Friday") stays its content."""
+    from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
+
+    if c.dep_ != "ccomp" or c.i < tok.i or c.pos_ not in ("VERB", "AUX"):
+        return False
+    if tok.lemma_.lower() in ATTRIBUTION_VERBS or _subject_of(c) is None:
+        return False
+    if any(m.dep_ == "mark" for m in c.children):
+        return False
+    return _splice_comma(c) is not None
+
+
+def _splice_comma(head: Any) -> Any | None:
+    """The comma or semicolon before a clause's own subject that joins it on, if any."""
+    subject = _subject_of(head)
+    if subject is None:
+        return None
+    return next(
+        (
+            p
+            for p in head.children
+            if p.dep_ == "punct" and p.text in (",", ";") and p.i < subject.i < head.i
+        ),
+        None,
+    )
+
+
+def _clause_start(head: Any) -> int:
+    """Where a split-off clause begins: its leftmost word, or right after the comma that
+    splices it on (the parser may hang words of the clause before it under this one)."""
+    comma = _splice_comma(head) if head.dep_ == "ccomp" else None
+    start: int = head.left_edge.i if comma is None else comma.i + 1
+    return start
 
 
 def _leading_clause(root: Any) -> Any | None:
@@ -132,7 +176,8 @@ def _leading_clause(root: Any) -> Any | None:
         ):
             between = root.doc[c.right_edge.i + 1 : root.i]
             separated = any(t.text in (",", ";") or t.lower_ in _SPLIT_MARKS for t in between)
-            if separated and not any(m.dep_ == "mark" for m in c.children):
+            marks = [m.lower_ for m in c.children if m.dep_ == "mark"]
+            if separated and (not marks or marks[0] in _FRONTED_SPLIT_MARKS):
                 return c
     return None
 
@@ -141,9 +186,9 @@ def split_clauses(sent: Any) -> list[Clause]:
     """Split a sentence at coordinated clauses, with their own subject or sharing the first
     one's; the pieces are contiguous so each keeps an exact source span."""
     root = sent.root
-    conj = sorted(_conj_heads(root, _subject_of(root)), key=lambda hs: hs[0].left_edge.i)
+    conj = sorted(_conj_heads(root, _subject_of(root)), key=lambda hs: _clause_start(hs[0]))
     heads = [(root, None), *conj]
-    starts = [sent.start] + [h.left_edge.i for h, _ in heads[1:]]
+    starts = [sent.start] + [_clause_start(h) for h, _ in heads[1:]]
     lead = _leading_clause(root)
     if lead is not None:  # "Olumide moved teams, so he now leads on-call"
         heads.insert(0, (lead, None))
@@ -253,6 +298,8 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     if first.lower_ in ("let", "let's", "please") or (first.lower_ == "let" and len(words) > 1):
         return "advice"
     head = clause.head
+    if _presentational(head, first):
+        return "boilerplate"
     if (
         head.tag_ == "VB"
         and _subject(head) is None
@@ -267,6 +314,20 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
         return "opinion"
     return None
+
+
+def _presentational(head: Any, first: Any) -> bool:
+    """ "Here is where things stand", "Here's the plan", "Here are the numbers": a line that
+    announces what follows states nothing itself. One that introduces someone by name
+    ("Here is Dana, our new designer") does."""
+    named = any(c.dep_ in ("nsubj", "attr") and is_name(c) for c in head.children)
+    return (
+        first.lower_ == "here"
+        and first.head.i == head.i
+        and head.lemma_.lower() == "be"
+        and not named
+        and not any(c.dep_ == "neg" for c in head.children)
+    )
 
 
 _MEASURED = frozenset({"MONEY", "PERCENT", "QUANTITY"})

@@ -146,7 +146,10 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
             target_text = "".join(t.text_with_ws for t in phrase.tokens).strip()
             return role_predicate(attr.lower_, target_text), phrase
         return "be", phrase
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.i in inside):
+    # A phrase fronted before the copula is an adverbial ("Before that I was at Roche"): the
+    # complement follows it.
+    preps = [c for c in head.children if c.dep_ == "prep" and c.i in inside]
+    for prep in sorted(preps, key=lambda p: p.i < head.i):
         pobj = object_of(prep)
         if pobj is not None and pobj.i not in skip:
             phrase = entity_phrase(pobj, inside)
