@@ -23,8 +23,8 @@ from services.graph.domain import (
 from services.graph.pages import edge_keys_for_page, page_nodes, path_keys, with_details
 from services.graph.repository import EdgeKey, EntityRow, GraphRepository
 from services.graph.traversal import Budget, OutOfTime, Walker, search_paths, walk_neighborhood
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.config import Settings
-from shared.proto_convert import NegativeAnswer, TruncationInfo
 from shared.replica import ReplayClock
 
 __all__ = ["MAX_PATHS", "GraphService"]

@@ -34,7 +34,7 @@ from services.query.repository import resolve_entities
 from services.query.retrieval import vector_channel
 from services.query.temporal import scope_params
 from services.query.time_cues import asks_when, time_cues
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.answers import NegativeAnswer, TruncationInfo
 
 # Embeds a query text (the vector's text form, as the channels take it; None for no text).
 EmbedQuery = Callable[[str], Awaitable[str | None]]

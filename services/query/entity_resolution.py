@@ -10,6 +10,7 @@ from uuid import UUID
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from shared.answers import NegativeAnswer
 from shared.embedding import Embedder, embed_async
 from shared.entities import lookup
 from shared.entities.nicknames import short_form_expansions
@@ -20,7 +21,6 @@ from shared.entities.normalize import (
     trigrams,
 )
 from shared.entities.trigram_search import trigram_hits
-from shared.proto_convert import NegativeAnswer
 
 __all__ = ["FUZZY_SCAN", "Candidate", "ResolveResult", "Tier", "resolve_entity"]
 

@@ -25,7 +25,7 @@ from services.query.domain import (
 from services.query.facts_retrieval import nominate_in_namespace, nominate_in_set
 from services.query.retrieval import ef_search_for, rrf
 from services.query.temporal import scope_params
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.timescope import TimeScope
 
 _PROFILE_ENTITIES = 10

@@ -17,7 +17,7 @@ from services.query.domain import (
     untruncated,
 )
 from services.query.temporal import scope_params
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.answers import NegativeAnswer, TruncationInfo
 
 
 async def lookup_relations(

@@ -46,9 +46,9 @@ from services.query.retrieval import (
     read_snapshot,
     vector_literal,
 )
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound, Unavailable
-from shared.proto_convert import NegativeAnswer, TruncationInfo
 from shared.replica import ReplayClock
 from shared.timescope import TimeScope
 
