@@ -1,9 +1,11 @@
-"""The layer rule: a service's core never imports wire types (docs/architecture.md, "Shape").
+"""The layer rules: a service's core never imports wire types; statements run in named rooms.
 
 Only a service's edge modules (servicer, converters, responses, app, __main__) may import the
 generated messages (`rememberstack.v1`), `grpc`, `shared.grpc` or `shared.proto_convert`;
 everything else under services/<name>/ works on domain values. Imports are read with `ast`,
 so an import inside a function, a relative import or `from shared import grpc` counts too.
+In query and graph, statements run only from the modules named for them (services/query/sql/,
+services/graph/repository.py), so a reader knows from the path where a read touches the database.
 """
 
 from __future__ import annotations
@@ -110,3 +112,81 @@ def test_a_wire_import_in_any_form_is_found(source: str) -> None:
 )
 def test_a_core_import_is_not_taken_for_a_wire_import(source: str) -> None:
     assert not wire_imports(source, "services.query.reads")
+
+
+# Where each read service's statements may run, relative to services/<name>/.
+SQL_ROOMS = {"query": ("sql/",), "graph": ("repository.py",)}
+_STATEMENT_CALLS = frozenset(
+    {
+        "execute",
+        "executemany",
+        "exec_driver_sql",
+        "fetch",
+        "fetchrow",
+        "fetchval",
+        "scalar",
+        "scalars",
+        "stream",
+    }
+)
+_STATEMENT_BUILDERS = frozenset({"text", "select", "insert", "update", "delete", "func"})
+
+
+def statement_uses(source: str) -> list[str]:
+    """Every statement run or built in `source`: a call of a statement-running method, an
+    import of asyncpg or of SQLAlchemy's statement builders, as `line: what`."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _STATEMENT_CALLS:
+                found.append(f"{node.lineno}: calls .{node.func.attr}()")
+        elif isinstance(node, ast.Import):
+            found += [
+                f"{node.lineno}: import {a.name}"
+                for a in node.names
+                if a.name.split(".")[0] == "asyncpg" or a.name.startswith("sqlalchemy.sql")
+            ]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            root = node.module.split(".")[0]
+            for alias in node.names:
+                if (
+                    root == "asyncpg"
+                    or node.module.startswith("sqlalchemy.sql")
+                    or (node.module == "sqlalchemy" and alias.name in _STATEMENT_BUILDERS)
+                ):
+                    found.append(f"{node.lineno}: from {node.module} import {alias.name}")
+    return found
+
+
+@pytest.mark.parametrize("service", sorted(SQL_ROOMS))
+def test_statements_of_a_read_service_run_only_in_its_sql_rooms(service: str) -> None:
+    base = SERVICES / service
+    rooms = SQL_ROOMS[service]
+    outside = [
+        p
+        for p in sorted(base.rglob("*.py"))
+        if not p.relative_to(base).as_posix().startswith(rooms)
+    ]
+    assert len(outside) > 3, f"too few modules found in {base}"
+    offences = [
+        f"{path.relative_to(ROOT)}:{found}"
+        for path in outside
+        for found in statement_uses(path.read_text(encoding="utf-8"))
+    ]
+    assert not offences, (
+        f"statements outside {', '.join(rooms)} of services/{service}:\n" + "\n".join(offences)
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "async def f(conn):\n    await conn.execute(q)",
+        "async def f(driver):\n    return await driver.fetchval(q)",
+        "from sqlalchemy import text",
+        "import asyncpg",
+        "from sqlalchemy.sql import select",
+    ],
+)
+def test_a_statement_in_any_form_is_found(source: str) -> None:
+    assert statement_uses(source)
