@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from uuid import UUID
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from rememberstack.v1 import common_pb2, document_pb2, evidence_pb2, fact_pb2
 
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.errors import Violations
 from shared.timescope import TimeScope
 
@@ -29,8 +29,6 @@ __all__ = [
     "TEMPORAL_MATCH",
     "TRUNCATION_REASON",
     "VERSIONING_MODE",
-    "NegativeAnswer",
-    "TruncationInfo",
     "bounded_int",
     "check_timestamp",
     "enum_name",
@@ -297,27 +295,6 @@ def time_scope_to_pb(scope: TimeScope) -> common_pb2.TimeScope:
         message.as_of.valid_at.CopyFrom(timestamp(scope.valid_at))
         message.as_of.believed_at.CopyFrom(timestamp(scope.believed_at))
     return message
-
-
-@dataclass(frozen=True)
-class NegativeAnswer:
-    """A typed negative: an answer, never an error."""
-
-    kind: str
-    explanation: str
-    workaround: str
-
-
-@dataclass(frozen=True)
-class TruncationInfo:
-    """Every bound that applied to a read."""
-
-    truncated: bool
-    returned: int
-    estimated_total: int
-    total_is_exact: bool
-    reasons: tuple[str, ...] = ()
-    continuation: str = ""
 
 
 def negative_to_pb(negative: NegativeAnswer | None) -> common_pb2.Negative | None:

@@ -25,9 +25,9 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from shared.answers import NegativeAnswer
 from shared.config import Settings
 from shared.db.engine import create_engine
-from shared.proto_convert import NegativeAnswer
 
 __all__ = ["REPLAY_POINT_SQL", "ReplayClock", "replay_clock", "replica_behind_negative"]
 

@@ -28,10 +28,10 @@ from sqlalchemy import text
 
 from bench.locomo.corpus import DEFAULT_DATA_PATH, Question, load_questions
 from bench.locomo.metrics import CATEGORY_NAMES, evaluate, render_table
-from services.query import claims_repository as claims_repo
-from services.query.claims_context import EmbedQuery, claims_context
 from services.query.domain import ClaimsContextQuery
-from services.query.retrieval import Budget, read_snapshot, vector_channel, vector_literal
+from services.query.reads.claims_context import EmbedQuery, claims_context
+from services.query.sql.channels import bm25_channel, vector_channel, vector_literal
+from services.query.sql.snapshot import Budget, read_snapshot
 from shared.db.embedded import EmbeddedPostgres
 from shared.db.engine import create_engine
 from shared.embedding import OnnxMiniLmEmbedder
@@ -157,9 +157,7 @@ async def _diagnose(data_dir: Path, k: int, candidate_k: int) -> dict[str, Any]:
                 channel_turns: dict[str, list[str]] = {}
                 for table, kind in (("claims", "claim"), ("chunks", "chunk")):
                     vec = await vector_channel(conn, table, namespace, vector, candidate_k)
-                    lex = await claims_repo.bm25_channel(
-                        conn, table, namespace, question.question, candidate_k
-                    )
+                    lex = await bm25_channel(conn, table, namespace, question.question, candidate_k)
                     for name, ids in (("vector", vec), ("bm25", lex)):
                         turns: list[str] = []
                         for item in ids:

@@ -30,10 +30,10 @@ from bench.locomo.diagnose import (
     turns_in,
 )
 from bench.locomo.metrics import evaluate
-from services.query.claims_context import nominate
-from services.query.claims_ranking import DEFAULT_WEIGHTS, Nominated, RankWeights, rank
 from services.query.domain import ClaimsContextQuery
-from services.query.retrieval import Budget, read_snapshot
+from services.query.ranking.claims import DEFAULT_WEIGHTS, Nominated, RankWeights, rank
+from services.query.reads.claims_context import nominate
+from services.query.sql.snapshot import Budget, read_snapshot
 from shared.db.embedded import EmbeddedPostgres
 from shared.db.engine import create_engine
 

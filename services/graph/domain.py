@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.answers import NegativeAnswer, TruncationInfo
 
 __all__ = [
     "Clocks",

@@ -1,4 +1,4 @@
-"""SQL for graph walks: entity redirects, bitemporal relation edges, statement timeouts.
+"""SQL for graph walks: read snapshots, entity redirects, bitemporal relation edges, timeouts.
 
 Walks run on the asyncpg connection under the SQLAlchemy transaction: a hub hop returns
 thousands of rows, and plain asyncpg records cost a fraction of ORM/Core row processing.
@@ -6,7 +6,8 @@ thousands of rows, and plain asyncpg records cost a fraction of ORM/Core row pro
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,7 +16,7 @@ from uuid import UUID
 import asyncpg
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from services.graph.domain import Clocks, EdgeRecord
 
@@ -148,6 +149,22 @@ async def _driver(conn: AsyncConnection) -> Any:
 
 class GraphRepository:
     """Read-only queries over ``entities``, ``merge_events`` and relation ``facts``."""
+
+    @asynccontextmanager
+    async def snapshot(
+        self, engine: AsyncEngine, timeout_ms: int, namespace: str, ids: Collection[UUID] = ()
+    ) -> AsyncIterator[tuple[AsyncConnection, datetime, list[EntityRow]]]:
+        """A read-only snapshot, its start instant and the entity rows of ``ids``."""
+        async with engine.connect() as conn:
+            # Repeatable read: every hop of one call sees the same committed state.
+            conn = await conn.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+            now, rows = await self.begin_snapshot(conn, timeout_ms, namespace, ids)
+            try:
+                yield conn, now, rows
+            finally:
+                await conn.rollback()
 
     async def begin_snapshot(
         self, conn: AsyncConnection, timeout_ms: int, namespace: str, ids: Collection[UUID]

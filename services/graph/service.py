@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection
-from contextlib import asynccontextmanager
+from collections.abc import Collection
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from uuid import UUID
 
@@ -23,8 +23,8 @@ from services.graph.domain import (
 from services.graph.pages import edge_keys_for_page, page_nodes, path_keys, with_details
 from services.graph.repository import EdgeKey, EntityRow, GraphRepository
 from services.graph.traversal import Budget, OutOfTime, Walker, search_paths, walk_neighborhood
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.config import Settings
-from shared.proto_convert import NegativeAnswer, TruncationInfo
 from shared.replica import ReplayClock
 
 __all__ = ["MAX_PATHS", "GraphService"]
@@ -92,21 +92,10 @@ class GraphService:
             time_budget_ms=self._settings.graph_time_budget_ms,
         )
 
-    @asynccontextmanager
-    async def _snapshot(
+    def _snapshot(
         self, timeout_ms: int, namespace: str, ids: Collection[UUID] = ()
-    ) -> AsyncIterator[tuple[AsyncConnection, datetime, list[EntityRow]]]:
-        """A read-only snapshot, its start instant and the entity rows of ``ids``."""
-        async with self._engine.connect() as conn:
-            # Repeatable read: every hop of one call sees the same committed state.
-            conn = await conn.execution_options(
-                isolation_level="REPEATABLE READ", postgresql_readonly=True
-            )
-            now, rows = await self._repository.begin_snapshot(conn, timeout_ms, namespace, ids)
-            try:
-                yield conn, now, rows
-            finally:
-                await conn.rollback()
+    ) -> AbstractAsyncContextManager[tuple[AsyncConnection, datetime, list[EntityRow]]]:
+        return self._repository.snapshot(self._engine, timeout_ms, namespace, ids)
 
     async def _details(
         self, conn: AsyncConnection, namespace: str, budget: Budget, keys: Collection[EdgeKey]

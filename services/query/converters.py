@@ -9,7 +9,6 @@ from uuid import UUID
 from google.protobuf.timestamp_pb2 import Timestamp
 from rememberstack.v1 import common_pb2, query_service_pb2
 
-from services.query.contradictions import parse_continuation
 from services.query.domain import (
     Channel,
     ClaimsContextQuery,
@@ -18,6 +17,7 @@ from services.query.domain import (
     LookupRelationsQuery,
     SearchQuery,
 )
+from services.query.reads.contradictions import parse_continuation
 from shared.errors import Violations
 from shared.proto_convert import bounded_int, parse_time_scope, parse_uuid, parse_uuids
 from shared.timescope import TimeScope

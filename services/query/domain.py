@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
 
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.timescope import TimeScope
 
 Channel = Literal["semantic", "lexical", "fused"]

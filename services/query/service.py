@@ -13,12 +13,6 @@ from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
-from services.query import claims_repository as claims_repo
-from services.query import lookups
-from services.query import repository as repo
-from services.query.claims_context import claims_context, search_chunks, search_claims
-from services.query.collection_sizes import CollectionSizes
-from services.query.contradictions import MemberPage, attach_contradictions, member_page
 from services.query.domain import (
     MAX_TRANSCRIPT_DECISIONS,
     ChunkView,
@@ -38,17 +32,19 @@ from services.query.domain import (
     SearchQuery,
     TranscriptResult,
 )
-from services.query.facts_context import empty_facts_result, facts_context, search_width
-from services.query.retrieval import (
-    Budget,
-    BudgetExhausted,
-    ef_search_for,
-    read_snapshot,
-    vector_literal,
-)
+from services.query.reads import lookups
+from services.query.reads.claims_context import claims_context, search_chunks, search_claims
+from services.query.reads.contradictions import MemberPage, attach_contradictions, member_page
+from services.query.reads.entity_resolution import resolve_entity
+from services.query.reads.facts_context import empty_facts_result, facts_context, search_width
+from services.query.sql import claims as claim_rows
+from services.query.sql import facts as fact_rows
+from services.query.sql.channels import vector_literal
+from services.query.sql.collection_sizes import CollectionSizes
+from services.query.sql.snapshot import Budget, BudgetExhausted, ef_search_for, read_snapshot
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound, Unavailable
-from shared.proto_convert import NegativeAnswer, TruncationInfo
 from shared.replica import ReplayClock
 from shared.timescope import TimeScope
 
@@ -192,10 +188,6 @@ class QueryService:
     async def resolve_entity(
         self, namespace: str, name: str, context_entity_ids: Sequence[UUID], limit: int
     ) -> ResolveEntityResult:
-        # The entity-resolution module is owned by the entities work; import at call time so
-        # the rest of the service runs while it is absent.
-        from services.query.entity_resolution import resolve_entity
-
         async with AsyncSession(self._engine) as session:
             result = await resolve_entity(
                 session, namespace, name, list(context_entity_ids), limit, self._embedder
@@ -328,16 +320,16 @@ class QueryService:
 
     async def hydrate_relation(self, namespace: str, fact_id: UUID) -> HydrateResult:
         async def work(conn: AsyncConnection) -> HydrateResult:
-            fact = await repo.load_fact(conn, namespace, fact_id)
+            fact = await fact_rows.load_fact(conn, namespace, fact_id)
             if fact is None:
                 raise NotFound(f"fact {fact_id} does not exist in namespace {namespace!r}")
             await attach_contradictions(conn, namespace, [fact], TimeScope(kind="history"), {})
-            links = await repo.all_evidence(conn, namespace, fact_id)
-            claims = await claims_repo.claims_by_ids(
+            links = await fact_rows.all_evidence(conn, namespace, fact_id)
+            claims = await claim_rows.claims_by_ids(
                 conn, namespace, [link.claim_id for link in links]
             )
             ordered = [claims[link.claim_id] for link in links if link.claim_id in claims]
-            docs = await claims_repo.documents(
+            docs = await claim_rows.documents(
                 conn, namespace, list(dict.fromkeys(c.doc_id for c in ordered))
             )
             return HydrateResult(fact, links, ordered, docs)
@@ -346,9 +338,9 @@ class QueryService:
 
     async def transcript_relation(self, namespace: str, fact_id: UUID) -> TranscriptResult:
         async def work(conn: AsyncConnection) -> TranscriptResult:
-            if await repo.load_fact(conn, namespace, fact_id) is None:
+            if await fact_rows.load_fact(conn, namespace, fact_id) is None:
                 raise NotFound(f"fact {fact_id} does not exist in namespace {namespace!r}")
-            decisions, total = await repo.transcript(
+            decisions, total = await fact_rows.transcript(
                 conn, namespace, fact_id, MAX_TRANSCRIPT_DECISIONS
             )
             cut = total > len(decisions)
@@ -379,7 +371,7 @@ class QueryService:
 
     async def adjacent_chunks(self, namespace: str, chunk_id: UUID, window: int) -> list[ChunkView]:
         async def work(conn: AsyncConnection) -> list[ChunkView]:
-            chunks = await claims_repo.adjacent_chunks(conn, namespace, chunk_id, window)
+            chunks = await claim_rows.adjacent_chunks(conn, namespace, chunk_id, window)
             if chunks is None:
                 raise NotFound(
                     f"chunk {chunk_id} does not exist in a live document of {namespace!r}"

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 import pytest
 from rememberstack.v1 import common_pb2, fact_pb2
 
+from shared.answers import TruncationInfo
 from shared.errors import InvalidArgument, Violations
 from shared.proto_convert import (
     PRECISION,
     STANCE,
-    TruncationInfo,
     bounded_int,
     enum_name,
     parse_time_scope,

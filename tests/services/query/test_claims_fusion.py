@@ -5,9 +5,10 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
-from services.query.claims_ranking import Nominated, rank, weighted_rrf, with_neighbours
 from services.query.domain import ChunkView, ClaimView
-from services.query.time_cues import time_cues
+from services.query.ranking.claims import Nominated, rank, with_neighbours
+from services.query.ranking.fusion import weighted_rrf
+from services.query.ranking.time_cues import time_cues
 
 
 def _chunk(

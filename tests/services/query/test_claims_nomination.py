@@ -7,9 +7,10 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from services.query.claims_context import nominate
 from services.query.domain import ClaimsContextQuery
-from services.query.retrieval import Budget, read_snapshot, vector_channel, vector_literal
+from services.query.reads.claims_context import nominate
+from services.query.sql.channels import vector_channel, vector_literal
+from services.query.sql.snapshot import Budget, read_snapshot
 from shared.embedding import Embedder
 
 TURNS = [

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from rememberstack.v1 import query_service_pb2
 
-from services.query.contradictions import continuation_token
+from services.query.reads.contradictions import continuation_token
 
 Stub = Any
 

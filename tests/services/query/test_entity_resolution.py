@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
 from services.adjudicator.entities.profiles import refresh_profiles
-from services.query.entity_resolution import resolve_entity
+from services.query.reads.entity_resolution import resolve_entity
 from shared.embedding import OnnxMiniLmEmbedder
 from shared.entities.normalize import normalize_name, phonetic_code
 

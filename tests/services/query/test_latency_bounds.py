@@ -10,9 +10,9 @@ import pytest
 from rememberstack.v1 import common_pb2, query_service_pb2
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from services.query import repository
 from services.query.domain import FactsContextQuery
 from services.query.service import QueryService
+from services.query.sql import facts as fact_rows
 from shared.embedding import Embedder
 from shared.timescope import TimeScope
 
@@ -37,7 +37,7 @@ async def test_lookup_total_past_the_count_cap_is_a_disclosed_lower_bound(
     exact = await stub.LookupRelations(request)
     assert (exact.truncation.estimated_total, exact.truncation.total_is_exact) == (5, True)
 
-    monkeypatch.setattr(repository, "_COUNT_CAP", 3)
+    monkeypatch.setattr(fact_rows, "_COUNT_CAP", 3)
     capped = await stub.LookupRelations(request)
     assert len(capped.facts) == 2
     assert capped.truncation.truncated

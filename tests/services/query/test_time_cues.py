@@ -1,4 +1,4 @@
-"""Dates a query names, read as ranking cues (services/query/time_cues.py)."""
+"""Dates a query names, read as ranking cues (services/query/ranking/time_cues.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.query.time_cues import TimeCue, asks_when, time_cues
+from services.query.ranking.time_cues import TimeCue, asks_when, time_cues
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Literal
 from uuid import UUID
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.query.sql.entities import entity_profiles
+from shared.answers import NegativeAnswer
 from shared.embedding import Embedder, embed_async
 from shared.entities import lookup
 from shared.entities.nicknames import short_form_expansions
@@ -20,7 +21,6 @@ from shared.entities.normalize import (
     trigrams,
 )
 from shared.entities.trigram_search import trigram_hits
-from shared.proto_convert import NegativeAnswer
 
 __all__ = ["FUZZY_SCAN", "Candidate", "ResolveResult", "Tier", "resolve_entity"]
 
@@ -125,7 +125,7 @@ async def resolve_entity(
             ),
         )
         kept = ranked if tier == "exact_alias" else ranked[:limit]
-        profiles = await _profiles(session, namespace, [h.entity_id for h in kept])
+        profiles = await entity_profiles(session, namespace, [h.entity_id for h in kept])
         candidates = [
             Candidate(
                 h.entity_id,
@@ -161,14 +161,3 @@ async def _boosted(
     live = set((await lookup.canonical_ids(session, namespace, context)).values())
     neighbours = await lookup.entity_neighbours(session, namespace, candidates)
     return {c for c in candidates if c in live or neighbours.get(c, set()) & live}
-
-
-async def _profiles(session: AsyncSession, namespace: str, ids: list[UUID]) -> dict[UUID, str]:
-    rows = await session.execute(
-        text(
-            "SELECT id, coalesce(profile_text, '') AS profile FROM entities"
-            " WHERE namespace = :ns AND id = ANY(:ids)"
-        ),
-        {"ns": namespace, "ids": ids},
-    )
-    return {r.id: r.profile for r in rows}

@@ -1,7 +1,7 @@
 """How ClaimsAndSourcesContext ranks what its channels nominated: pure functions, no database.
 
-`claims_context` gathers the candidates (four channels, hydrated views, the speakers the query
-names) in one snapshot and hands them here; keeping the ranking free of I/O lets a benchmark
+`reads.claims_context` gathers the candidates (four channels, hydrated views, the speakers the
+query names) in one snapshot and hands them here; keeping the ranking free of I/O lets a benchmark
 re-rank the same candidates under other weights in microseconds (bench/locomo/tune.py).
 """
 
@@ -15,8 +15,8 @@ from typing import TypeVar
 from uuid import UUID
 
 from services.query.domain import ChunkView, ClaimView
-from services.query.retrieval import single_channel_scores
-from services.query.time_cues import TimeCue
+from services.query.ranking.fusion import ordered, weighted_rrf
+from services.query.ranking.time_cues import TimeCue
 
 
 @dataclass(frozen=True)
@@ -83,16 +83,6 @@ class Ranked:
 _TURN_SPEAKER = re.compile(r"^\[[^\]|\n]+\|[^\]\n]*\][ \t]*([^:\n]{1,80}):", re.MULTILINE)
 # Trailing bracketed annotations ("[image: ...]") after what a turn says.
 _TRAILING_NOTE = re.compile(r"(\s*\[[^\[\]]*\])+\s*$")
-
-
-def weighted_rrf(rankings: Sequence[tuple[Sequence[UUID], float]]) -> dict[UUID, float]:
-    """Reciprocal-rank fusion (the scale facts are fused on) where each ranking counts with
-    its weight."""
-    scores: dict[UUID, float] = {}
-    for ranking, weight in rankings:
-        for item, score in single_channel_scores(ranking):
-            scores[item] = scores.get(item, 0.0) + weight * score
-    return scores
 
 
 V = TypeVar("V", ChunkView, ClaimView)
@@ -164,11 +154,6 @@ def lexical_query(query: str, speakers: Iterable[str]) -> str:
     for word in sorted(words, key=len, reverse=True):
         query = re.sub(rf"\b{re.escape(word)}(?:'s)?\b", " ", query)
     return " ".join(query.split())
-
-
-def ordered(scores: dict[UUID, float]) -> list[tuple[UUID, float]]:
-    """Best first; ties broken by id so a ranking is reproducible."""
-    return sorted(scores.items(), key=lambda pair: (-pair[1], str(pair[0])))
 
 
 @dataclass(frozen=True, slots=True)

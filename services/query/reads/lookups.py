@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.query import repository as repo
-from services.query.contradictions import attach_contradictions
 from services.query.domain import (
     FactListResult,
     FactView,
@@ -16,35 +15,36 @@ from services.query.domain import (
     unknown_entity_negative,
     untruncated,
 )
-from services.query.temporal import scope_params
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from services.query.reads.contradictions import attach_contradictions
+from services.query.sql import facts as fact_rows
+from services.query.sql.entities import resolve_entities
+from services.query.sql.time_scope import scope_params
+from shared.answers import NegativeAnswer, TruncationInfo
 
 
 async def lookup_relations(
     conn: AsyncConnection, q: LookupRelationsQuery, now: datetime
 ) -> FactListResult:
-    conditions = ["f.kind = 'relation'"]
-    bind: dict[str, object] = {}
-    for column, value in (
-        ("subject_entity_id", q.subject_entity_id),
-        ("predicate", q.predicate),
-        ("object_entity_id", q.object_entity_id),
-    ):
-        if value is not None:
-            conditions.append(f"f.{column} = :{column}")
-            bind[column] = value
     entities = [e for e in (q.subject_entity_id, q.object_entity_id) if e is not None]
-    known = await repo.resolve_entities(conn, q.namespace, entities)
+    known = await resolve_entities(conn, q.namespace, entities)
     missing = [e for e in entities if e not in known]
     if missing:
         return FactListResult([], untruncated(0), unknown_entity_negative(missing))
-    # Redirects of merged entities are followed: filter on the survivors.
-    for column in ("subject_entity_id", "object_entity_id"):
-        if column in bind:
-            bind[column] = known[bind[column]].entity_id  # type: ignore[index]
-    params = {**bind, **scope_params(q.scope, now)}
-    facts, total, exact = await repo.lookup_facts(
-        conn, q.namespace, " AND ".join(conditions), params, q.scope, q.k
+
+    def survivor(entity: UUID | None) -> UUID | None:
+        # Redirects of merged entities are followed: filter on the survivors.
+        return known[entity].entity_id if entity is not None else None
+
+    params = scope_params(q.scope, now)
+    facts, total, exact = await fact_rows.relations(
+        conn,
+        q.namespace,
+        subject_entity_id=survivor(q.subject_entity_id),
+        predicate=q.predicate,
+        object_entity_id=survivor(q.object_entity_id),
+        scope=q.scope,
+        params=params,
+        limit=q.k,
     )
     await attach_contradictions(conn, q.namespace, facts, q.scope, params)
     return _fact_list(facts, total, exact, "relation")
@@ -53,25 +53,18 @@ async def lookup_relations(
 async def lookup_observations(
     conn: AsyncConnection, q: LookupObservationsQuery, vector: str | None, now: datetime
 ) -> FactListResult:
-    known = await repo.resolve_entities(conn, q.namespace, [q.entity_id])
+    known = await resolve_entities(conn, q.namespace, [q.entity_id])
     if q.entity_id not in known:
         return FactListResult([], untruncated(0), unknown_entity_negative([q.entity_id]))
-    params: dict[str, object] = {
-        "entity": known[q.entity_id].entity_id,
-        **scope_params(q.scope, now),
-    }
-    order = repo.LOOKUP_ORDER
-    if vector is not None:
-        params["qvec"] = vector
-        order = "f.embedding <=> CAST(CAST(:qvec AS text) AS vector) NULLS LAST, " + order
-    facts, total, exact = await repo.lookup_facts(
+    params = scope_params(q.scope, now)
+    facts, total, exact = await fact_rows.observations(
         conn,
         q.namespace,
-        "f.kind = 'observation' AND f.subject_entity_id = :entity",
-        params,
-        q.scope,
-        q.k,
-        order=order,
+        known[q.entity_id].entity_id,
+        vector,
+        scope=q.scope,
+        params=params,
+        limit=q.k,
     )
     await attach_contradictions(conn, q.namespace, facts, q.scope, params)
     return _fact_list(facts, total, exact, "observation")

@@ -8,9 +8,6 @@ from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.query import repository as repo
-from services.query.claims_repository import claims_by_ids
-from services.query.contradictions import attach_contradictions
 from services.query.domain import (
     MAX_ANCHOR_SET,
     MAX_CLAIMS_PER_FACTS_RESULT,
@@ -22,10 +19,15 @@ from services.query.domain import (
     NodeView,
     unknown_entity_negative,
 )
-from services.query.facts_retrieval import nominate_in_namespace, nominate_in_set
-from services.query.retrieval import ef_search_for, rrf
-from services.query.temporal import scope_params
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from services.query.ranking.fusion import rrf
+from services.query.reads.contradictions import attach_contradictions
+from services.query.sql import facts as fact_rows
+from services.query.sql.claims import claims_by_ids
+from services.query.sql.entities import expand_anchors, resolve_entities
+from services.query.sql.fact_nomination import nominate_in_namespace, nominate_in_set
+from services.query.sql.snapshot import ef_search_for
+from services.query.sql.time_scope import scope_params
+from shared.answers import NegativeAnswer, TruncationInfo
 from shared.timescope import TimeScope
 
 _PROFILE_ENTITIES = 10
@@ -86,14 +88,14 @@ async def facts_context(
     unknown: list[UUID] = []
     hops: dict[UUID, tuple[int, str]] = {}
     if q.entity_ids:
-        known = await repo.resolve_entities(conn, q.namespace, q.entity_ids)
+        known = await resolve_entities(conn, q.namespace, q.entity_ids)
         unknown = [entity for entity in q.entity_ids if entity not in known]
         anchors = {ref.entity_id: (0, ref.name) for ref in known.values()}
         if not anchors:
             return empty_facts_result(q.scope, now, unknown_entity_negative(unknown))
         hops = anchors
         if q.scope.expands_graph:
-            reached, cut = await repo.expand_anchors(
+            reached, cut = await expand_anchors(
                 conn, q.namespace, list(anchors), q.hops, MAX_ANCHOR_SET, q.scope, params
             )
             hops = {**reached, **anchors}
@@ -173,7 +175,7 @@ async def _sample_links(
     """Sampled links in fact order, stopping new claims at the per-result claim cap, and the
     exact totals per fact and stance."""
     order = {fact.fact_id: index for index, fact in enumerate(facts)}
-    links, totals = await repo.sampled_evidence(
+    links, totals = await fact_rows.sampled_evidence(
         conn, q.namespace, [f.fact_id for f in facts], q.evidence_per_fact
     )
     links.sort(key=lambda link: order[link.fact_id])

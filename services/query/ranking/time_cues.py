@@ -1,7 +1,7 @@
 """Calendar dates a query names ("on October 13, 2023", "in May 2023", "in June"): a ranking cue.
 
 A question that names when something happened is best answered by what was said around then, so
-ClaimsAndSourcesContext ranks candidates said inside the named period higher (claims_ranking).
+ClaimsAndSourcesContext ranks candidates said inside the named period higher (ranking/claims.py).
 The cue only orders candidates, never filters them: the explicit time scope of a request is
 the filter. Only absolute dates are read; "last week" in a question has no anchor to resolve
 against, and a wrong period would push the answer down.

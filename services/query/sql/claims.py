@@ -10,28 +10,18 @@ from sqlalchemy import text
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.query.collection_sizes import CollectionSizes
 from services.query.domain import ChunkView, ClaimView, DocumentView
-from services.query.retrieval import TSQUERY
-from services.query.temporal import claim_scope_clause
+from services.query.sql.time_scope import claim_scope_clause
 from shared.timescope import TimeScope
 
 __all__ = [
-    "BM25_B",
-    "BM25_K1",
-    "MENTIONS_ENTITIES",
     "adjacent_chunks",
-    "bm25_channel",
     "claims_by_ids",
     "corroborate",
     "documents",
     "hydrate_chunks",
     "hydrate_claims",
 ]
-
-BM25_K1 = 1.2
-BM25_B = 0.5
-_LEXICAL_TABLES = frozenset({"claims", "chunks"})
 
 _CLAIM_COLUMNS = (
     "c.id, c.document_id, c.first_version_id, c.chunk_id, c.claim_text, c.normalized_text,"
@@ -118,16 +108,6 @@ async def corroborate(conn: AsyncConnection, namespace: str, shown: Sequence[Cla
         claim.grouped_claim_ids = [m.claim_id for m in members if m.claim_id != claim.claim_id]
 
 
-# Restricts a claims channel (alias `t`, binds :ns and :ents) to claims resolved to entities.
-MENTIONS_ENTITIES = (
-    "t.id IN (SELECT a.claim_id FROM assertions a WHERE a.namespace = :ns"
-    " AND (a.subject_entity_id = ANY(CAST(:ents AS uuid[]))"
-    " OR a.object_entity_id = ANY(CAST(:ents AS uuid[])))"
-    " UNION SELECT rv.claim_id FROM resolution_verdicts rv WHERE rv.namespace = :ns"
-    " AND rv.chosen_entity_id = ANY(CAST(:ents AS uuid[])) AND rv.claim_id IS NOT NULL)"
-)
-
-
 def _chunk_from_row(row: Row[Any]) -> ChunkView:
     values: tuple[Any, ...] = tuple(row)
     return ChunkView(*values)
@@ -186,75 +166,3 @@ async def documents(
         {"ns": namespace, "ids": list(ids)},
     )
     return [DocumentView(*row) for row in rows]
-
-
-# Okapi BM25 over the rows matching any query lexeme. Every row holding a query lexeme is in
-# that match set, so counting the set's rows per lexeme gives the exact namespace document
-# frequency; the collection size is one count, and the mean length is the match set's (a
-# bounded stand-in for the namespace mean). Lengths are distinct lexemes (`length(tsvector)`).
-# A row's query lexemes (with their positions, for tf) are cut out of its tsvector in C:
-# weight A is set on them and everything else filtered out, instead of unnesting every lexeme
-# of every matching row (560k rows for a 4-word query over 200k chunks: 650 of 1,100 ms);
-# IDF is computed once per lexeme, not once per (row, lexeme) in numeric arithmetic.
-_BM25_SQL = """
-WITH q AS (SELECT {tsquery} AS tsq),
-terms AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', :q)) u),
-m AS MATERIALIZED (
-  SELECT t.id, t.tsv FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}),
-hits AS MATERIALIZED (
-  SELECT m.id, u.lexeme, coalesce(cardinality(u.positions), 1) AS tf, length(m.tsv) AS dl
-  FROM m CROSS JOIN LATERAL unnest(ts_filter(
-    setweight(m.tsv, 'A', (SELECT array_agg(lexeme) FROM terms)), '{{a}}')) u),
-size AS (
-  SELECT {collection_size} AS n,
-         (SELECT greatest(avg(length(m.tsv)), 1) FROM m) AS avgdl),
-idf AS (
-  SELECT d.lexeme, ln(1 + (size.n - d.df + 0.5) / (d.df + 0.5)) AS idf
-  FROM (SELECT lexeme, count(*) AS df FROM hits GROUP BY lexeme) d CROSS JOIN size)
-SELECT h.id FROM hits h JOIN idf USING (lexeme) CROSS JOIN size
-CROSS JOIN (SELECT CAST(:k1 AS float8) AS k1, CAST(:b AS float8) AS b) p
-GROUP BY h.id
-ORDER BY sum(idf.idf
-  * h.tf * (p.k1 + 1) / (h.tf + p.k1 * (1 - p.b + p.b * h.dl / size.avgdl))) DESC, h.id
-LIMIT :lim
-"""
-
-
-async def bm25_channel(
-    conn: AsyncConnection,
-    table: str,
-    namespace: str,
-    query: str,
-    limit: int,
-    *,
-    where: str = "",
-    params: dict[str, Any] | None = None,
-    sizes: CollectionSizes | None = None,
-) -> list[UUID]:
-    """Rows of `table` (alias `t`) matching any query term, best BM25 score first.
-
-    Unlike cover density, a term found in few rows of the namespace outweighs one found in
-    many, so "adoption agencies" beats the speaker's name that occurs in half the rows.
-    `sizes` supplies the namespace's row count (N) when there is no `where`."""
-    if table not in _LEXICAL_TABLES:
-        raise ValueError(f"{table} has no BM25 channel")
-    extra = f" AND ({where})" if where else ""
-    collection_size = f"(SELECT count(*) FROM {table} t WHERE t.namespace = :ns{extra})"
-    size_bind: dict[str, int] = {}
-    if sizes is not None and not where:
-        collection_size = "CAST(:n AS bigint)"
-        size_bind["n"] = await sizes.size(conn, table, namespace)
-    sql = _BM25_SQL.format(
-        tsquery=TSQUERY, table=table, extra=extra, collection_size=collection_size
-    )
-    bind = {
-        "ns": namespace,
-        "q": query,
-        "lim": limit,
-        "k1": BM25_K1,
-        "b": BM25_B,
-        **size_bind,
-        **(params or {}),
-    }
-    rows = await conn.execute(text(sql), bind)
-    return [row[0] for row in rows]

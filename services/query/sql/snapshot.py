@@ -1,20 +1,14 @@
-"""Read snapshots with a database budget, the two nomination channels and reciprocal-rank fusion."""
+"""Read snapshots: one repeatable-read transaction per operation under its database budget."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
-from uuid import UUID
 
-import numpy as np
-import numpy.typing as npt
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-
-from services.query.domain import RRF_CONSTANT
 
 # pgvector 0.6 HNSW scans return at most ef_search rows before filters, and has no iterative
 # scans: searches over-fetch ef_search rows from the index, filter them by namespace, and fall
@@ -25,12 +19,6 @@ _QUERY_CANCELED = "57014"
 _EF_KEY = "rememberstack.hnsw_ef_search"
 # See read_snapshot: plans made for each execution's values.
 PLAN_CACHE_MODE = "force_custom_plan"
-
-# Tables with an embedding (HNSW) and a tsv (GIN) column.
-SEARCHABLE = {"facts", "claims", "chunks"}
-
-# Query terms OR-ed: natural-language questions rarely have every word in one passage.
-TSQUERY = "to_tsquery('english', replace(plainto_tsquery('english', :q)::text, ' & ', ' | '))"
 
 
 class BudgetExhausted(Exception):
@@ -120,78 +108,3 @@ async def read_snapshot(
         if is_query_canceled(error):
             raise BudgetExhausted from error
         raise
-
-
-def vector_literal(vector: npt.NDArray[np.float32] | Sequence[float]) -> str:
-    """pgvector's text form, sent as text and cast in SQL (asyncpg has no vector codec)."""
-    return "[" + ",".join(f"{float(x):.6f}" for x in vector) + "]"
-
-
-QVEC = "CAST(CAST(:qvec AS text) AS vector)"
-
-
-def nearest_sql(
-    table: str, columns: str, where: str, *, ann: bool = True, filtered: bool = True
-) -> str:
-    """Rows of `table` (alias `t`) nearest :qvec with their distance `d`, best first, at most
-    :lim, in one statement: an HNSW over-fetch of :ef rows filtered by `where`, and an exact
-    scan that runs only when the filtered index answer is short (or always, without `ann`)."""
-    distance = f"t.embedding <=> {QVEC}"
-    exact = (
-        f"SELECT {columns}, {distance} AS d FROM {table} t WHERE t.embedding IS NOT NULL"
-        f" AND {where}"
-    )
-    if not ann:
-        return f"{exact} ORDER BY ({distance}) + 0, t.id LIMIT :lim"
-    # Without an extra filter only the namespace is needed: keep the over-fetch narrow.
-    fetched = "t.*" if filtered else "t.id, t.namespace"
-    # Adding zero hides the expression from the HNSW index, forcing an exact ordering.
-    return (
-        f"WITH ann AS MATERIALIZED (SELECT * FROM (SELECT {fetched}, {distance} AS d"
-        f" FROM {table} t ORDER BY {distance} LIMIT :ef) t WHERE {where} ORDER BY t.d LIMIT :lim)"
-        f" SELECT * FROM (SELECT {columns}, t.d FROM ann t"
-        " WHERE (SELECT count(*) FROM ann) >= :lim"
-        f" UNION ALL SELECT * FROM ({exact} AND (SELECT count(*) FROM ann) < :lim"
-        f" ORDER BY ({distance}) + 0 LIMIT :lim) x) u ORDER BY u.d, u.id"
-    )
-
-
-async def vector_channel(
-    conn: AsyncConnection,
-    table: str,
-    namespace: str,
-    query_vector: str,
-    limit: int,
-    *,
-    where: str = "",
-    params: dict[str, Any] | None = None,
-    exact: bool = False,
-) -> list[UUID]:
-    """Nearest rows by cosine distance. Uses HNSW unless `exact`; short HNSW answers (a small
-    namespace inside a large shared index) are completed by an exact scan of the namespace."""
-    if table not in SEARCHABLE:
-        raise ValueError(f"{table} has no search channels")
-    ef = ef_search_for(limit)
-    bind = {"ns": namespace, "qvec": query_vector, "lim": limit, "ef": ef, **(params or {})}
-    condition = "t.namespace = :ns" + (f" AND ({where})" if where else "")
-    if not exact:
-        await use_ef_search(conn, ef)
-    sql = nearest_sql(table, "t.id", condition, ann=not exact, filtered=bool(where))
-    rows = await conn.execute(text(sql), bind)
-    return [row[0] for row in rows]
-
-
-def rrf(
-    rankings: Sequence[Sequence[UUID]], constant: int = RRF_CONSTANT
-) -> list[tuple[UUID, float]]:
-    """Reciprocal-rank fusion: sum of 1/(constant + rank) over the lists naming an id."""
-    scores: dict[UUID, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (constant + rank)
-    return sorted(scores.items(), key=lambda pair: (-pair[1], str(pair[0])))
-
-
-def single_channel_scores(ranking: Sequence[UUID]) -> list[tuple[UUID, float]]:
-    """Scores for one channel on the same scale as fusion, so callers treat both alike."""
-    return [(item, 1.0 / (RRF_CONSTANT + rank)) for rank, item in enumerate(ranking, start=1)]

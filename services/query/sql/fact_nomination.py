@@ -23,9 +23,10 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.query.domain import FactView
-from services.query.repository import FACT_COLUMNS, FACT_FROM, fact_from_row
-from services.query.retrieval import QVEC, TSQUERY, ef_search_for, use_ef_search
-from services.query.temporal import fact_scope_clause
+from services.query.sql.channels import QVEC, TSQUERY
+from services.query.sql.facts import FACT_COLUMNS, FACT_FROM, fact_from_row
+from services.query.sql.snapshot import ef_search_for, use_ef_search
+from services.query.sql.time_scope import fact_scope_clause
 from shared.timescope import TimeScope
 
 __all__ = ["Nominated", "nominate_in_namespace", "nominate_in_set"]

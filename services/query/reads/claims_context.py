@@ -9,17 +9,6 @@ from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.query import claims_repository as claims_repo
-from services.query.claims_ranking import (
-    DEFAULT_WEIGHTS,
-    Nominated,
-    lexical_query,
-    named_speakers,
-    ordered,
-    rank,
-    weighted_rrf,
-)
-from services.query.collection_sizes import CollectionSizes
 from services.query.domain import (
     Channel,
     ChunkView,
@@ -30,21 +19,24 @@ from services.query.domain import (
     SearchClaimsResult,
     SearchQuery,
 )
-from services.query.repository import resolve_entities
-from services.query.retrieval import vector_channel
-from services.query.temporal import scope_params
-from services.query.time_cues import asks_when, time_cues
-from shared.proto_convert import NegativeAnswer, TruncationInfo
+from services.query.ranking.claims import (
+    DEFAULT_WEIGHTS,
+    Nominated,
+    lexical_query,
+    named_speakers,
+    rank,
+)
+from services.query.ranking.fusion import ordered, weighted_rrf
+from services.query.ranking.time_cues import asks_when, time_cues
+from services.query.sql import claims as claim_rows
+from services.query.sql.channels import bm25_channel, vector_channel
+from services.query.sql.collection_sizes import CollectionSizes
+from services.query.sql.entities import resolve_entities
+from services.query.sql.time_scope import scope_params
+from shared.answers import NegativeAnswer, TruncationInfo
 
 # Embeds a query text (the vector's text form, as the channels take it; None for no text).
 EmbedQuery = Callable[[str], Awaitable[str | None]]
-
-# A chunks channel (alias `t`) restricted to chunks holding claims about the entities.
-_CHUNK_MENTIONS = (
-    "t.id IN (SELECT t.chunk_id FROM claims t WHERE t.namespace = :ns AND "
-    + claims_repo.MENTIONS_ENTITIES
-    + ")"
-)
 
 
 async def channels(
@@ -56,30 +48,15 @@ async def channels(
     limit: int,
     channel: Channel,
     *,
-    where: str = "",
-    params: dict[str, Any] | None = None,
     sizes: CollectionSizes | None = None,
 ) -> tuple[dict[UUID, float], bool]:
-    """Weighted fused scores of one table's candidates, and whether a channel hit `limit`.
-
-    A filtered nomination ranks exactly: the filter, not the index, decides the candidate set."""
+    """Weighted fused scores of one table's candidates, and whether a channel hit `limit`."""
     rankings: list[tuple[list[UUID], float]] = []
     if channel in ("semantic", "fused") and query_vector is not None:
-        ranking = await vector_channel(
-            conn,
-            table,
-            namespace,
-            query_vector,
-            limit,
-            where=where,
-            params=params,
-            exact=bool(where),
-        )
+        ranking = await vector_channel(conn, table, namespace, query_vector, limit)
         rankings.append((ranking, DEFAULT_WEIGHTS.vector))
     if channel in ("lexical", "fused"):
-        ranking = await claims_repo.bm25_channel(
-            conn, table, namespace, query, limit, where=where, params=params, sizes=sizes
-        )
+        ranking = await bm25_channel(conn, table, namespace, query, limit, sizes=sizes)
         rankings.append((ranking, DEFAULT_WEIGHTS.lexical))
     saturated = any(len(ranking) >= limit for ranking, _ in rankings)
     return weighted_rrf(rankings), saturated
@@ -122,12 +99,11 @@ async def nominate(
     now: datetime,
     embed: EmbedQuery,
     *,
-    where: str = "",
-    chunk_where: str = "",
-    bind: dict[str, Any] | None = None,
+    mentioning: Sequence[UUID] = (),
     sizes: CollectionSizes | None = None,
 ) -> Nominated:
-    """The four channels' candidates for `q`, hydrated in this snapshot (see Nominated).
+    """The four channels' candidates for `q`, hydrated in this snapshot (see Nominated);
+    with `mentioning`, only claims about those entities and the chunks holding them.
 
     `embed` embeds the query without the speakers it names, for the chunk vector channel:
     a conversation chunk starts with its speaker's name, so a query vector carrying that name
@@ -142,16 +118,9 @@ async def nominate(
     claim_vec: list[UUID] = []
     if query_vector is not None:
         claim_vec = await vector_channel(
-            conn,
-            "claims",
-            q.namespace,
-            query_vector,
-            pool,
-            where=where,
-            params=bind,
-            exact=bool(where),
+            conn, "claims", q.namespace, query_vector, pool, mentioning=mentioning
         )
-    claims = await claims_repo.hydrate_claims(conn, q.namespace, claim_vec, q.scope, scope_bind)
+    claims = await claim_rows.hydrate_claims(conn, q.namespace, claim_vec, q.scope, scope_bind)
     named = named_speakers(q.query, {c.speaker for c in claims.values() if c.speaker})
     words = lexical_query(q.query, named)
     chunk_vec: list[UUID] = []
@@ -160,23 +129,16 @@ async def nominate(
         chunk_vector = await embed(words) or query_vector
     if chunk_vector is not None:
         chunk_vec = await vector_channel(
-            conn,
-            "chunks",
-            q.namespace,
-            chunk_vector,
-            pool,
-            where=chunk_where,
-            params=bind,
-            exact=bool(chunk_where),
+            conn, "chunks", q.namespace, chunk_vector, pool, mentioning=mentioning
         )
-    chunks = await claims_repo.hydrate_chunks(conn, q.namespace, chunk_vec)
-    claim_lex = await claims_repo.bm25_channel(
-        conn, "claims", q.namespace, words, pool, where=where, params=bind, sizes=sizes
+    chunks = await claim_rows.hydrate_chunks(conn, q.namespace, chunk_vec)
+    claim_lex = await bm25_channel(
+        conn, "claims", q.namespace, words, pool, mentioning=mentioning, sizes=sizes
     )
-    chunk_lex = await claims_repo.bm25_channel(
-        conn, "chunks", q.namespace, words, pool, where=chunk_where, params=bind, sizes=sizes
+    chunk_lex = await bm25_channel(
+        conn, "chunks", q.namespace, words, pool, mentioning=mentioning, sizes=sizes
     )
-    claims |= await claims_repo.hydrate_claims(
+    claims |= await claim_rows.hydrate_claims(
         conn, q.namespace, [c for c in claim_lex if c not in claims], q.scope, scope_bind
     )
     nominated_chunks = set(chunk_vec) | set(chunk_lex)
@@ -189,7 +151,7 @@ async def nominate(
             if c.chunk_id not in chunks and c.chunk_id not in nominated_chunks
         )
     )
-    chunks |= await claims_repo.hydrate_chunks(conn, q.namespace, wanted)
+    chunks |= await claim_rows.hydrate_chunks(conn, q.namespace, wanted)
     return Nominated(
         claim_vec,
         claim_lex,
@@ -219,7 +181,7 @@ async def claims_context(
     embed: EmbedQuery,
     sizes: CollectionSizes | None = None,
 ) -> ClaimsContextResult:
-    where, bind, chunk_where = "", {}, ""
+    mentioning: list[UUID] = []
     if q.entity_ids:
         known = await resolve_entities(conn, q.namespace, q.entity_ids)
         if not known:
@@ -236,8 +198,7 @@ async def claims_context(
                 ),
                 evaluated_at=now,
             )
-        where, chunk_where = claims_repo.MENTIONS_ENTITIES, _CHUNK_MENTIONS
-        bind = {"ents": list({ref.entity_id for ref in known.values()})}
+        mentioning = list({ref.entity_id for ref in known.values()})
 
     nominated = await nominate(
         conn,
@@ -245,15 +206,13 @@ async def claims_context(
         query_vector,
         now,
         embed,
-        where=where,
-        chunk_where=chunk_where,
-        bind=bind,
+        mentioning=mentioning,
         sizes=sizes,
     )
     ranked = rank(nominated)
     chunks = ranked.chunks[: q.k]
     claims = ranked.claims[: q.k]
-    await claims_repo.corroborate(conn, q.namespace, claims)
+    await claim_rows.corroborate(conn, q.namespace, claims)
 
     k_hit = len(ranked.claims) > q.k or len(ranked.chunks) > q.k
     return ClaimsContextResult(
@@ -293,7 +252,7 @@ async def search_claims(
         sizes=sizes,
     )
     fused = ordered(scores)
-    hydrated = await claims_repo.hydrate_claims(conn, q.namespace, list(scores), None, {})
+    hydrated = await claim_rows.hydrate_claims(conn, q.namespace, list(scores), None, {})
     ranked: list[ClaimView] = _in_order(fused, hydrated)
     claims = ranked[: q.k]
     return SearchClaimsResult(
@@ -321,7 +280,7 @@ async def search_chunks(
         sizes=sizes,
     )
     fused = ordered(scores)
-    hydrated = await claims_repo.hydrate_chunks(conn, q.namespace, list(scores))
+    hydrated = await claim_rows.hydrate_chunks(conn, q.namespace, list(scores))
     ranked: list[ChunkView] = _in_order(fused, hydrated)
     chunks = ranked[: q.k]
     return SearchChunksResult(

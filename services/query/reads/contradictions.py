@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.query.domain import (
@@ -25,7 +24,7 @@ from services.query.domain import (
     ContradictionView,
     FactView,
 )
-from services.query.temporal import belief_clause
+from services.query.sql.contradictions import believed_members, group_members
 from shared.timescope import TimeScope
 
 __all__ = [
@@ -36,11 +35,6 @@ __all__ = [
     "parse_continuation",
 ]
 
-_MEMBER_COLUMNS = (
-    "f.id, f.label, f.evidence_count, f.valid_from, f.valid_until, f.valid_precision,"
-    " f.ingested_at, f.invalidated_at"
-)
-_MEMBER_ORDER = "f.evidence_count DESC, f.ingested_at, f.id"
 _MAX_TOKEN_CHARS = 512
 
 
@@ -80,21 +74,9 @@ async def attach_contradictions(
     groups = {f.contradiction_group_id for f in facts if f.contradiction_group_id is not None}
     if not groups:
         return
-    sql = (
-        "SELECT gid, total, m.* FROM unnest(CAST(:gids AS uuid[])) AS g(gid),"
-        f" LATERAL (SELECT count(*) AS total FROM facts f WHERE f.namespace = :ns"
-        f" AND f.contradiction_group_id = g.gid AND {belief_clause(scope)}) t,"
-        f" LATERAL (SELECT {_MEMBER_COLUMNS} FROM facts f WHERE f.namespace = :ns"
-        f" AND f.contradiction_group_id = g.gid AND {belief_clause(scope)}"
-        f" ORDER BY {_MEMBER_ORDER} LIMIT :per_group) m"
+    members, totals = await group_members(
+        conn, namespace, list(groups), MAX_INLINE_CO_MEMBERS + 1, scope, params
     )
-    bind = {"ns": namespace, "gids": list(groups), "per_group": MAX_INLINE_CO_MEMBERS + 1}
-    rows = await conn.execute(text(sql), {**bind, **params})
-    members: dict[UUID, list[CoMemberView]] = {}
-    totals: dict[UUID, int] = {}
-    for row in rows:
-        totals[row[0]] = int(row[1])
-        members.setdefault(row[0], []).append(CoMemberView(*row[2:]))
     for fact in facts:
         group = fact.contradiction_group_id
         if group is None:
@@ -116,7 +98,7 @@ async def attach_contradictions(
 
 
 def _believed(fact: FactView, scope: TimeScope, params: dict[str, Any]) -> bool:
-    """The Python twin of `belief_clause` for one fact."""
+    """The Python twin of `sql.time_scope.belief_clause` for one fact."""
     if scope.kind != "as_of":
         return fact.invalidated_at is None
     believed_at = params["believed_at"]
@@ -136,28 +118,9 @@ async def member_page(
     conn: AsyncConnection, namespace: str, group_id: UUID, offset: int, page_size: int
 ) -> MemberPage | None:
     """One page of a group's members believed now; None when the group does not exist."""
-    exists = await conn.execute(
-        text("SELECT 1 FROM contradiction_groups WHERE namespace = :ns AND id = :gid"),
-        {"ns": namespace, "gid": group_id},
-    )
-    if exists.first() is None:
+    page = await believed_members(conn, namespace, group_id, offset, page_size)
+    if page is None:
         return None
-    scope = TimeScope(kind="current")
-    where = f"f.namespace = :ns AND f.contradiction_group_id = :gid AND {belief_clause(scope)}"
-    bind = {"ns": namespace, "gid": group_id, "off": offset, "lim": page_size}
-    rows = await conn.execute(
-        text(
-            f"SELECT {_MEMBER_COLUMNS}, count(*) OVER () FROM facts f WHERE {where}"
-            f" ORDER BY {_MEMBER_ORDER} OFFSET :off LIMIT :lim"
-        ),
-        bind,
-    )
-    listed = [tuple(row) for row in rows]
-    if listed:
-        total = int(listed[0][-1])
-    else:
-        count = await conn.execute(text(f"SELECT count(*) FROM facts f WHERE {where}"), bind)
-        total = int(count.scalar_one())
-    members = [CoMemberView(*row[:-1]) for row in listed]
+    members, total = page
     after = offset + len(members)
     return MemberPage(members, total, continuation_token(group_id, after) if after < total else "")

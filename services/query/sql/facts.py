@@ -1,4 +1,4 @@
-"""SQL reads of the belief layer: fact hydration, anchor expansion, contradictions, evidence."""
+"""SQL reads of the belief layer: fact rows, filtered fact lists, evidence links, transcripts."""
 
 from __future__ import annotations
 
@@ -10,13 +10,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.query.domain import (
-    DecisionView,
-    EntityRefView,
-    EvidenceLink,
-    FactView,
-)
-from services.query.temporal import fact_scope_clause
+from services.query.domain import DecisionView, EntityRefView, EvidenceLink, FactView
+from services.query.sql.channels import QVEC
+from services.query.sql.time_scope import fact_scope_clause
 from shared.timescope import TimeScope, WindowRecord, temporal_match
 
 FACT_COLUMNS = (
@@ -32,15 +28,11 @@ FACT_FROM = (
     " LEFT JOIN contradiction_groups g"
     " ON g.namespace = f.namespace AND g.id = f.contradiction_group_id"
 )
-_MAX_REDIRECTS = 8
 # Lookups list strongest first; the id breaks ties in the same direction, so the order is one
 # backward scan of ix_facts_relation_{subject,object}_ranked.
 LOOKUP_ORDER = "f.evidence_count DESC, f.ingested_at DESC, f.id DESC"
 # Matching facts counted at most for a lookup's total: beyond it the total is a lower bound.
 _COUNT_CAP = 5000
-# Relations read per frontier entity and direction: a hub's strongest links are looked for
-# among this many (index order), so expanding from a hub costs the same as from anyone.
-_EXPANSION_SCAN = 1000
 
 
 def fact_from_row(row: Row[Any]) -> FactView:
@@ -78,87 +70,6 @@ async def load_fact(conn: AsyncConnection, namespace: str, fact_id: UUID) -> Fac
     sql = f"SELECT {FACT_COLUMNS}{FACT_FROM} WHERE f.namespace = :ns AND f.id = :id"
     row = (await conn.execute(text(sql), {"ns": namespace, "id": fact_id})).first()
     return fact_from_row(row) if row is not None else None
-
-
-async def resolve_entities(
-    conn: AsyncConnection, namespace: str, ids: Sequence[UUID]
-) -> dict[UUID, EntityRefView]:
-    """Known entities among `ids`, each mapped to its merge survivor (redirects followed)."""
-    if not ids:
-        return {}
-    sql = (
-        "WITH RECURSIVE chain(requested, id, redirect_to, depth) AS ("
-        " SELECT e.id, e.id, e.redirect_to, 0 FROM entities e"
-        " WHERE e.namespace = :ns AND e.id = ANY(CAST(:ids AS uuid[]))"
-        " UNION ALL SELECT c.requested, e.id, e.redirect_to, c.depth + 1"
-        " FROM chain c JOIN entities e ON e.namespace = :ns AND e.id = c.redirect_to"
-        f" WHERE c.depth < {_MAX_REDIRECTS})"
-        " SELECT c.requested, e.id, e.canonical_name FROM chain c"
-        " JOIN entities e ON e.namespace = :ns AND e.id = c.id"
-        " WHERE c.redirect_to IS NULL"
-    )
-    rows = await conn.execute(text(sql), {"ns": namespace, "ids": list(ids)})
-    return {row[0]: EntityRefView(row[1], row[2]) for row in rows}
-
-
-async def expand_anchors(
-    conn: AsyncConnection,
-    namespace: str,
-    anchors: Sequence[UUID],
-    hops: int,
-    max_entities: int,
-    scope: TimeScope,
-    params: dict[str, Any],
-) -> tuple[dict[UUID, tuple[int, str]], bool]:
-    """Entities reachable through qualifying relations, strongest links first, within budget.
-
-    Returns entity -> (hop distance, name) for the reached neighbours and whether the entity
-    budget cut the expansion."""
-    distance: dict[UUID, int] = {anchor: 0 for anchor in anchors}
-    names: dict[UUID, str] = {}
-    frontier = list(anchors)
-    cut = False
-    clause = fact_scope_clause(scope)
-    for hop in range(1, hops + 1):
-        room = max_entities - len(distance)
-        if room <= 0 or not frontier:
-            break
-        sql = (
-            "SELECT nb, max(strength) AS strength FROM ("
-            " SELECT x.nb, x.strength FROM unnest(CAST(:frontier AS uuid[])) AS fr(id), LATERAL"
-            " (SELECT f.object_entity_id AS nb, f.evidence_count AS strength FROM facts f"
-            " WHERE f.namespace = :ns AND f.kind = 'relation'"
-            f" AND f.subject_entity_id = fr.id AND {clause} LIMIT :scan) x"
-            " UNION ALL SELECT x.nb, x.strength FROM unnest(CAST(:frontier AS uuid[])) AS fr(id),"
-            " LATERAL (SELECT f.subject_entity_id AS nb, f.evidence_count AS strength FROM facts f"
-            " WHERE f.namespace = :ns AND f.kind = 'relation'"
-            f" AND f.object_entity_id = fr.id AND {clause} LIMIT :scan) x) x"
-            " WHERE nb <> ALL(CAST(:seen AS uuid[]))"
-            " GROUP BY nb ORDER BY strength DESC, nb LIMIT :lim"
-        )
-        sql = (
-            f"SELECT n.nb, e.canonical_name FROM ({sql}) n"
-            " JOIN entities e ON e.namespace = :ns AND e.id = n.nb"
-            " ORDER BY n.strength DESC, n.nb"
-        )
-        bind = {
-            "ns": namespace,
-            "frontier": frontier,
-            "seen": list(distance),
-            "lim": room + 1,
-            "scan": _EXPANSION_SCAN,
-            **params,
-        }
-        rows = [tuple(row) for row in await conn.execute(text(sql), bind)]
-        neighbours = [row[0] for row in rows]
-        names.update((row[0], row[1]) for row in rows)
-        if len(neighbours) > room:
-            cut = True
-            neighbours = neighbours[:room]
-        for entity in neighbours:
-            distance[entity] = hop
-        frontier = neighbours
-    return {e: (hop, names.get(e, "")) for e, hop in distance.items()}, cut
 
 
 _LIVE_EVIDENCE = (
@@ -237,6 +148,62 @@ async def lookup_facts(
         )
     ).scalar_one()
     return facts, int(total), int(total) < _COUNT_CAP
+
+
+async def relations(
+    conn: AsyncConnection,
+    namespace: str,
+    *,
+    subject_entity_id: UUID | None,
+    predicate: str | None,
+    object_entity_id: UUID | None,
+    scope: TimeScope,
+    params: dict[str, Any],
+    limit: int,
+) -> tuple[list[FactView], int, bool]:
+    """Qualifying relations with the given ends and predicate (None: any), strongest first,
+    with their total as `lookup_facts` counts it."""
+    conditions = ["f.kind = 'relation'"]
+    bind: dict[str, Any] = {}
+    for column, value in (
+        ("subject_entity_id", subject_entity_id),
+        ("predicate", predicate),
+        ("object_entity_id", object_entity_id),
+    ):
+        if value is not None:
+            conditions.append(f"f.{column} = :{column}")
+            bind[column] = value
+    return await lookup_facts(
+        conn, namespace, " AND ".join(conditions), {**bind, **params}, scope, limit
+    )
+
+
+async def observations(
+    conn: AsyncConnection,
+    namespace: str,
+    entity_id: UUID,
+    query_vector: str | None,
+    *,
+    scope: TimeScope,
+    params: dict[str, Any],
+    limit: int,
+) -> tuple[list[FactView], int, bool]:
+    """Qualifying observations of an entity, nearest the query vector first when there is one,
+    then strongest first, with their total as `lookup_facts` counts it."""
+    bind: dict[str, Any] = {"entity": entity_id, **params}
+    order = LOOKUP_ORDER
+    if query_vector is not None:
+        bind["qvec"] = query_vector
+        order = f"f.embedding <=> {QVEC} NULLS LAST, " + order
+    return await lookup_facts(
+        conn,
+        namespace,
+        "f.kind = 'observation' AND f.subject_entity_id = :entity",
+        bind,
+        scope,
+        limit,
+        order=order,
+    )
 
 
 async def transcript(

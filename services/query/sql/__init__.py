@@ -1,0 +1,1 @@
+"""Every statement the query service runs: snapshots, channels, hydration, lookups."""
