@@ -24,11 +24,11 @@ from rememberstack.v1 import ingest_service_pb2, ingest_service_pb2_grpc
 
 from services.ingest.app import build_server
 from services.ingest.config import IngestSettings
-from services.ingest.domain import PIPELINE_STAGES
 from shared.db.embedded import EmbeddedPostgres
 from shared.db.engine import create_engine, session_factory, unit_of_work
 from shared.db.migrate import upgrade_to_head
 from shared.db.models import Document, DocumentVersion, Namespace, VersionStage
+from shared.pipeline.stages import PIPELINE_STAGES
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "watch_readiness_idle.json"
 NAMESPACE = "bench-watch"

@@ -23,13 +23,14 @@ from services.adjudicator.entities.resolver import EntityResolver
 from services.adjudicator.normalization import Normalizer, PredicateVocabulary
 from services.adjudicator.service import AdjudicationService
 from services.adjudicator.servicer import AdjudicatorServicer
-from services.adjudicator.worker import ADJUDICATE_VERSION, AdjudicationWorkers
+from services.adjudicator.worker import AdjudicationWorkers
 from shared.db import create_engine, ensure_schema_current, resolve_database_url, session_factory
 from shared.db.engine import database_probe
 from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder, create_embedder
 from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
 from shared.logging import configure_logging
+from shared.pipeline.kinds import ADJUDICATE_KIND
 from shared.priority import run_as_background_work
 from shared.telemetry import Telemetry, telemetry_from_settings
 from shared.telemetry.database import instrument_engine
@@ -163,7 +164,7 @@ async def build_server(
     await workers.start()
     statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
     await statistics.start()
-    queue_depth = QueueDepthSampler(engine, telemetry, (ADJUDICATE_VERSION,))
+    queue_depth = QueueDepthSampler(engine, telemetry, (ADJUDICATE_KIND,))
     await queue_depth.start()
     # Workers, the refresher and replicas stop before the engine is disposed (and the
     # embedded database).

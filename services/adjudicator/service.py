@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -35,18 +34,18 @@ from services.adjudicator.entities.merges import (
 )
 from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolutionContext
 from services.adjudicator.normalization import Normalizer
+from services.adjudicator.repository import fact_states
 from services.adjudicator.writer import DecisionEntry, FactWriter
 from shared.beliefs.locks import lock_entities
 from shared.beliefs.slots import settle_slots
 from shared.beliefs.support import recount_facts
-from shared.db.models import Fact
 from shared.db.queue import replay_dead_letters
 from shared.embedding import Embedder, embed_async
 from shared.errors import NotFound, Unavailable
+from shared.pipeline.kinds import ADJUDICATION_KIND_PREFIX
 from shared.telemetry.metrics import Metrics
 
 __all__ = [
-    "ADJUDICATION_KIND_PREFIX",
     "BATCH_CLAIMS",
     "AdjudicationService",
     "ClaimsOutcome",
@@ -56,7 +55,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ADJUDICATION_KIND_PREFIX = "adjudicate."
 _FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves"})
 # Claims per transaction: large enough to amortize the per-transaction work (claim locks, one
 # resolution call, entity locks, transcripts, recounts), small enough that entity locks are not
@@ -392,54 +390,25 @@ class AdjudicationService:
     ) -> SupportReview:
         """Recount evidence and support of the given (or all believed) facts; report changes."""
         async with self._factory() as session, session.begin():
-            condition = [Fact.namespace == namespace]
-            if fact_ids:
-                condition.append(Fact.id.in_(list(fact_ids)))
-            else:
-                condition.append(Fact.invalidated_at.is_(None))
-            before = {
-                r.id: (r.evidence_count, r.support, r.subject_entity_id)
-                for r in await session.execute(
-                    select(
-                        Fact.id, Fact.evidence_count, Fact.support, Fact.subject_entity_id
-                    ).where(*condition)
-                )
-            }
+            before = await fact_states(session, namespace, list(fact_ids) or None)
             missing = [str(f) for f in fact_ids if f not in before]
             if missing:
                 raise NotFound(f"unknown fact(s): {', '.join(missing)}")
             await lock_entities(session, namespace, [v[2] for v in before.values()])
             ids = list(before)
             await recount_facts(session, namespace, ids, decided_by=decided_by)
-            after = {
-                r.id: (r.evidence_count, r.support, r.subject_entity_id)
-                for r in await session.execute(
-                    select(
-                        Fact.id, Fact.evidence_count, Fact.support, Fact.subject_entity_id
-                    ).where(Fact.namespace == namespace, Fact.id.in_(ids))
-                )
-            }
+            after = await fact_states(session, namespace, ids)
         changed = sorted((f for f in ids if before[f] != after.get(f)), key=str)
         return SupportReview(reviewed=len(ids), changed_fact_ids=changed)
 
     async def replay_dead_letters(self, namespace: str, work_item_ids: Sequence[uuid.UUID]) -> int:
         """Make dead-lettered adjudication items of the namespace runnable again."""
         async with self._factory() as session, session.begin():
-            kinds = list(
-                (
-                    await session.execute(
-                        text(
-                            "SELECT DISTINCT kind FROM work_items WHERE namespace = :ns"
-                            " AND status = 'dead_letter' AND starts_with(kind, :prefix)"
-                        ),
-                        {"ns": namespace, "prefix": ADJUDICATION_KIND_PREFIX},
-                    )
-                ).scalars()
-            )
-            if not kinds:
-                return 0
             return await replay_dead_letters(
-                session, namespace, kinds=kinds, ids=list(work_item_ids) or None
+                session,
+                namespace,
+                ids=list(work_item_ids) or None,
+                kind_prefix=ADJUDICATION_KIND_PREFIX,
             )
 
     async def merge(

@@ -6,34 +6,26 @@ import logging
 import time
 import uuid
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from typing import Any, cast
 
-from sqlalchemy import text, update
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.adjudicator.repository import VERSION_SPEAKERS
 from services.adjudicator.service import AdjudicationService
-from shared.beliefs.support import RetirementReason, retire_testimony
-from shared.db.models import VersionStage, WorkItem
-from shared.db.queue import Handler, Worker
+from shared.beliefs.support import retire_testimony
+from shared.db.models import WorkItem
+from shared.db.queue import Handler, Worker, least_overlap_preference, record_result
+from shared.pipeline.kinds import ADJUDICATE_KIND
+from shared.pipeline.payloads import AdjudicatePayload
+from shared.pipeline.stage_repository import record_stage
+from shared.pipeline.stages import failure_status, failure_text
 from shared.telemetry.metrics import Metrics
 from shared.telemetry.work import WorkObserver
 
-__all__ = [
-    "ADJUDICATE_VERSION",
-    "AdjudicationWorkers",
-    "VersionPayload",
-    "make_handler",
-    "parse_payload",
-    "prefer_other_speakers",
-]
+__all__ = ["AdjudicationWorkers", "make_handler", "prefer_other_speakers"]
 
 logger = logging.getLogger(__name__)
 
-ADJUDICATE_VERSION = "adjudicate.version"
-_REASONS: tuple[str, ...] = ("version_superseded", "reextracted", "version_deleted")
 # Among the next runnable items (in queue order), the first whose version shares the fewest
 # speakers with the versions being adjudicated right now. Claims of one conversation mostly
 # resolve to its speakers, and every batch locks its subject entities (and new names) until it
@@ -41,89 +33,8 @@ _REASONS: tuple[str, ...] = ("version_superseded", "reextracted", "version_delet
 # while two on different conversations run side by side. Only the next `_LOOKAHEAD` items are
 # considered, so the order of the queue still holds beyond that window.
 _LOOKAHEAD = 64
-_PREFER = text(
-    f"""
-    WITH next AS (
-        SELECT w.id, w.version_id, w.run_after, w.created_at FROM work_items w
-        WHERE w.kind = ANY(:kinds)
-          AND ((w.status IN ('pending', 'failed') AND w.run_after <= now())
-               OR (w.status = 'running' AND w.locked_until < now()))
-        ORDER BY w.run_after, w.created_at LIMIT {_LOOKAHEAD}
-    ), busy AS (
-        SELECT DISTINCT c.speaker FROM work_items r
-        JOIN version_claims vc ON vc.version_id = r.version_id
-        JOIN claims c ON c.id = vc.claim_id
-        WHERE r.kind = ANY(:kinds) AND r.status = 'running' AND r.locked_until >= now()
-          AND c.speaker IS NOT NULL
-    )
-    SELECT n.id FROM next n
-    ORDER BY (SELECT count(*) FROM version_claims vc JOIN claims c ON c.id = vc.claim_id
-              WHERE vc.version_id = n.version_id AND c.speaker IN (SELECT speaker FROM busy)),
-             n.run_after, n.created_at
-    LIMIT 1
-    """
-)
-
-
-@dataclass(frozen=True, slots=True)
-class VersionPayload:
-    """`{"version_id", "retire_claim_ids", "retire_reason"}` as agreed with the ingest service."""
-
-    version_id: uuid.UUID
-    retire_claim_ids: tuple[uuid.UUID, ...]
-    retire_reason: RetirementReason | None
-
-
-def parse_payload(payload: dict[str, Any]) -> VersionPayload:
-    """Read an item's payload; ValueError names what is wrong (the item then fails)."""
-    try:
-        version_id = uuid.UUID(str(payload["version_id"]))
-        retire = tuple(uuid.UUID(str(c)) for c in payload.get("retire_claim_ids") or ())
-    except (KeyError, ValueError, TypeError) as exc:
-        raise ValueError(f"malformed adjudicate.version payload: {exc!r}") from exc
-    reason = payload.get("retire_reason")
-    if reason is not None and reason not in _REASONS:
-        raise ValueError(f"unknown retire_reason {reason!r}")
-    if retire and reason is None:
-        raise ValueError("retire_claim_ids given without a retire_reason")
-    return VersionPayload(version_id, retire, cast("RetirementReason | None", reason))
-
-
-async def prefer_other_speakers(session: AsyncSession, kinds: Collection[str]) -> uuid.UUID | None:
-    """The item a worker should claim next to keep clear of the other workers' speakers."""
-    found: uuid.UUID | None = (
-        await session.execute(_PREFER, {"kinds": list(kinds)})
-    ).scalar_one_or_none()
-    return found
-
-
-async def _set_stage(
-    session: AsyncSession,
-    namespace: str,
-    version_id: uuid.UUID,
-    status: str,
-    attempts: int,
-    error: str | None = None,
-) -> None:
-    statement = insert(VersionStage).values(
-        namespace=namespace,
-        version_id=version_id,
-        stage="adjudicate",
-        status=status,
-        attempts=attempts,
-        last_error=error,
-    )
-    await session.execute(
-        statement.on_conflict_do_update(
-            index_elements=["version_id", "stage"],
-            set_={
-                "status": statement.excluded.status,
-                "attempts": statement.excluded.attempts,
-                "last_error": statement.excluded.last_error,
-                "updated_at": statement.excluded.updated_at,
-            },
-        )
-    )
+prefer_other_speakers = least_overlap_preference(VERSION_SPEAKERS, _LOOKAHEAD)
+"""The item a worker should claim next to keep clear of the other workers' speakers."""
 
 
 def make_handler(
@@ -146,23 +57,20 @@ def make_handler(
         namespace = item.namespace
         version_id: uuid.UUID | None = item.version_id
         try:
-            payload = parse_payload(item.payload)
+            payload = AdjudicatePayload.decode(item.payload)
             version_id = payload.version_id
             started = time.perf_counter()
             outcome = await service.adjudicate_version(namespace, version_id, decided_by=worker_id)
             stages.record_stages({"adjudicate": time.perf_counter() - started})
             # Kept on the item for benchmarks and operators: how long the claims took.
-            await session.execute(
-                update(WorkItem)
-                .where(WorkItem.id == item.id)
-                .values(
-                    result={
-                        "claims_adjudicated": outcome.claims_adjudicated,
-                        "decisions": len(outcome.decisions),
-                        "seconds": round(time.perf_counter() - started, 3),
-                    }
-                )
-                .execution_options(synchronize_session=False)
+            await record_result(
+                session,
+                item.id,
+                {
+                    "claims_adjudicated": outcome.claims_adjudicated,
+                    "decisions": len(outcome.decisions),
+                    "seconds": round(time.perf_counter() - started, 3),
+                },
             )
             if payload.retire_claim_ids and payload.retire_reason is not None:
                 await retire_testimony(
@@ -173,10 +81,12 @@ def make_handler(
                     version_id=version_id,
                     decided_by=worker_id,
                 )
-            await _set_stage(session, namespace, version_id, "succeeded", item.attempts)
+            await record_stage(
+                session, namespace, version_id, "adjudicate", "succeeded", item.attempts
+            )
         except Exception as exc:
             if version_id is not None:
-                status = "dead_letter" if item.attempts >= item.max_attempts else "failed"
+                status = failure_status(item.attempts, item.max_attempts)
                 await _record_stage_failure(
                     session_factory, namespace, version_id, status, item.attempts, exc
                 )
@@ -196,8 +106,9 @@ async def _record_stage_failure(
     # Separate transaction: the item's own one is about to roll back.
     try:
         async with session_factory() as other, other.begin():
-            error = f"{type(exc).__name__}: {exc}"[:2000]
-            await _set_stage(other, namespace, version_id, status, attempts, error)
+            await record_stage(
+                other, namespace, version_id, "adjudicate", status, attempts, failure_text(exc)
+            )
     except SQLAlchemyError as stage_exc:
         logger.warning("could not record adjudicate stage of %s: %s", version_id, stage_exc)
 
@@ -215,7 +126,7 @@ class AdjudicationWorkers:
         poll_seconds: float,
         lease_seconds: float,
         listen_url: str | None = None,
-        kinds: Collection[str] = (ADJUDICATE_VERSION,),
+        kinds: Collection[str] = (ADJUDICATE_KIND,),
         observer: WorkObserver | None = None,
     ) -> None:
         metrics = observer.metrics if observer else None

@@ -1,23 +1,23 @@
-"""The single writer of facts, evidence links, contradiction groups and decision transcripts."""
+"""The single writer of facts, evidence links, contradiction groups and decision transcripts
+(its statements: `facts_repository.py`)."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.adjudicator import facts_repository as facts_repo
 from services.adjudicator.domain import Assertion, CandidateFact, Decision, Stance, Window
+from services.adjudicator.facts_repository import Write
 from services.adjudicator.labels import settle_labels
 from shared.beliefs.slots import FUNCTIONAL_PREDICATES, SlotKey
 from shared.beliefs.support import recount_facts
-from shared.db.models import ContradictionGroup, Fact
 
 __all__ = ["DecisionEntry", "FactWriter", "assertion_dedupe_key", "window_json"]
 
@@ -82,80 +82,10 @@ def _outcome(decision: Decision) -> str:
     }[decision.action]
 
 
-# The writes of one decision, as fixed SQL text (see candidates.py for why not SQLAlchemy
-# constructs). Each fragment has its own parameter prefix so that several combine into one
-# statement: the first is the statement, the others its CTEs, and foreign keys are checked at
-# the end of the statement, when all of them are in.
-_FACT = (
-    "INSERT INTO facts (id, namespace, kind, subject_entity_id, predicate, object_entity_id,"
-    " statement, label, valid_from, valid_until, valid_precision, valid_kind, embedding,"
-    " contradiction_group_id, slot_id, created_at) VALUES (:f_id, :ns, :f_kind, :f_subject,"
-    " :f_predicate, :f_object, :f_statement, :f_label, :f_from, :f_until, :f_precision,"
-    " :f_valid_kind, CAST(:f_vector AS vector), :f_group, :f_slot, clock_timestamp())"
-)
-_LINK = (
-    "INSERT INTO fact_evidence (namespace, fact_id, claim_id, document_id, stance, linked_at)"
-    " VALUES (:ns, :l_fact, :l_claim, :l_document, :l_stance, clock_timestamp())"
-    " ON CONFLICT ON CONSTRAINT uq_fact_evidence_link DO NOTHING"
-)
-_WINDOW = (
-    "UPDATE facts SET valid_from = :w_from, valid_until = :w_until,"
-    " valid_precision = :w_precision, updated_at = now(),"
-    " superseded_by_fact_id = coalesce(:w_successor, superseded_by_fact_id)"
-    " WHERE namespace = :ns AND id = :w_fact"
-)
-_ASSERTION = (
-    "INSERT INTO assertions (id, namespace, claim_id, kind, subject_entity_id, predicate,"
-    " object_entity_id, statement, polarity, valid_from, valid_until, valid_precision,"
-    " fact_id, outcome, dedupe_key, phase, concurrent, created_at) VALUES (:a_id, :ns,"
-    " :a_claim, :a_kind, :a_subject, :a_predicate, :a_object, :a_statement, :a_polarity,"
-    " :a_from, :a_until, :a_precision, :a_fact, :a_outcome, :a_key, :a_phase, :a_concurrent,"
-    " clock_timestamp())"
-)
-_SLOT = (
-    "UPDATE facts SET slot_id = :s_slot, updated_at = now()"
-    " WHERE namespace = :ns AND id = :s_fact AND slot_id IS NULL"
-)
-_FRAGMENTS = {
-    "fact": _FACT,
-    "link": _LINK,
-    "window": _WINDOW,
-    "assertion": _ASSERTION,
-    "slot": _SLOT,
-}
 # Observations of these kinds are states or measured values: successive values of one
 # attribute (a price, a headcount). Rival events (two dates for one cutover) stay a
 # contradiction, never a chain.
 _STATE_KINDS = frozenset({"effective_period", "proposition_validity", "measurement_period", None})
-_STATEMENTS: dict[tuple[str, ...], Any] = {}
-# The transcripts of a batch in one statement; clock_timestamp() per row keeps their order.
-_TRANSCRIPTS = text(
-    "INSERT INTO decision_transcripts (id, namespace, fact_id, related_fact_id, assertion_id,"
-    " claim_id, outcome, action, method, engine, model, confidence, rationale, window_before,"
-    " window_after, decided_by, decided_at)"
-    " SELECT r.id, :ns, r.fact_id, r.related_fact_id, r.assertion_id, r.claim_id, r.outcome,"
-    " r.action, r.method, r.engine, r.model, r.confidence, r.rationale,"
-    # SQLAlchemy's JSON type stored None as JSON null, not SQL NULL; kept so for readers.
-    " coalesce(r.window_before, 'null'), coalesce(r.window_after, 'null'),"
-    " :decided_by, clock_timestamp() FROM jsonb_array_elements(CAST(:rows AS jsonb))"
-    " WITH ORDINALITY AS e(row, n), jsonb_to_record(e.row) AS r(id uuid, fact_id uuid,"
-    " related_fact_id uuid, assertion_id uuid, claim_id uuid, outcome text, action text,"
-    " method text,"
-    " engine text, model text, confidence float8, rationale text, window_before jsonb,"
-    " window_after jsonb) ORDER BY e.n"
-    " RETURNING id, decided_at"
-)
-
-
-def _statement(parts: tuple[str, ...]) -> Any:
-    """The one statement of these fragments, built once per combination."""
-    statement = _STATEMENTS.get(parts)
-    if statement is None:
-        main, *others = parts
-        ctes = ", ".join(f"w{i} AS ({_FRAGMENTS[name]})" for i, name in enumerate(others))
-        sql = f"WITH {ctes} {_FRAGMENTS[main]}" if ctes else _FRAGMENTS[main]
-        statement = _STATEMENTS[parts] = text(sql)
-    return statement
 
 
 class FactWriter:
@@ -195,7 +125,7 @@ class FactWriter:
         """Write one decision; `vector` is the assertion's embedding as a pgvector literal."""
         by_id = {c.fact_id: c for c in candidates}
         candidate = by_id.get(decision.candidate_id or "")
-        writes: list[tuple[str, dict[str, Any]]] = []
+        writes: list[Write] = []
         # (fact, related fact, outcome, window before, window after) of each transcript row.
         pending: list[tuple[uuid.UUID, uuid.UUID | None, str, Window | None, Window | None]] = []
         action = decision.action
@@ -229,7 +159,7 @@ class FactWriter:
             pending.append((fact_id, earlier, "add", None, assertion.window))
         else:  # contradict_group
             rival = uuid.UUID(candidate.fact_id)
-            group = await self._group_of(rival)
+            group = await facts_repo.contradiction_group_of(self._session, self._namespace, rival)
             fact_id = uuid.uuid4()
             slot = self._slot_of(assertion, candidate)
             writes += [
@@ -243,11 +173,7 @@ class FactWriter:
         assertion_id, insert_assertion = self._assertion(assertion, fact_id, _outcome(decision))
         if insert_assertion is not None:
             writes.append(insert_assertion)
-        # One round trip: the first write is the statement, the others its CTEs.
-        params: dict[str, Any] = {"ns": self._namespace}
-        for _, values in writes:
-            params.update(values)
-        await self._session.execute(_statement(tuple(name for name, _ in writes)), params)
+        await facts_repo.write_decision(self._session, self._namespace, writes)
         claim_id = uuid.UUID(assertion.claim.claim_id)
         for fact, related, outcome, before, after in pending:
             decision_id = uuid.uuid4()
@@ -313,13 +239,9 @@ class FactWriter:
         touched, self._touched = self._touched, []
         if not rows:
             return entries
-        decided = {
-            row.id: row.decided_at
-            for row in await self._session.execute(
-                _TRANSCRIPTS,
-                {"ns": self._namespace, "decided_by": self._decided_by, "rows": json.dumps(rows)},
-            )
-        }
+        decided = await facts_repo.insert_transcripts(
+            self._session, self._namespace, self._decided_by, rows
+        )
         await recount_facts(self._session, self._namespace, touched, decided_by=self._decided_by)
         await settle_labels(self._session, self._namespace, touched)
         return [replace(entry, decided_at=decided[entry.decision_id]) for entry in entries]
@@ -332,7 +254,7 @@ class FactWriter:
         *,
         group: uuid.UUID | None = None,
         slot: uuid.UUID | None = None,
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> Write:
         window = assertion.window
         return "fact", {
             "f_id": fact_id,
@@ -353,9 +275,7 @@ class FactWriter:
             "f_slot": slot,
         }
 
-    def _link(
-        self, fact_id: uuid.UUID, assertion: Assertion, stance: Stance = "supports"
-    ) -> tuple[str, dict[str, Any]]:
+    def _link(self, fact_id: uuid.UUID, assertion: Assertion, stance: Stance = "supports") -> Write:
         return "link", {
             "l_fact": fact_id,
             "l_claim": uuid.UUID(assertion.claim.claim_id),
@@ -365,7 +285,7 @@ class FactWriter:
 
     def _set_window(
         self, fact_id: uuid.UUID, window: Window, *, superseded_by: uuid.UUID | None = None
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> Write:
         return "window", {
             "w_fact": fact_id,
             "w_from": window.valid_from,
@@ -374,35 +294,9 @@ class FactWriter:
             "w_successor": superseded_by,
         }
 
-    async def _group_of(self, fact_id: uuid.UUID) -> uuid.UUID:
-        """The rival's live contradiction group, created (and the rival placed in it) if none."""
-        row = (
-            await self._session.execute(
-                select(Fact.contradiction_group_id, ContradictionGroup.resolved_at)
-                .outerjoin(ContradictionGroup, ContradictionGroup.id == Fact.contradiction_group_id)
-                .where(Fact.namespace == self._namespace, Fact.id == fact_id)
-            )
-        ).one()
-        if row.contradiction_group_id is not None and row.resolved_at is None:
-            group: uuid.UUID = row.contradiction_group_id
-            return group
-        group = (
-            await self._session.execute(
-                insert(ContradictionGroup)
-                .values(namespace=self._namespace)
-                .returning(ContradictionGroup.id)
-            )
-        ).scalar_one()
-        await self._session.execute(
-            update(Fact)
-            .where(Fact.namespace == self._namespace, Fact.id == fact_id)
-            .values(contradiction_group_id=group, updated_at=func.now())
-        )
-        return group
-
     def _assertion(
         self, assertion: Assertion, fact_id: uuid.UUID, outcome: str
-    ) -> tuple[uuid.UUID, tuple[str, dict[str, Any]] | None]:
+    ) -> tuple[uuid.UUID, Write | None]:
         """The assertion row's id and its insert; None when the claim already made this one
         (a repeated assertion: the first row stands for both)."""
         key = (assertion.claim.claim_id, assertion_dedupe_key(assertion))

@@ -11,10 +11,8 @@ from rememberstack.v1 import ingest_service_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.ingest.config import IngestSettings
-from services.ingest.domain import INGEST_KINDS
 from services.ingest.extraction.base import ClaimExtractor
-from services.ingest.pipeline import Pipeline
-from services.ingest.repository import prefer_embedding
+from services.ingest.pipeline import Pipeline, prefer_embedding
 from services.ingest.runtime import ModelRuntime
 from services.ingest.service import READINESS_CHANNEL, IngestService
 from services.ingest.servicer import IngestServicer
@@ -26,6 +24,7 @@ from shared.db.queue import Worker
 from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder
 from shared.grpc.server import GrpcServer, servicer_registration
+from shared.pipeline.kinds import INGEST_KINDS
 from shared.telemetry import Telemetry
 from shared.telemetry.database import instrument_engine
 from shared.telemetry.queue_depth import QueueDepthSampler

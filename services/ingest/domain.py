@@ -1,4 +1,4 @@
-"""Domain values of the ingest service: validated documents, views, readiness, pipeline names."""
+"""Domain values of the ingest service: validated documents, views, readiness."""
 
 from __future__ import annotations
 
@@ -9,14 +9,9 @@ from typing import Literal
 from uuid import UUID
 
 from services.ingest.formats import FormatKind, decode_text, html_to_text, normalize_media_type
+from shared.pipeline.stages import PIPELINE_STAGES, SETTLED_STATUSES
 
 __all__ = [
-    "ADJUDICATE_KIND",
-    "EMBED_KIND",
-    "EXTRACT_KIND",
-    "INGEST_KINDS",
-    "PIPELINE_STAGES",
-    "SETTLED_STATUSES",
     "DeleteResult",
     "DocumentInput",
     "DocumentPage",
@@ -34,13 +29,6 @@ __all__ = [
     "normalize_claim_text",
     "stored_text",
 ]
-
-EXTRACT_KIND = "ingest.extract"
-EMBED_KIND = "ingest.embed"
-ADJUDICATE_KIND = "adjudicate.version"
-INGEST_KINDS = (EXTRACT_KIND, EMBED_KIND)
-PIPELINE_STAGES = ("convert", "chunk", "extract", "embed", "adjudicate")
-SETTLED_STATUSES = frozenset({"succeeded", "skipped"})
 
 VersioningMode = Literal["snapshot", "living"]
 

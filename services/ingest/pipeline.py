@@ -12,51 +12,63 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import text as sql
-from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.ingest import claims_repository as claims_repo
 from services.ingest import repository as repo
 from services.ingest.chunking import ChunkSpan, chunk_conversation, chunk_prose
 from services.ingest.config import IngestSettings
-from services.ingest.domain import (
-    ADJUDICATE_KIND,
-    EMBED_KIND,
-    EXTRACT_KIND,
-    normalize_claim_text,
-    stored_text,
-)
+from services.ingest.domain import normalize_claim_text, stored_text
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
 from services.ingest.formats import Turn, classify, normalize_media_type, parse_turns
 from services.ingest.runtime import ModelRuntime
 from services.ingest.segments import segments
 from shared.db.models import Chunk, Claim, Document, DocumentVersion, WorkItem, claim_dedupe_key
-from shared.db.queue import enqueue
+from shared.db.queue import enqueue, oldest_runnable, record_result
+from shared.pipeline.kinds import ADJUDICATE_KIND, EMBED_KIND, EXTRACT_KIND
+from shared.pipeline.payloads import AdjudicatePayload, EmbedPayload, ExtractPayload
+from shared.pipeline.retirement import RetirementReason
+from shared.pipeline.stage_repository import record_stage_failure, set_stages
+from shared.pipeline.stages import UNFINISHED_STATUSES, failure_status, failure_text
 from shared.telemetry.metrics import Metrics
 
-__all__ = ["Pipeline", "work_dedupe_key"]
+__all__ = ["Pipeline", "prefer_embedding", "work_dedupe_key"]
 
 logger = logging.getLogger(__name__)
 
 _EXTRACT_STAGES = ("convert", "chunk", "extract")
 _TURN_PREFIX = re.compile(r"(?m)^\[[^\]\n]*\] ")
-_UNFINISHED = ("pending", "running", "failed", "dead_letter")
 _MARKUP_TYPES = frozenset(
     {"text/markdown", "text/x-markdown", "text/html", "application/xhtml+xml"}
 )
 
-Body = Callable[[AsyncSession, WorkItem], Awaitable[None]]
+# A handler body gets the item's payload decoded: extraction's or embedding's, which say the same.
+Body = Callable[[AsyncSession, WorkItem, ExtractPayload | EmbedPayload], Awaitable[None]]
 
 
 def work_dedupe_key(version_id: uuid.UUID, extractor: tuple[str, str]) -> str:
     """One item of each kind per version and extractor version, whoever enqueues it."""
     return f"{version_id}:{extractor[0]}/{extractor[1]}"
+
+
+async def prefer_embedding(session: AsyncSession, kinds: Collection[str]) -> uuid.UUID | None:
+    """The oldest runnable embed item: what an ingest worker claims before another extraction.
+
+    The two models take turns otherwise: every extract item of a backlog was queued before
+    any embed item (those appear as extractions finish), so in queue order every worker takes
+    extractions, which run one at a time under the extractor's lock, and embedding starts when
+    the last one is done. Embedding first keeps one worker on each model, one core each (the
+    ONNX run releases the GIL), and a version reaches the adjudicator as soon as its own two
+    stages are done rather than after everyone's extraction.
+    """
+    if EMBED_KIND not in kinds:
+        return None
+    return await oldest_runnable(session, (EMBED_KIND,))
 
 
 @dataclass
@@ -85,71 +97,77 @@ class Pipeline:
 
     async def handle(self, session: AsyncSession, item: WorkItem) -> None:
         if item.kind == EXTRACT_KIND:
-            await self._guarded(session, item, _EXTRACT_STAGES, self._extract)
+            payload: ExtractPayload | EmbedPayload = ExtractPayload.decode(item.payload)
+            await self._guarded(session, item, payload, _EXTRACT_STAGES, self._extract)
         elif item.kind == EMBED_KIND:
-            await self._guarded(session, item, ("embed",), self._embed)
+            payload = EmbedPayload.decode(item.payload)
+            await self._guarded(session, item, payload, ("embed",), self._embed)
         else:
             raise ValueError(f"ingest cannot handle work item kind {item.kind!r}")
 
     async def _guarded(
-        self, session: AsyncSession, item: WorkItem, stages: Sequence[str], body: Body
+        self,
+        session: AsyncSession,
+        item: WorkItem,
+        payload: ExtractPayload | EmbedPayload,
+        stages: Sequence[str],
+        body: Body,
     ) -> None:
-        version_id = uuid.UUID(str(item.payload["version_id"]))
+        version_id = payload.version_id
         async with self._factory() as marker, marker.begin():
-            await repo.set_stages(
+            await set_stages(
                 marker,
                 item.namespace,
                 version_id,
                 dict.fromkeys(stages, "running"),
                 attempts=item.attempts,
-                only_from=_UNFINISHED,
+                only_from=UNFINISHED_STATUSES,
             )
         try:
             async with session.begin_nested():
-                await body(session, item)
+                await body(session, item, payload)
         except Exception as exc:
-            status = "dead_letter" if item.attempts >= item.max_attempts else "failed"
-            async with self._factory() as recorder, recorder.begin():
-                await recorder.execute(sql("SET LOCAL lock_timeout = '5s'"))
-                await repo.set_stages(
-                    recorder,
-                    item.namespace,
-                    version_id,
-                    dict.fromkeys(stages, status),
-                    attempts=item.attempts,
-                    last_error=f"{type(exc).__name__}: {exc}"[:2000],
-                    only_from=_UNFINISHED,
-                )
+            await record_stage_failure(
+                self._factory,
+                item.namespace,
+                version_id,
+                stages,
+                failure_status(item.attempts, item.max_attempts),
+                attempts=item.attempts,
+                error=failure_text(exc),
+            )
             raise
 
     async def _load(
-        self, session: AsyncSession, item: WorkItem
+        self, session: AsyncSession, item: WorkItem, version_id: uuid.UUID
     ) -> tuple[DocumentVersion, Document] | None:
         """The version and its document, under the identity lock; None when there is
         nothing to do any more (unknown version, deleted document)."""
         namespace = item.namespace
-        version = await repo.get_version(session, namespace, uuid.UUID(item.payload["version_id"]))
+        version = await repo.get_version(session, namespace, version_id)
         if version is None:
             logger.warning("ingest: %s for unknown version %s", item.kind, item.payload)
             return None
         document = await repo.get_document(session, namespace, version.document_id)
         assert document is not None
         await repo.lock_identity(session, namespace, document.identity_key)
-        await session.refresh(document)
+        await repo.reload(session, document)
         if document.deleted_at is not None or version.parked:
-            await repo.set_stages(
+            await set_stages(
                 session,
                 namespace,
                 version.id,
                 {"convert": "skipped", "chunk": "skipped", "extract": "skipped"}
                 | {"embed": "skipped", "adjudicate": "skipped"},
-                only_from=_UNFINISHED,
+                only_from=UNFINISHED_STATUSES,
             )
             return None
         return version, document
 
-    async def _extract(self, session: AsyncSession, item: WorkItem) -> None:
-        loaded = await self._load(session, item)
+    async def _extract(
+        self, session: AsyncSession, item: WorkItem, payload: ExtractPayload | EmbedPayload
+    ) -> None:
+        loaded = await self._load(session, item, payload.version_id)
         if loaded is None:
             return
         version, document = loaded
@@ -187,7 +205,7 @@ class Pipeline:
             session,
             namespace,
             EMBED_KIND,
-            {"version_id": str(version.id), "reextract": bool(item.payload.get("reextract"))},
+            EmbedPayload(version.id, payload.reextract).encode(),
             dedupe_key=work_dedupe_key(version.id, extractor),
             version_id=version.id,
         )
@@ -197,7 +215,7 @@ class Pipeline:
         await self._finish(session, item, result | {"seconds": timings})
         statuses = {"convert": "succeeded", "chunk": "succeeded"}
         statuses["extract"] = "succeeded" if kind in ("prose", "conversation") else "skipped"
-        await repo.set_stages(session, namespace, version.id, statuses, attempts=item.attempts)
+        await set_stages(session, namespace, version.id, statuses, attempts=item.attempts)
 
     async def _extract_claims(
         self,
@@ -305,9 +323,11 @@ class Pipeline:
                     passages.append(_Passage(index, inp, None))
         return passages
 
-    async def _embed(self, session: AsyncSession, item: WorkItem) -> None:
+    async def _embed(
+        self, session: AsyncSession, item: WorkItem, payload: ExtractPayload | EmbedPayload
+    ) -> None:
         namespace = item.namespace
-        version = await repo.get_version(session, namespace, uuid.UUID(item.payload["version_id"]))
+        version = await repo.get_version(session, namespace, payload.version_id)
         if version is None:
             return
         started = time.perf_counter()
@@ -326,15 +346,15 @@ class Pipeline:
         await claims_repo.set_embeddings(session, Claim, pairs)
         elapsed = time.perf_counter() - started
 
-        loaded = await self._load(session, item)
+        loaded = await self._load(session, item, payload.version_id)
         if loaded is None:
             return
         version, document = loaded
         extractor = self._runtime.extractor_key
         extractable = kind in ("prose", "conversation")
         retire: list[uuid.UUID] = []
-        reason: str | None = None
-        if item.payload.get("reextract"):
+        reason: RetirementReason | None = None
+        if payload.reextract:
             retire = await claims_repo.reextracted_claims(session, namespace, version.id, extractor)
             reason = "reextracted"
         elif document.versioning_mode == "living":
@@ -348,11 +368,7 @@ class Pipeline:
                 session,
                 namespace,
                 ADJUDICATE_KIND,
-                {
-                    "version_id": str(version.id),
-                    "retire_claim_ids": sorted(str(c) for c in retire),
-                    "retire_reason": reason if retire else None,
-                },
+                AdjudicatePayload(version.id, tuple(retire), reason if retire else None).encode(),
                 dedupe_key=work_dedupe_key(version.id, extractor),
                 version_id=version.id,
             )
@@ -362,17 +378,12 @@ class Pipeline:
         counts = {"chunks_embedded": len(chunk_rows), "claims_embedded": len(claim_rows)}
         seconds = {"embed": elapsed, "embed_model": model_seconds}
         await self._finish(session, item, counts | {"seconds": seconds})
-        await repo.set_stages(session, namespace, version.id, statuses, attempts=item.attempts)
+        await set_stages(session, namespace, version.id, statuses, attempts=item.attempts)
 
     async def _finish(self, session: AsyncSession, item: WorkItem, result: dict[str, Any]) -> None:
         """Keep what the item did (counts, stage seconds) on the item for benchmarks and ops."""
         self._metrics.record_stages(result["seconds"])
-        await session.execute(
-            update(WorkItem)
-            .where(WorkItem.id == item.id)
-            .values(result=result)
-            .execution_options(synchronize_session=False)
-        )
+        await record_result(session, item.id, result)
 
 
 def _claim_row(

@@ -1,56 +1,44 @@
-"""SQL for documents, versions and per-version stage status (claims: claims_repository)."""
+"""SQL for documents, versions and readiness (claims: claims_repository; writing stage rows:
+shared.pipeline.stage_repository)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select, text, tuple_, update
+from sqlalchemy import Select, func, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.ingest.domain import (
-    EMBED_KIND,
-    PIPELINE_STAGES,
     DocumentPage,
     DocumentView,
     StageState,
     VersionReadiness,
     VersionView,
 )
-from shared.db.models import (
-    Document,
-    DocumentVersion,
-    Namespace,
-    VersionClaim,
-    VersionStage,
-    WorkItem,
-)
-
-# The runnable rule of shared.db.queue.claim, restricted to embed items.
-_NEXT_EMBED = text(
-    "SELECT id FROM work_items WHERE kind = :kind"
-    " AND ((status IN ('pending', 'failed') AND run_after <= now())"
-    "      OR (status = 'running' AND locked_until < now()))"
-    " ORDER BY run_after, created_at LIMIT 1"
-)
+from shared.db.models import Document, DocumentVersion, Namespace, VersionClaim, VersionStage
+from shared.db.queue import dead_lettered_versions
+from shared.pipeline.stages import PIPELINE_STAGES
 
 __all__ = [
+    "add",
     "document_view",
     "document_view_by_id",
     "ensure_namespace",
     "find_document",
     "get_document",
     "get_version",
-    "insert_stages",
     "list_documents",
+    "live_documents",
     "lock_identity",
+    "mark_deleted",
     "next_version_number",
-    "prefer_embedding",
     "readiness",
-    "set_stages",
+    "reload",
+    "set_latest_version",
     "version_view",
 ]
 
@@ -96,6 +84,45 @@ async def get_version(
     return result.scalar_one_or_none()
 
 
+async def add(session: AsyncSession, row: Document | DocumentVersion) -> None:
+    """Insert a new document or version now, so its id and defaults can be read."""
+    session.add(row)
+    await session.flush()
+
+
+async def reload(session: AsyncSession, row: Document | DocumentVersion) -> None:
+    """Read the row again: what another writer committed before our identity lock was taken."""
+    await session.refresh(row)
+
+
+async def set_latest_version(
+    session: AsyncSession, document: Document, version_id: uuid.UUID
+) -> None:
+    """Make the version the document's latest, with whatever else changed on the document."""
+    document.latest_version_id = version_id
+    await session.flush()
+
+
+async def mark_deleted(session: AsyncSession, document_id: uuid.UUID) -> None:
+    await session.execute(
+        update(Document)
+        .where(Document.id == document_id)
+        .values(deleted_at=func.now())
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def live_documents(
+    session: AsyncSession, namespace: str, document_ids: Sequence[uuid.UUID]
+) -> list[Document]:
+    """The namespace's documents that are not deleted (only `document_ids`, when given),
+    oldest first."""
+    query = select(Document).where(Document.namespace == namespace, Document.deleted_at.is_(None))
+    if document_ids:
+        query = query.where(Document.id.in_(list(document_ids)))
+    return list((await session.execute(query.order_by(Document.created_at))).scalars())
+
+
 async def next_version_number(session: AsyncSession, document_id: uuid.UUID) -> int:
     current = await session.scalar(
         select(func.max(DocumentVersion.version_number)).where(
@@ -103,53 +130,6 @@ async def next_version_number(session: AsyncSession, document_id: uuid.UUID) -> 
         )
     )
     return int(current or 0) + 1
-
-
-async def insert_stages(
-    session: AsyncSession, namespace: str, version_id: uuid.UUID, statuses: Mapping[str, str]
-) -> None:
-    await session.execute(
-        insert(VersionStage).values(
-            [
-                {
-                    "namespace": namespace,
-                    "version_id": version_id,
-                    "stage": s,
-                    "status": statuses[s],
-                }
-                for s in PIPELINE_STAGES
-            ]
-        )
-    )
-
-
-async def set_stages(
-    session: AsyncSession,
-    namespace: str,
-    version_id: uuid.UUID,
-    statuses: Mapping[str, str],
-    *,
-    attempts: int | None = None,
-    last_error: str | None = None,
-    only_from: Collection[str] | None = None,
-) -> None:
-    """Set each named stage's status; with `only_from`, only stages currently in one of those."""
-    for stage, status in statuses.items():
-        values: dict[str, object] = {
-            "status": status,
-            "last_error": last_error,
-            "updated_at": func.now(),
-        }
-        if attempts is not None:
-            values["attempts"] = attempts
-        conditions = [
-            VersionStage.namespace == namespace,
-            VersionStage.version_id == version_id,
-            VersionStage.stage == stage,
-        ]
-        if only_from is not None:
-            conditions.append(VersionStage.status.in_(list(only_from)))
-        await session.execute(update(VersionStage).where(*conditions).values(**values))
 
 
 def version_view(version: DocumentVersion) -> VersionView:
@@ -260,17 +240,7 @@ async def readiness(
     counts = {row.version_id: int(row.n) for row in count_rows}
     # The queue dead-letters an item whose worker died holding its last attempt without running
     # any stage code, so the stage rows cannot say so themselves: derive it from the item.
-    abandoned = set(
-        (
-            await session.execute(
-                select(WorkItem.version_id).where(
-                    WorkItem.namespace == namespace,
-                    WorkItem.version_id.in_(ids),
-                    WorkItem.status == "dead_letter",
-                )
-            )
-        ).scalars()
-    )
+    abandoned = await dead_lettered_versions(session, namespace, ids)
     result: dict[uuid.UUID, VersionReadiness] = {}
     for version_id, document_id in documents.items():
         by_stage = stages.get(version_id, {})
@@ -292,21 +262,3 @@ async def readiness(
             version_id, document_id, ordered, int(counts.get(version_id, 0))
         )
     return result
-
-
-async def prefer_embedding(session: AsyncSession, kinds: Collection[str]) -> uuid.UUID | None:
-    """The oldest runnable embed item: what an ingest worker claims before another extraction.
-
-    The two models take turns otherwise: every extract item of a backlog was queued before
-    any embed item (those appear as extractions finish), so in queue order every worker takes
-    extractions, which run one at a time under the extractor's lock, and embedding starts when
-    the last one is done. Embedding first keeps one worker on each model, one core each (the
-    ONNX run releases the GIL), and a version reaches the adjudicator as soon as its own two
-    stages are done rather than after everyone's extraction.
-    """
-    if EMBED_KIND not in kinds:
-        return None
-    found: uuid.UUID | None = (
-        await session.execute(_NEXT_EMBED, {"kind": EMBED_KIND})
-    ).scalar_one_or_none()
-    return found

@@ -10,14 +10,11 @@ from datetime import datetime
 
 from opentelemetry import trace
 from opentelemetry.trace import Tracer
-from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.ingest import claims_repository as claims_repo
 from services.ingest import repository as repo
 from services.ingest.domain import (
-    EXTRACT_KIND,
-    INGEST_KINDS,
     DeleteResult,
     DocumentInput,
     DocumentPage,
@@ -36,9 +33,12 @@ from services.ingest.runtime import ModelRuntime
 from shared.beliefs.support import retire_testimony
 from shared.db.change_feed import ChangeFeed
 from shared.db.engine import unit_of_work
-from shared.db.models import Document, DocumentVersion, WorkItem
-from shared.db.queue import enqueue, replay_dead_letters
+from shared.db.models import Document, DocumentVersion
+from shared.db.queue import dead_letters, enqueue, replay_dead_letters
 from shared.errors import FailedPrecondition, FieldViolation, InvalidArgument, NotFound
+from shared.pipeline.kinds import EXTRACT_KIND, INGEST_KINDS
+from shared.pipeline.payloads import ExtractPayload
+from shared.pipeline.stage_repository import create_stages, set_stages
 from shared.telemetry.propagation import new_trace_for
 
 __all__ = ["READINESS_CHANNEL", "IngestService"]
@@ -92,8 +92,7 @@ class IngestService:
                 media_type=doc.media_type,
                 versioning_mode=doc.versioning_mode or "snapshot",
             )
-            session.add(document)
-            await session.flush()
+            await repo.add(session, document)
         else:
             if doc.versioning_mode and doc.versioning_mode != document.versioning_mode:
                 raise FailedPrecondition(
@@ -129,17 +128,15 @@ class IngestService:
             source_version_ref=doc.source_version_ref,
             parked=parked,
         )
-        session.add(version)
-        await session.flush()
-        document.latest_version_id = version.id
-        await repo.insert_stages(
+        await repo.add(session, version)
+        await repo.set_latest_version(session, document, version.id)
+        await create_stages(
             session, doc.namespace, version.id, initial_stage_statuses(doc.format_kind)
         )
         if not parked:
             await self._enqueue_extract(
                 session, doc.namespace, version.id, reextract=False, own_trace=own_trace
             )
-        await session.flush()
         return IngestResult(
             document.id, version.id, version.version_number, True, parked, doc.content_sha256
         )
@@ -155,9 +152,6 @@ class IngestService:
     ) -> bool:
         """Queue the version's extraction. With `own_trace` (one of a batch request's many
         versions) its pipeline gets a trace of its own, linked to the request's span."""
-        payload: dict[str, object] = {"version_id": str(version_id)}
-        if reextract:
-            payload["reextract"] = True
         with contextlib.ExitStack() as scope:
             if own_trace:
                 attributes = {
@@ -169,7 +163,7 @@ class IngestService:
                 session,
                 namespace,
                 EXTRACT_KIND,
-                payload,
+                ExtractPayload(version_id, reextract).encode(),
                 dedupe_key=work_dedupe_key(version_id, self._runtime.extractor_key),
                 version_id=version_id,
             )
@@ -205,7 +199,7 @@ class IngestService:
             if document is None:
                 raise NotFound(f"document {document_id} not found")
             await repo.lock_identity(session, namespace, document.identity_key)
-            await session.refresh(document)
+            await repo.reload(session, document)
             if document.deleted_at is not None:
                 raise NotFound(f"document {document_id} is already deleted")
             claim_ids = await claims_repo.current_claims_of_document(
@@ -219,12 +213,7 @@ class IngestService:
                 version_id=document.latest_version_id,
                 decided_by=decided_by,
             )
-            await session.execute(
-                update(Document)
-                .where(Document.id == document.id)
-                .values(deleted_at=func.now())
-                .execution_options(synchronize_session=False)
-            )
+            await repo.mark_deleted(session, document.id)
         return DeleteResult(
             counts.claims_retired, counts.relations_closed, counts.observations_closed
         )
@@ -239,7 +228,7 @@ class IngestService:
             document = await repo.get_document(session, namespace, version.document_id)
             assert document is not None
             await repo.lock_identity(session, namespace, document.identity_key)
-            await session.refresh(version)
+            await repo.reload(session, version)
             if not version.parked:
                 raise FailedPrecondition(
                     f"version {version_id} is not parked", reason="VERSION_NOT_PARKED"
@@ -263,7 +252,7 @@ class IngestService:
                 return ReleaseResult(version.id, parked=True)
             version.parked = False
             document.media_type = new_type
-            await repo.set_stages(session, namespace, version.id, initial_stage_statuses(kind))
+            await set_stages(session, namespace, version.id, initial_stage_statuses(kind))
             await self._enqueue_extract(session, namespace, version.id, reextract=False)
             return ReleaseResult(version.id, parked=False)
 
@@ -272,12 +261,7 @@ class IngestService:
         versions already extracted with it are left alone (their item already exists)."""
         name, version_string = self._runtime.extractor_key
         async with unit_of_work(self._factory) as session:
-            query = select(Document).where(
-                Document.namespace == namespace, Document.deleted_at.is_(None)
-            )
-            if document_ids:
-                query = query.where(Document.id.in_(list(document_ids)))
-            documents = list((await session.execute(query.order_by(Document.created_at))).scalars())
+            documents = await repo.live_documents(session, namespace, document_ids)
             missing = set(document_ids) - {d.id for d in documents}
             if missing:
                 raise NotFound("documents not found: " + ", ".join(sorted(str(m) for m in missing)))
@@ -296,7 +280,7 @@ class IngestService:
                 if await self._enqueue_extract(
                     session, namespace, version.id, reextract=True, own_trace=len(documents) > 1
                 ):
-                    await repo.set_stages(
+                    await set_stages(
                         session,
                         namespace,
                         version.id,
@@ -308,31 +292,18 @@ class IngestService:
 
     async def replay_dead_letters(self, namespace: str, version_ids: Sequence[uuid.UUID]) -> int:
         async with unit_of_work(self._factory) as session:
+            items = await dead_letters(
+                session, namespace, INGEST_KINDS, list(version_ids) if version_ids else None
+            )
             ids: list[uuid.UUID] | None = None
             if version_ids:
-                rows = await session.execute(
-                    select(WorkItem.id).where(
-                        WorkItem.namespace == namespace,
-                        WorkItem.kind.in_(INGEST_KINDS),
-                        WorkItem.status == "dead_letter",
-                        WorkItem.version_id.in_(list(version_ids)),
-                    )
-                )
-                ids = list(rows.scalars())
+                ids = [item_id for item_id, _ in items]
                 if not ids:
                     return 0
-            versions = await session.execute(
-                select(WorkItem.version_id).where(
-                    WorkItem.namespace == namespace,
-                    WorkItem.kind.in_(INGEST_KINDS),
-                    WorkItem.status == "dead_letter",
-                    *([WorkItem.id.in_(ids)] if ids is not None else []),
-                )
-            )
-            replayed_versions = {v for v in versions.scalars() if v is not None}
+            replayed_versions = {v for _, v in items if v is not None}
             count = await replay_dead_letters(session, namespace, kinds=INGEST_KINDS, ids=ids)
             for version_id in replayed_versions:
-                await repo.set_stages(
+                await set_stages(
                     session,
                     namespace,
                     version_id,

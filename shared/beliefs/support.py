@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 from uuid import UUID
 
 from sqlalchemy import text
@@ -18,10 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.beliefs.locks import lock_entities
 from shared.beliefs.slots import FUNCTIONAL_PREDICATES, SlotKey, settle_slots
+from shared.pipeline.retirement import RetirementReason
 
-__all__ = ["RetirementCounts", "RetirementReason", "recount_facts", "retire_testimony"]
-
-RetirementReason = Literal["reextracted", "version_superseded", "version_deleted"]
+__all__ = ["RetirementCounts", "recount_facts", "retire_testimony"]
 
 
 @dataclass(frozen=True)

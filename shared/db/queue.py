@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import asyncpg
-from sqlalchemy import and_, case, func, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -33,8 +33,13 @@ __all__ = [
     "backoff_seconds",
     "claim",
     "complete",
+    "dead_lettered_versions",
+    "dead_letters",
     "enqueue",
     "fail",
+    "least_overlap_preference",
+    "oldest_runnable",
+    "record_result",
     "replay_dead_letters",
 ]
 
@@ -99,6 +104,15 @@ async def enqueue(
     return item_id
 
 
+def _runnable() -> ColumnElement[bool]:
+    # Pending or failed items whose time has come, and running items whose lease expired.
+    now = func.now()
+    return or_(
+        and_(WorkItem.status.in_(("pending", "failed")), WorkItem.run_after <= now),
+        and_(WorkItem.status == "running", WorkItem.locked_until < now),
+    )
+
+
 async def claim(
     session_factory: async_sessionmaker[AsyncSession],
     kinds: Collection[str],
@@ -116,11 +130,7 @@ async def claim(
     attempts left is dead-lettered instead of being handed out again.
     """
     now = func.now()
-    runnable = or_(
-        and_(WorkItem.status.in_(("pending", "failed")), WorkItem.run_after <= now),
-        and_(WorkItem.status == "running", WorkItem.locked_until < now),
-    )
-    conditions = [WorkItem.kind.in_(list(kinds)), runnable]
+    conditions = [WorkItem.kind.in_(list(kinds)), _runnable()]
     if item_id is not None:
         conditions.append(WorkItem.id == item_id)
     candidate = (
@@ -251,19 +261,117 @@ async def _extend_lease(
     )
 
 
+async def record_result(session: AsyncSession, item_id: uuid.UUID, result: dict[str, Any]) -> None:
+    """Keep what the item did (counts, seconds) on the item, for benchmarks and operators."""
+    await session.execute(
+        update(WorkItem)
+        .where(WorkItem.id == item_id)
+        .values(result=result)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def oldest_runnable(session: AsyncSession, kinds: Collection[str]) -> uuid.UUID | None:
+    """The item of `kinds` that `claim` would take next (of any namespace), without taking it."""
+    found: uuid.UUID | None = (
+        await session.execute(
+            select(WorkItem.id)
+            .where(WorkItem.kind.in_(list(kinds)), _runnable())
+            .order_by(WorkItem.run_after, WorkItem.created_at)
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    return found
+
+
+def least_overlap_preference(version_keys: str, lookahead: int) -> Preference:
+    """A `Preference`: among the next `lookahead` runnable items (in queue order), the first
+    whose version shares the fewest keys with the versions of the items running right now.
+
+    `version_keys` is fixed SQL text selecting `(version_id, key)` rows (for the adjudicator,
+    the speakers of a version's claims). Only the window is reordered, so the queue's order
+    still holds beyond it.
+    """
+    statement = text(
+        f"""
+        WITH next AS (
+            SELECT w.id, w.version_id, w.run_after, w.created_at FROM work_items w
+            WHERE w.kind = ANY(:kinds)
+              AND ((w.status IN ('pending', 'failed') AND w.run_after <= now())
+                   OR (w.status = 'running' AND w.locked_until < now()))
+            ORDER BY w.run_after, w.created_at LIMIT {int(lookahead)}
+        ), busy AS (
+            SELECT DISTINCT k.key FROM work_items r
+            JOIN ({version_keys}) k ON k.version_id = r.version_id
+            WHERE r.kind = ANY(:kinds) AND r.status = 'running' AND r.locked_until >= now()
+        )
+        SELECT n.id FROM next n
+        ORDER BY (SELECT count(*) FROM ({version_keys}) k
+                  WHERE k.version_id = n.version_id AND k.key IN (SELECT key FROM busy)),
+                 n.run_after, n.created_at
+        LIMIT 1
+        """
+    )
+
+    async def prefer(session: AsyncSession, kinds: Collection[str]) -> uuid.UUID | None:
+        found: uuid.UUID | None = (
+            await session.execute(statement, {"kinds": list(kinds)})
+        ).scalar_one_or_none()
+        return found
+
+    return prefer
+
+
+async def dead_letters(
+    session: AsyncSession,
+    namespace: str,
+    kinds: Collection[str],
+    version_ids: Collection[uuid.UUID] | None = None,
+) -> list[tuple[uuid.UUID, uuid.UUID | None]]:
+    """`(item id, version id)` of the dead-lettered items of `kinds` (of those versions)."""
+    conditions = [
+        WorkItem.namespace == namespace,
+        WorkItem.kind.in_(list(kinds)),
+        WorkItem.status == "dead_letter",
+    ]
+    if version_ids is not None:
+        conditions.append(WorkItem.version_id.in_(list(version_ids)))
+    rows = await session.execute(select(WorkItem.id, WorkItem.version_id).where(*conditions))
+    return [(row.id, row.version_id) for row in rows]
+
+
+async def dead_lettered_versions(
+    session: AsyncSession, namespace: str, version_ids: Collection[uuid.UUID]
+) -> set[uuid.UUID]:
+    """Which of `version_ids` have a dead-lettered item, of any kind."""
+    rows = await session.execute(
+        select(WorkItem.version_id).where(
+            WorkItem.namespace == namespace,
+            WorkItem.version_id.in_(list(version_ids)),
+            WorkItem.status == "dead_letter",
+        )
+    )
+    return {v for v in rows.scalars() if v is not None}
+
+
 async def replay_dead_letters(
     session: AsyncSession,
     namespace: str,
     kinds: Sequence[str] | None = None,
     ids: Sequence[uuid.UUID] | None = None,
+    *,
+    kind_prefix: str | None = None,
 ) -> int:
     """Make dead-lettered items of `namespace` runnable again with fresh attempts.
 
-    `kinds` and `ids` narrow the selection when given. Returns how many were replayed.
+    `kinds`, `kind_prefix` and `ids` narrow the selection when given. Returns how many were
+    replayed.
     """
     conditions = [WorkItem.namespace == namespace, WorkItem.status == "dead_letter"]
     if kinds is not None:
         conditions.append(WorkItem.kind.in_(list(kinds)))
+    if kind_prefix is not None:
+        conditions.append(func.starts_with(WorkItem.kind, kind_prefix))
     if ids is not None:
         conditions.append(WorkItem.id.in_(list(ids)))
     result = await session.execute(

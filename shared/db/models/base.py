@@ -22,6 +22,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from shared.pipeline.retirement import RETIREMENT_REASONS
+
 __all__ = [
     "ASSERTION_KINDS",
     "CURRENCY_REASONS",
@@ -62,8 +64,8 @@ WORK_STATUSES = ("pending", "running", "succeeded", "failed", "dead_letter")
 VALID_PRECISIONS = ("unknown", "instant", "day", "month", "quarter", "year", "open")
 VALID_KINDS = ("event_time", "effective_period", "measurement_period", "proposition_validity")
 POLARITIES = ("positive", "negative")
-CURRENCY_REASONS = ("reextracted", "version_superseded", "version_deleted")
-TESTIMONY_EVENTS = ("asserted", "reextracted", "version_superseded", "version_deleted")
+CURRENCY_REASONS = RETIREMENT_REASONS
+TESTIMONY_EVENTS = ("asserted", *RETIREMENT_REASONS)
 RESOLUTION_ROLES = ("subject", "object", "holder")
 RESOLUTION_STEPS = ("exact_alias", "trigram", "phonetic", "embedding", "model", "new")
 MERGE_PROPOSAL_STATUSES = ("open", "accepted", "rejected")

@@ -19,9 +19,9 @@ from services.adjudicator.engines.jev import JevEngine
 from services.adjudicator.entities.resolver import EntityResolver
 from services.adjudicator.normalization import Normalizer, PredicateVocabulary
 from services.adjudicator.service import AdjudicationService
-from services.adjudicator.worker import ADJUDICATE_VERSION
 from shared.db.queue import enqueue
 from shared.embedding import Embedder, OnnxMiniLmEmbedder
+from shared.pipeline.kinds import ADJUDICATE_KIND
 
 
 def day(y: int, m: int, d: int = 1) -> datetime:
@@ -193,7 +193,7 @@ class Corpus:
         retire: Sequence[uuid.UUID] = (),
         reason: str | None = None,
         *,
-        kind: str = ADJUDICATE_VERSION,
+        kind: str = ADJUDICATE_KIND,
     ) -> uuid.UUID:
         async with self.factory() as session, session.begin():
             item = await enqueue(

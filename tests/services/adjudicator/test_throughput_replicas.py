@@ -10,9 +10,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.adjudicator.app import start_replicas
-from services.adjudicator.worker import ADJUDICATE_VERSION, prefer_other_speakers
+from services.adjudicator.worker import prefer_other_speakers
 from shared.config import Settings
 from shared.db.queue import claim
+from shared.pipeline.kinds import ADJUDICATE_KIND
 
 
 async def conversation(corpus: Any, title: str, speakers: tuple[str, str]) -> uuid.UUID:
@@ -45,7 +46,7 @@ async def test_a_replica_process_adjudicates_queued_versions_and_stops_with_its_
     corpus, db_engine: AsyncEngine
 ):
     version = await conversation(corpus, "replica session", ("Mia", "Noor"))
-    await corpus.enqueue(version, kind=ADJUDICATE_VERSION)
+    await corpus.enqueue(version, kind=ADJUDICATE_KIND)
     settings = Settings(
         database_url=db_engine.url.render_as_string(hide_password=False),
         log_json=False,

@@ -15,11 +15,11 @@ from sqlalchemy import update
 
 from services.ingest.app import build_server
 from services.ingest.config import IngestSettings
-from services.ingest.domain import PIPELINE_STAGES
 from shared.db.engine import unit_of_work
 from shared.db.models import Document, DocumentVersion, Namespace, VersionStage
 from shared.grpc.channel import ClientSecurity, open_channel
 from shared.grpc.errors import retry_delay_seconds
+from shared.pipeline.stages import PIPELINE_STAGES
 from tests.support.credentials import KeyFile
 
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import delete, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.ingest.domain import EMBED_KIND, EXTRACT_KIND, INGEST_KINDS
-from services.ingest.repository import prefer_embedding
+from services.ingest.pipeline import prefer_embedding
 from shared.db.models import WorkItem
 from shared.db.queue import claim, enqueue
+from shared.pipeline.kinds import EMBED_KIND, EXTRACT_KIND, INGEST_KINDS
 
 # Older than anything another test leaves behind, so "the oldest runnable" is this test's.
 _LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
