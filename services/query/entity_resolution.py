@@ -11,7 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.embedding import Embedder, embed_async
-from shared.entities import lookup
+from shared.entities import lookup_repository as lookup
 from shared.entities.nicknames import short_form_expansions
 from shared.entities.normalize import (
     normalize_name,
