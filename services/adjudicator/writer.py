@@ -82,7 +82,7 @@ def _outcome(decision: Decision) -> str:
     }[decision.action]
 
 
-# The writes of one decision, as fixed SQL text (see candidates.py for why not SQLAlchemy
+# The writes of one decision, as fixed SQL text (see candidates_repository.py for why not SQLAlchemy
 # constructs). Each fragment has its own parameter prefix so that several combine into one
 # statement: the first is the statement, the others its CTEs, and foreign keys are checked at
 # the end of the statement, when all of them are in.
