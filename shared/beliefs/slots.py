@@ -7,7 +7,7 @@ by the adjudicator). `settle_slots` reads what each member's current supporting 
 places the whole slot with `timeline.place`, and writes only what changed: windows,
 `superseded_by_fact_id`, contradiction groups, and one transcript row per change (method
 `timeline`). The caller holds the subjects' entity locks, so one slot is settled by one writer
-at a time.
+at a time. The statements are in `slot_repository`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `evidence_count` is the number of distinct documents whose current testimony supports a fact
 (spec/facts.md): repetition in one document, versions and re-extraction never inflate it. Every
 writer that links or retires evidence calls `recount_facts` on the facts it touched; this module
-is the only place the rule is written down.
+(with its statements, in `support_repository`) is the only place the rule is written down.
 """
 
 from __future__ import annotations
