@@ -33,7 +33,7 @@ from services.adjudicator.entities.resolver import EntityResolver, Mention, Reso
 from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
 from shared.db.engine import session_factory
 from shared.embedding import OnnxMiniLmEmbedder, embed_async
-from shared.entities import lookup
+from shared.entities import lookup_repository
 from shared.entities.normalize import (
     normalize_name,
     phonetic_code,
@@ -284,10 +284,13 @@ async def speed(
         mention = Mention(name, "subject", claims[n % mentions], doc, None, ("Ravi Patel",))
         async with factory() as session, session.begin():
             for step, query in (
-                ("step_exact_alias_query", lookup.exact_alias_hits(session, namespace, [norm])),
+                (
+                    "step_exact_alias_query",
+                    lookup_repository.exact_alias_hits(session, namespace, [norm]),
+                ),
                 (
                     "step_phonetic_query",
-                    lookup.phonetic_hits(session, namespace, phonetic_code(norm), 10),
+                    lookup_repository.phonetic_hits(session, namespace, phonetic_code(norm), 10),
                 ),
             ):
                 await _timed(samples, step, query)

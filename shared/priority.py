@@ -20,6 +20,8 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.pool import Pool
 
+from shared.db.backend_identity import backend_pid_and_address
+
 __all__ = ["run_as_background_work"]
 
 logger = logging.getLogger(__name__)
@@ -36,12 +38,7 @@ def _is_local(address: Any) -> bool:
 
 
 def _renice_backend(niceness: int, dbapi_connection: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute("SELECT pg_backend_pid(), inet_server_addr()")
-        pid, address = cursor.fetchone()
-    finally:
-        cursor.close()
+    pid, address = backend_pid_and_address(dbapi_connection)
     if not _is_local(address):
         return
     try:

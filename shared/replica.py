@@ -22,30 +22,15 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shared.answers import NegativeAnswer
 from shared.config import Settings
+from shared.db import replication
 from shared.db.engine import create_engine
 
-__all__ = ["REPLAY_POINT_SQL", "ReplayClock", "replay_clock", "replica_behind_negative"]
+__all__ = ["ReplayClock", "replay_clock", "replica_behind_negative"]
 
-# NULL on a primary (every commit is visible); on a standby the replay point, or NULL when
-# nothing was replayed or reported yet. `latest_end_time` needs pg_read_all_stats (or a
-# superuser); without it the column reads NULL and only replayed commits count. `reached` is
-# whether replay passed a primary WAL position (:lsn, NULL when there is none to compare).
-REPLAY_POINT_SQL = text(
-    "SELECT pg_is_in_recovery() AS standby, CASE WHEN pg_is_in_recovery() THEN greatest("
-    " pg_last_xact_replay_timestamp(),"
-    " (SELECT r.latest_end_time FROM pg_stat_wal_receiver r"
-    "  WHERE r.latest_end_lsn IS NOT NULL AND pg_last_wal_replay_lsn() >= r.latest_end_lsn))"
-    " END AS replayed_through,"
-    " pg_last_wal_replay_lsn() >= CAST(CAST(:lsn AS text) AS pg_lsn) AS reached"
-)
-# The primary's WAL write position and clock: every transaction committed by `at` has its
-# commit record before `lsn`, so a standby that replayed past `lsn` holds all of them.
-PRIMARY_POSITION_SQL = text("SELECT CAST(pg_current_wal_lsn() AS text), clock_timestamp()")
 _POLL_SECONDS = 0.02
 
 
@@ -103,7 +88,7 @@ class ReplayClock:
     async def look(self, lsn: str | None = None) -> tuple[datetime | None, bool]:
         """Ask the standby now: its replay point, and whether it replayed past `lsn`."""
         async with self._engine.connect() as conn:
-            row = (await conn.execute(REPLAY_POINT_SQL, {"lsn": lsn})).one()
+            row = await replication.replay_point(conn, lsn)
             await conn.rollback()
         self._standby = bool(row.standby)
         self._advance(row.replayed_through)
@@ -113,9 +98,9 @@ class ReplayClock:
         if self._primary is None:
             return None
         async with self._primary.connect() as conn:
-            lsn, at = (await conn.execute(PRIMARY_POSITION_SQL)).one()
+            position = await replication.primary_wal_position(conn)
             await conn.rollback()
-        return str(lsn), at
+        return position
 
     async def behind(self, believed_at: datetime) -> NegativeAnswer | None:
         """None when a read at `believed_at` may go ahead; otherwise the boundary answer,

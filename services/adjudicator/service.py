@@ -13,7 +13,7 @@ import numpy as np
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.adjudicator.candidates import (
+from services.adjudicator.candidates_repository import (
     ClaimRow,
     claims_by_id,
     load_candidates,

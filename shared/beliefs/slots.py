@@ -1,4 +1,4 @@
-"""Reads and writes of slots: the facts whose windows the timeline places (see `timeline`).
+"""Settling slots: the facts whose windows the timeline places (see `timeline`).
 
 A relation slot is every believed positive relation of one subject under one functional
 predicate (an employer, a team, a manager, a location, an owner, the whole it is part of); an
@@ -7,7 +7,7 @@ by the adjudicator). `settle_slots` reads what each member's current supporting 
 places the whole slot with `timeline.place`, and writes only what changed: windows,
 `superseded_by_fact_id`, contradiction groups, and one transcript row per change (method
 `timeline`). The caller holds the subjects' entity locks, so one slot is settled by one writer
-at a time.
+at a time. The statements are in `slot_repository`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from shared.beliefs import slot_repository
 from shared.beliefs.timeline import Placement, SlotMember, place
 
 __all__ = ["FUNCTIONAL_PREDICATES", "SlotKey", "settle_slots"]
@@ -45,72 +45,6 @@ class SlotKey:
     subject: UUID | None = None
     predicate: str | None = None
     slot_id: UUID | None = None
-
-
-# Every supporting, current, positive assertion of the slots' believed facts.
-_MEMBERS = text(
-    """
-    SELECT f.id, f.subject_entity_id, f.predicate, f.slot_id, f.object_entity_id, f.label,
-           f.valid_from, f.valid_until, f.valid_precision, f.superseded_by_fact_id,
-           f.contradiction_group_id,
-           a.valid_from AS a_from, a.valid_until AS a_until, a.valid_precision AS a_precision,
-           a.phase, a.concurrent, c.asserted_at
-    FROM facts f
-    JOIN assertions a ON a.namespace = f.namespace AND a.fact_id = f.id
-    JOIN fact_evidence fe ON fe.namespace = f.namespace AND fe.fact_id = f.id
-         AND fe.claim_id = a.claim_id AND fe.stance = 'supports'
-    JOIN claims c ON c.id = a.claim_id AND c.is_current_testimony
-    WHERE f.namespace = :ns AND f.invalidated_at IS NULL AND a.polarity = 'positive'
-      AND (
-        (f.kind = 'relation' AND (f.subject_entity_id, f.predicate) IN (
-            SELECT s, p FROM unnest(CAST(:subjects AS uuid[]), CAST(:predicates AS text[]))
-              AS k(s, p)))
-        OR (f.slot_id = ANY(CAST(:slot_ids AS uuid[])))
-      )
-    ORDER BY f.id
-    """
-)
-_UPDATE_WINDOW = text(
-    """
-    UPDATE facts SET valid_from = :valid_from, valid_until = :valid_until,
-           valid_precision = :precision, superseded_by_fact_id = :superseded_by,
-           updated_at = now()
-    WHERE namespace = :ns AND id = :id
-    """
-)
-_GROUP_MEMBERS = text(
-    """
-    SELECT f.contradiction_group_id AS group_id, f.id
-    FROM facts f JOIN contradiction_groups g ON g.id = f.contradiction_group_id
-    WHERE f.namespace = :ns AND g.resolved_at IS NULL
-      AND f.contradiction_group_id = ANY(CAST(:groups AS uuid[])) AND f.invalidated_at IS NULL
-    """
-)
-_NEW_GROUP = text("INSERT INTO contradiction_groups (namespace) VALUES (:ns) RETURNING id")
-_SET_GROUP = text(
-    "UPDATE facts SET contradiction_group_id = :group_id, updated_at = now()"
-    " WHERE namespace = :ns AND id = ANY(CAST(:ids AS uuid[]))"
-)
-_RESOLVE_GROUPS = text(
-    """
-    UPDATE contradiction_groups g SET resolved_at = now()
-    WHERE g.namespace = :ns AND g.id = ANY(CAST(:groups AS uuid[])) AND g.resolved_at IS NULL
-      AND (SELECT count(*) FROM facts f WHERE f.namespace = g.namespace
-           AND f.contradiction_group_id = g.id AND f.invalidated_at IS NULL) < 2
-    """
-)
-_TRANSCRIPTS = text(
-    """
-    INSERT INTO decision_transcripts (id, namespace, fact_id, related_fact_id, outcome, action,
-        method, engine, confidence, rationale, window_before, window_after, decided_by,
-        decided_at)
-    SELECT r.id, :ns, r.fact_id, r.related_fact_id, r.outcome, r.action, 'timeline', 'timeline',
-           1.0, r.rationale, r.window_before, r.window_after, :decided_by, clock_timestamp()
-    FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(id uuid, fact_id uuid,
-        related_fact_id uuid, outcome text, action text, rationale text, window_before jsonb,
-        window_after jsonb)
-    """
-)
 
 
 @dataclass
@@ -168,14 +102,12 @@ def _window_json(window: tuple[datetime | None, datetime | None, str]) -> dict[s
 async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) -> list[_Stored]:
     relation = sorted({(k.subject, k.predicate) for k in keys if k.subject}, key=str)
     observation = sorted({k.slot_id for k in keys if k.slot_id}, key=str)
-    rows = await session.execute(
-        _MEMBERS,
-        {
-            "ns": namespace,
-            "subjects": [s for s, _ in relation],
-            "predicates": [p for _, p in relation],
-            "slot_ids": observation,
-        },
+    rows = await slot_repository.slot_member_rows(
+        session,
+        namespace,
+        subjects=[s for s, _ in relation],
+        predicates=[p for _, p in relation],
+        slot_ids=observation,
     )
     stored: dict[UUID, _Stored] = {}
     for r in rows:
@@ -243,24 +175,21 @@ async def settle_slots(
             new_window = (placed.valid_from, placed.valid_until, placed.precision)
             if new_window == item.window and placed.superseded_by == item.superseded_by:
                 continue
-            await session.execute(
-                _UPDATE_WINDOW,
-                {
-                    "ns": namespace,
-                    "id": item.fact_id,
-                    "valid_from": placed.valid_from,
-                    "valid_until": placed.valid_until,
-                    "precision": placed.precision,
-                    "superseded_by": placed.superseded_by,
-                },
+            await slot_repository.update_window(
+                session,
+                namespace,
+                item.fact_id,
+                valid_from=placed.valid_from,
+                valid_until=placed.valid_until,
+                precision=placed.precision,
+                superseded_by=placed.superseded_by,
             )
             transcripts.append(_transcript(item, placed, new_window))
             changed.append(item.fact_id)
         transcripts += await _settle_groups(session, namespace, items, placements)
     if transcripts:
-        await session.execute(
-            _TRANSCRIPTS,
-            {"ns": namespace, "decided_by": decided_by, "rows": json.dumps(transcripts)},
+        await slot_repository.record_timeline_transcripts(
+            session, namespace, decided_by, json.dumps(transcripts)
         )
     return changed
 
@@ -288,7 +217,7 @@ async def _settle_groups(
     grouped = {i.fact_id: i.group_id for i in items}
     groups = sorted({g for g in grouped.values() if g}, key=str)
     members: dict[UUID, set[UUID]] = defaultdict(set)
-    for row in await session.execute(_GROUP_MEMBERS, {"ns": namespace, "groups": groups}):
+    for row in await slot_repository.open_group_members(session, namespace, groups):
         members[row.group_id].add(row.id)
     rows: list[dict[str, Any]] = []
     for component in components:
@@ -296,11 +225,10 @@ async def _settle_groups(
         if existing:
             group_id = existing[0]
         else:
-            group_id = (await session.execute(_NEW_GROUP, {"ns": namespace})).scalar_one()
+            group_id = await slot_repository.new_contradiction_group(session, namespace)
         joining = sorted((f for f in component if grouped[f] != group_id), key=str)
         if joining:
-            params = {"ns": namespace, "group_id": group_id, "ids": joining}
-            await session.execute(_SET_GROUP, params)
+            await slot_repository.set_contradiction_group(session, namespace, group_id, joining)
             rows += [_group_row(f, component) for f in joining]
     leaving = [
         i.fact_id
@@ -308,8 +236,8 @@ async def _settle_groups(
         if i.group_id and not placements[i.fact_id].rivals and members[i.group_id] <= in_slot
     ]
     if leaving:
-        await session.execute(_SET_GROUP, {"ns": namespace, "group_id": None, "ids": leaving})
-        await session.execute(_RESOLVE_GROUPS, {"ns": namespace, "groups": groups})
+        await slot_repository.set_contradiction_group(session, namespace, None, leaving)
+        await slot_repository.resolve_groups(session, namespace, groups)
     return rows
 
 

@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.entities.lookup import ALIAS_COLUMNS, AliasHit, alias_hits
+from shared.entities import trigram_repository
+from shared.entities.lookup_repository import AliasHit, alias_hits
 from shared.entities.normalize import trigram_similarity, trigrams
 
 __all__ = ["NameHits", "NameSearch", "TrigramRarity", "trigram_hits", "trigram_phonetic_hits"]
@@ -63,31 +63,6 @@ def _length_plan(q: int, min_similarity: float) -> _LengthPlan | None:
     return _LengthPlan(reachable[0], overlap, need, cut, max_len)
 
 
-# One statement (the function `alias_trigram_matches`, migrations 0002 and 0003): rank the
-# query trigrams by (capped) rarity; read the postings of each rank only for the alias lengths
-# whose prefix includes it (the length bound too: similarity <= shorter / longer); keep aliases
-# sharing enough of what was read; count the trigrams they share, from their alias text when
-# they are few (a query trigram is one of the alias's when it occurs in the alias with each
-# word padded by a space on both sides), else by one scan of the postings they did not read;
-# score exactly and return the best `limit` ids, best first.
-# Plain joins, with one fence: with current statistics the planner picks index probes for rare
-# trigrams and bulk reads for common ones; forcing per-trigram probes made full-name searches
-# at 100k aliases a hundred times slower. The scan of unread postings is materialized, since a
-# plan that probed it per candidate walked a length range per probe (a second per search). The
-# function plans the statement once per connection: the trigrams are ranked inside it, so a
-# plan per execution bought nothing but planning time (twice the execution at 1,000 aliases).
-_MATCHES = (
-    "alias_trigram_matches(:ns, CAST(:grams AS text[]), :cap, :q, :shortest,"
-    " CAST(:max_len AS int[]), CAST(:need AS int[]), CAST(:cut AS int[]),"
-    " CAST(:overlap AS int[]), :probe_max, :limit)"
-)
-_TRIGRAM_QUERY = (
-    ALIAS_COLUMNS + " JOIN " + _MATCHES + " WITH ORDINALITY AS m(alias_id, n)"
-    " ON m.alias_id = a.id ORDER BY m.n"
-)
-_TRIGRAM_SQL = text(_TRIGRAM_QUERY)
-
-
 def _params(query: frozenset[str], plan: _LengthPlan, limit: int) -> dict[str, Any]:
     return {
         "grams": sorted(query),
@@ -121,14 +96,10 @@ async def trigram_hits(
     plan = _length_plan(len(query), min_similarity) if query else None
     if plan is None:
         return []
-    rows = await session.execute(_TRIGRAM_SQL, {"ns": namespace, **_params(query, plan, limit)})
+    rows = await trigram_repository.trigram_match_rows(
+        session, namespace, _params(query, plan, limit)
+    )
     return _scored(query, alias_hits(rows))
-
-
-_RARITY_SQL = text(
-    "SELECT g, (SELECT count(*) FROM (SELECT 1 FROM alias_trigrams t WHERE t.namespace = :ns"
-    " AND t.trigram = g LIMIT :cap) x) AS n FROM unnest(CAST(:grams AS text[])) AS g"
-)
 
 
 class TrigramRarity:
@@ -163,9 +134,7 @@ class TrigramRarity:
             if now - known.get((namespace, g), (-math.inf, 0))[0] > self._max_age
         )
         if missing:
-            rows = await session.execute(
-                _RARITY_SQL, {"ns": namespace, "grams": missing, "cap": _RARITY_CAP}
-            )
+            rows = await trigram_repository.posting_counts(session, namespace, missing, _RARITY_CAP)
             known.update({(namespace, g): (now, n) for g, n in rows})
             if len(known) > self._max_entries:
                 by_age = sorted(known, key=lambda key: known[key][0])
@@ -188,32 +157,13 @@ class NameSearch:
 @dataclass(frozen=True, slots=True)
 class NameHits:
     """A NameSearch's answer: `trigram_hits` per query, and the phonetic hits most mentioned
-    first (as `lookup.phonetic_hits`)."""
+    first (as `lookup_repository.phonetic_hits`)."""
 
     per_query: list[list[AliasHit]]
     phonetic: list[AliasHit]
 
 
 _SPEC_KEYS = ("grams", "q", "shortest", "max_len", "need", "cut", "overlap")
-# One statement, whatever the number of searches (so one prepared statement): a row of
-# parameters per trigram query, each run through the search function, and a phonetic lookup
-# per distinct code. The parts are numbered from 0 for trigram queries, from -1 down for codes.
-# OFFSET 0 keeps each hit's alias and entity a probe: the planner guesses a thousand rows per
-# function call and otherwise hashed all of `entities` (45 ms instead of 1 at 100k).
-_SEARCHES_SQL = text(
-    "SELECT s.part, m.n, x.* FROM jsonb_to_recordset(CAST(:specs AS jsonb))"
-    " AS s(part int, grams text[], q int, shortest int, max_len int[], need int[], cut int[],"
-    " overlap int[])"
-    " CROSS JOIN LATERAL alias_trigram_matches(:ns, s.grams, :cap, s.q, s.shortest, s.max_len,"
-    " s.need, s.cut, s.overlap, :probe_max, :limit) WITH ORDINALITY AS m(alias_id, n)"
-    " CROSS JOIN LATERAL (" + ALIAS_COLUMNS + " WHERE a.id = m.alias_id OFFSET 0) x"
-    " UNION ALL"
-    " SELECT -c.k, p.* FROM unnest(CAST(:codes AS text[])) WITH ORDINALITY AS c(code, k)"
-    " CROSS JOIN LATERAL (SELECT row_number() OVER () AS n, y.* FROM ("
-    + ALIAS_COLUMNS
-    + " WHERE a.namespace = :ns AND a.phonetic_code = c.code"
-    " ORDER BY a.mention_count DESC, a.id LIMIT :limit) y) p"
-)
 
 
 async def trigram_phonetic_hits(
@@ -249,17 +199,15 @@ async def trigram_phonetic_hits(
         ranked = await rarity.rank(session, namespace, [grams[spec["part"]] for spec in specs])
         for spec, order in zip(specs, ranked, strict=True):
             spec["grams"] = order
-    rows = await session.execute(
-        _SEARCHES_SQL,
-        {
-            "ns": namespace,
-            "specs": json.dumps(specs),
-            "codes": list(code_parts),
-            # 0: the trigrams come ranked (by `rarity`).
-            "cap": 0 if rarity is not None else _RARITY_CAP,
-            "probe_max": _PROBE_MAX,
-            "limit": limit,
-        },
+    rows = await trigram_repository.name_search_rows(
+        session,
+        namespace,
+        specs_json=json.dumps(specs),
+        codes=list(code_parts),
+        # 0: the trigrams come ranked (by `rarity`).
+        cap=0 if rarity is not None else _RARITY_CAP,
+        probe_max=_PROBE_MAX,
+        limit=limit,
     )
     by_part: dict[int, list[Any]] = defaultdict(list)
     for row in sorted(rows, key=lambda r: (r.part, r.n)):

@@ -8,10 +8,10 @@ import logging
 from collections.abc import Collection, Iterable
 
 from opentelemetry.metrics import CallbackOptions, Observation
-from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from shared.db.queue_depth import queue_depth_rows
 from shared.telemetry import Telemetry
 
 __all__ = ["QUEUE_STATUSES", "QueueDepthSampler"]
@@ -20,19 +20,6 @@ logger = logging.getLogger(__name__)
 
 # Every status but `succeeded`, which only grows and says nothing about a backlog.
 QUEUE_STATUSES = ("pending", "running", "failed", "dead_letter")
-
-# Served by ix_work_items_claimable (status, run_after); succeeded items are never read.
-_SAMPLE = text(
-    """
-    SELECT kind, status, count(*) AS items,
-           COALESCE(EXTRACT(EPOCH FROM now() - min(run_after)
-                    FILTER (WHERE status IN ('pending', 'failed') AND run_after <= now())), 0)
-             AS oldest_runnable_seconds
-      FROM work_items
-     WHERE status = ANY(:statuses) AND kind = ANY(:kinds)
-     GROUP BY kind, status
-    """
-)
 
 
 class QueueDepthSampler:
@@ -78,11 +65,7 @@ class QueueDepthSampler:
     async def sample(self) -> None:
         """Read the queue once (also what the background loop does)."""
         async with self._engine.connect() as conn:
-            rows = (
-                await conn.execute(
-                    _SAMPLE, {"statuses": list(QUEUE_STATUSES), "kinds": self._kinds}
-                )
-            ).all()
+            rows = await queue_depth_rows(conn, list(QUEUE_STATUSES), self._kinds)
         depth = dict.fromkeys(self._depth, 0)
         age = dict.fromkeys(self._kinds, 0.0)
         for kind, status, items, oldest in rows:

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.entities import repository as repo
 from shared.beliefs.locks import lock_names
-from shared.entities import lookup
+from shared.entities import lookup_repository
 from shared.entities.normalize import (
     is_bare_head_noun,
     normalize_name,
@@ -102,7 +102,7 @@ class ResolutionContext:
 
     session: AsyncSession
     namespace: str
-    exact: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
+    exact: dict[str, list[lookup_repository.AliasHit]] = field(default_factory=dict)
     doc_names: dict[UUID, dict[str, tuple[UUID, str]]] = field(default_factory=dict)
     # Every entity chosen in a loaded document (two may share a name there).
     doc_entities: dict[UUID, set[UUID]] = field(default_factory=dict)
@@ -119,7 +119,7 @@ class ResolutionContext:
     # Texts of the mentions of the current call still to resolve: one embedding call serves
     # the first of them that reaches the embedding step and all the others.
     upcoming: list[str] = field(default_factory=list)
-    embedded: dict[str, list[lookup.AliasHit]] = field(default_factory=dict)
+    embedded: dict[str, list[lookup_repository.AliasHit]] = field(default_factory=dict)
     profiles_exist: bool | None = None
     # Every verdict choosing an entity decided in this transaction, written or not, in order;
     # what was read ahead for a call's names, each with how many of those verdicts had been
@@ -188,7 +188,7 @@ class ResolutionContext:
         missing = [name for name in set(names) if name and name not in self.exact]
         for name in missing:
             self.exact[name] = []
-        for hit in await lookup.exact_alias_hits(self.session, self.namespace, missing):
+        for hit in await lookup_repository.exact_alias_hits(self.session, self.namespace, missing):
             self.exact[hit.normalized_alias].append(hit)
 
     async def load_exact_again(self, names: Sequence[str]) -> None:
@@ -240,12 +240,14 @@ class ResolutionContext:
         """Their neighbours as stored, after writing the verdicts that would change them."""
         if _changes_neighbours(set(entity_ids), self.written, self.doc_entities):
             await self.flush()
-        return await lookup.entity_neighbours(self.session, self.namespace, entity_ids)
+        return await lookup_repository.entity_neighbours(self.session, self.namespace, entity_ids)
 
     def remember(self, mention: Mention, normalized: str, entity_id: UUID, name: str) -> None:
         hits = self.exact.setdefault(normalized, [])
         if all(h.entity_id != entity_id for h in hits):
-            hits.append(lookup.AliasHit(entity_id, name, normalized, mention.text, normalized, 1))
+            hits.append(
+                lookup_repository.AliasHit(entity_id, name, normalized, mention.text, normalized, 1)
+            )
         # An unloaded document map is read later from the verdicts, this one included.
         if mention.document_id in self.doc_names:
             self.doc_names[mention.document_id][normalized] = (entity_id, name)

@@ -29,7 +29,7 @@ from services.adjudicator.entities.rules import (
 )
 from shared.beliefs.locks import lock_names
 from shared.embedding import Embedder, embed_async
-from shared.entities import lookup
+from shared.entities import lookup_repository
 from shared.entities.normalize import (
     display_name,
     is_bare_head_noun,
@@ -192,7 +192,7 @@ class EntityResolver:
         pool: dict[UUID, Nominee] = {}
         choice = Choice(None, "no_candidate")
         # Hits a step fetched ahead for a later one (the trigram search brings phonetic hits).
-        prefetched: dict[str, list[lookup.AliasHit]] = {}
+        prefetched: dict[str, list[lookup_repository.AliasHit]] = {}
         # A description (more words than a name has) is not searched by spelling or sound.
         fuzzy = len(norm.split()) <= t.fuzzy_max_words
         steps = ("exact_alias", "trigram", "phonetic") if fuzzy else ("exact_alias",)
@@ -230,8 +230,8 @@ class EntityResolver:
         step: str,
         norm: str,
         text: str,
-        prefetched: dict[str, list[lookup.AliasHit]],
-    ) -> list[lookup.AliasHit]:
+        prefetched: dict[str, list[lookup_repository.AliasHit]],
+    ) -> list[lookup_repository.AliasHit]:
         t, session, ns = self._t, call.session, call.namespace
         if step == "exact_alias":
             return call.exact.get(norm, [])
@@ -248,7 +248,7 @@ class EntityResolver:
             # One model call and one query for this mention and the call's later ones.
             texts = [x for x in dict.fromkeys([text, *call.upcoming]) if x not in call.embedded]
             vectors = await embed_async(self._embedder, texts)
-            per_text = await lookup.embedding_hits_many(
+            per_text = await lookup_repository.embedding_hits_many(
                 session, ns, vectors.tolist(), t.embedding_nominate, t.nominees_per_step
             )
             call.embedded.update(zip(texts, per_text, strict=True))
@@ -287,22 +287,22 @@ class EntityResolver:
         if self._profiles_seen:
             return True
         if call.profiles_exist is None:
-            call.profiles_exist = await lookup.any_profile_embedding(call.session)
+            call.profiles_exist = await lookup_repository.any_profile_embedding(call.session)
             self._profiles_seen = call.profiles_exist
         return call.profiles_exist
 
     def _context_ids(
         self,
         norm: str,
-        nominated: Sequence[lookup.AliasHit],
-        phonetic: Sequence[lookup.AliasHit],
+        nominated: Sequence[lookup_repository.AliasHit],
+        phonetic: Sequence[lookup_repository.AliasHit],
     ) -> list[UUID]:
         """The entities whose neighbours the choice among these hits needs: the step's own
         hits and the phonetic ones fetched with them (scored by spelling, as that step will)."""
         hits = [*nominated, *_spelling_scored(norm, phonetic)]
         return [h.entity_id for h in hits if self._context_matters(norm, h)]
 
-    def _context_matters(self, norm: str, hit: lookup.AliasHit) -> bool:
+    def _context_matters(self, norm: str, hit: lookup_repository.AliasHit) -> bool:
         """Whether the entities around a nominee can change the choice: not for a match the
         rule model never takes (another head, other words, a loose spelling), unless a chat
         model, which is shown them, chooses. Their context is then neither read nor recorded."""
@@ -312,7 +312,12 @@ class EntityResolver:
         return takeable(kind, hit.score, self._t.fuzzy_accept)
 
     def _nominee(
-        self, call: ResolutionContext, mention: Mention, norm: str, step: str, hit: lookup.AliasHit
+        self,
+        call: ResolutionContext,
+        mention: Mention,
+        norm: str,
+        step: str,
+        hit: lookup_repository.AliasHit,
     ) -> Nominee:
         doc_entities = (
             {e for e, _ in call.doc_names.get(mention.document_id, {}).values()}
@@ -433,7 +438,9 @@ class EntityResolver:
         )
 
 
-def _spelling_scored(norm: str, hits: Sequence[lookup.AliasHit]) -> list[lookup.AliasHit]:
+def _spelling_scored(
+    norm: str, hits: Sequence[lookup_repository.AliasHit]
+) -> list[lookup_repository.AliasHit]:
     """Phonetic hits scored by their trigram similarity to the mention, as trigram hits are."""
     grams = trigrams(norm)
     return [replace(h, score=trigram_similarity(grams, trigrams(h.normalized_alias))) for h in hits]

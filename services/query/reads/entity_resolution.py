@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.query.sql.entities import entity_profiles
 from shared.answers import NegativeAnswer
 from shared.embedding import Embedder, embed_async
-from shared.entities import lookup
+from shared.entities import lookup_repository as lookup
 from shared.entities.nicknames import short_form_expansions
 from shared.entities.normalize import (
     normalize_name,

@@ -15,7 +15,7 @@ from services.adjudicator.entities.merges import list_merge_proposals, merge_ent
 from services.adjudicator.entities.profiles import refresh_profiles
 from services.adjudicator.entities.resolver import EntityResolver, Mention
 from shared.embedding import OnnxMiniLmEmbedder
-from shared.entities import lookup
+from shared.entities import lookup_repository
 from shared.entities.normalize import normalize_name, phonetic_code
 from shared.errors import FailedPrecondition, InvalidArgument, NotFound
 
@@ -110,7 +110,7 @@ async def test_undo_merge_restores_every_moved_row_and_keeps_later_facts_on_the_
 
         outcome = await merge_entities(session, namespace, survivor, absorbed, "reviewer:ann")
         assert (outcome.aliases_moved, outcome.facts_moved) == (2, 2)
-        assert await lookup.canonical(session, namespace, absorbed) == survivor
+        assert await lookup_repository.canonical(session, namespace, absorbed) == survivor
         merged = await _state(session, namespace)
         assert all(
             survivor_ref in (str(survivor), str(other))
@@ -152,12 +152,12 @@ async def test_merge_refuses_same_unknown_and_already_merged_entities(
         with pytest.raises(FailedPrecondition):
             await merge_entities(session, namespace, c, a, "test")
         second = await merge_entities(session, namespace, c, b, "test")
-        assert await lookup.canonical(session, namespace, a) == c
+        assert await lookup_repository.canonical(session, namespace, a) == c
         with pytest.raises(FailedPrecondition):
             await undo_merge(session, namespace, first.merge_id, "test")
         await undo_merge(session, namespace, second.merge_id, "test")
         await undo_merge(session, namespace, first.merge_id, "test")
-        assert await lookup.canonical(session, namespace, a) == a
+        assert await lookup_repository.canonical(session, namespace, a) == a
 
 
 async def test_merge_proposals_are_listed_by_expected_impact_in_pages(

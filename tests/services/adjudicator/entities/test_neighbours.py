@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
 from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolutionContext
-from shared.entities import lookup
+from shared.entities import lookup_repository
 
 _NAMES = ("Ada Byron", "Grace Hopper", "Edsger Dijkstra")
 DocumentClaims = Callable[[AsyncSession, str, int], Awaitable[tuple[uuid.UUID, list[uuid.UUID]]]]
@@ -31,12 +31,16 @@ async def test_each_entity_gets_its_own_neighbours_whichever_others_are_asked_al
                 assert r.entity_id is not None
                 ids[r.mention.text] = r.entity_id
         ada, grace, alan, edsger = (ids[n] for n in (*documents[0], documents[1][1]))
-        alone = await lookup.entity_neighbours(session, namespace, [ada])
+        alone = await lookup_repository.entity_neighbours(session, namespace, [ada])
         assert alone == {ada: {grace, alan, edsger}}
-        together = await lookup.entity_neighbours(session, namespace, [edsger, grace, ada])
+        together = await lookup_repository.entity_neighbours(
+            session, namespace, [edsger, grace, ada]
+        )
         assert together == {ada: {grace, alan, edsger}, grace: {ada, alan}, edsger: {ada}}
         # The limit is each entity's: a shared one would leave some of them with nothing.
-        capped = await lookup.entity_neighbours(session, namespace, [ada, grace, edsger], 1)
+        capped = await lookup_repository.entity_neighbours(
+            session, namespace, [ada, grace, edsger], 1
+        )
         assert all(len(others) == 1 for others in capped.values())
         assert capped[edsger] == {ada} and capped[ada] <= {grace, alan, edsger}
 

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolvedMention
-from shared.entities import lookup
+from shared.entities import lookup_repository
 from shared.entities.normalize import trigrams
 
 DocumentClaims = Callable[[AsyncSession, str, int], Awaitable[tuple[uuid.UUID, list[uuid.UUID]]]]
@@ -131,6 +131,6 @@ async def test_a_profile_embedding_is_noticed_by_the_probe(
                 "INSERT INTO entities (namespace, canonical_name, normalized_name,"
                 " profile_embedding) VALUES (:ns, 'Orla', 'orla', CAST(:v AS vector))"
             ),
-            {"ns": namespace, "v": lookup.vector_literal([1.0] + [0.0] * 383)},
+            {"ns": namespace, "v": lookup_repository.vector_literal([1.0] + [0.0] * 383)},
         )
-        assert await lookup.any_profile_embedding(session)
+        assert await lookup_repository.any_profile_embedding(session)

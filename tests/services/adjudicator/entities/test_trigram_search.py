@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.entities import repository as repo
-from shared.entities import lookup
+from shared.entities import lookup_repository
 from shared.entities.normalize import phonetic_code, trigram_similarity, trigrams
 from shared.entities.trigram_search import (
     NameSearch,
@@ -134,7 +134,9 @@ async def test_trigram_phonetic_hits_equal_separate_trigram_and_phonetic_searche
                 for q in search.queries
             ]
             code = search.phonetic_code
-            assert hits.phonetic == await lookup.phonetic_hits(session, namespace, code, 10)
+            assert hits.phonetic == await lookup_repository.phonetic_hits(
+                session, namespace, code, 10
+            )
         assert found[0].phonetic and found[0].per_query[0] and found[0].per_query[1] == []
         assert found[1].per_query[2] and found[2].phonetic == found[0].phonetic
         assert await trigram_phonetic_hits(session, namespace, [], 10) == []
