@@ -23,7 +23,7 @@ from rememberstack_client import open_aio_channel
 
 from bench.graph_synthetic import PREDICATES, SyntheticGraph, generate, random_walk_pairs
 from services.graph.app import build_server
-from shared.config import load_settings
+from services.graph.config import load_settings
 from shared.db import EmbeddedPostgres, create_engine, to_asyncpg_dsn, upgrade_to_head
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "graph_latency.json"

@@ -45,9 +45,10 @@ from sqlalchemy import text
 
 from bench.load_mixed_plot import plot
 from bench.locomo.corpus import Session, load_questions, load_sessions, to_document
-from shared.cli.launcher import SERVICES, SystemLauncher
+from shared.cli.launcher import SystemLauncher
 from shared.config import Settings
 from shared.db.engine import create_engine
+from shared.grpc.services import SERVICE_NAMES
 from shared.proto_convert import timestamp
 
 __all__ = ["main", "run"]
@@ -160,7 +161,7 @@ def _service_processes(launcher: SystemLauncher) -> dict[str, list[psutil.Proces
     for child in psutil.Process().children():
         with contextlib.suppress(psutil.Error):
             line = " ".join(child.cmdline())
-            for name in SERVICES:
+            for name in SERVICE_NAMES:
                 if f"services.{name}" in line:
                     trees[name] = [child, *child.children(recursive=True)]
     pid_file = launcher.data_dir / "postgres" / "postmaster.pid"

@@ -34,9 +34,10 @@ from rememberstack_client import open_aio_channel
 from sqlalchemy import text
 
 from bench.synthetic_corpus import SyntheticDocument, generate
-from shared.cli.launcher import SERVICES, Endpoints, SystemLauncher
+from shared.cli.launcher import Endpoints, SystemLauncher
 from shared.config import Settings
 from shared.db.engine import create_engine
+from shared.grpc.services import SERVICE_NAMES
 from shared.proto_convert import timestamp
 
 __all__ = ["FULL_SIZES", "QUICK_SIZES", "SEQUENTIAL_ADJUDICATOR", "main", "run_size"]
@@ -160,7 +161,7 @@ def _service_pids(data_dir: Path) -> dict[str, int]:
             command = child.cmdline()
         except psutil.Error:
             continue
-        for name in SERVICES:
+        for name in SERVICE_NAMES:
             if f"services.{name}" in command:
                 pids[name] = child.pid
     for pidfile in data_dir.rglob("postmaster.pid"):

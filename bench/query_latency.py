@@ -110,7 +110,7 @@ async def _measure(
 _SERVE = """
 import asyncio, sys
 from services.query.app import build_server
-from shared.config import load_settings
+from services.query.config import load_settings
 
 async def main():
     server = await build_server(load_settings(database_url=sys.argv[1], port=0, log_json=False))

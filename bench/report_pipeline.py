@@ -9,13 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.report_sections import fmt, pyplot
+from shared.grpc.services import SERVICE_NAMES
 
 __all__ = ["SECTIONS", "headline_rows"]
 
 Section = Callable[[dict[str, Any], Path], list[str]]
 Row = tuple[str, str, Any, Callable[[float], bool] | None]
 STAGES = ("extract", "embed", "adjudicate")
-SERVICES = ("ingest", "adjudicator", "query", "graph", "postgres")
+# Memory is reported per service process and for the database they share.
+MEMORY_COLUMNS = (*SERVICE_NAMES, "postgres")
 PLOT = "pipeline_throughput.png"
 
 
@@ -44,7 +46,7 @@ def _row(label: str, run: dict[str, Any]) -> str:
 def _memory(run: dict[str, Any]) -> str:
     memory = run.get("memory", {})
     cells = []
-    for service in SERVICES:
+    for service in MEMORY_COLUMNS:
         figures = memory.get(service)
         if not figures:
             cells.append("–")
@@ -180,7 +182,7 @@ def _section(data: dict[str, Any], plots: Path, locomo: dict[str, Any] | None) -
         "Peak memory per service in MiB (sampled every 0.5 s over the service's whole process "
         "tree; RSS for the Python services, PSS for Postgres and its backends):",
         "",
-        "| documents | " + " | ".join(SERVICES) + " |",
+        "| documents | " + " | ".join(MEMORY_COLUMNS) + " |",
         "|---|---|---|---|---|---|",
     ]
     lines += [f"| {size:,} | {_memory(run)} |" for size, run in sizes]

@@ -4,27 +4,29 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from shared.auth.settings import SecuritySettings
 
-__all__ = ["Settings", "load_settings"]
+__all__ = ["EmbeddingSettings", "Settings", "WriterSettings", "load_settings", "settings_with"]
 
 _ADDRESS = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
-_PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
-_MIB = 1024 * 1024
 
 
 class Settings(SecuritySettings):
-    """Base settings; each service subclasses it with its own extras.
+    """What every RememberStack process reads: database, tenancy, logging, telemetry, bind
+    address and peers, health; credentials, TLS and admission limits are the fields of
+    ``SecuritySettings``.
 
-    Credentials, TLS and admission limits are the fields of ``SecuritySettings``.
-
+    Each service's own class (``services/<name>/config.py``) adds only the knobs it reads,
+    through the groups below that two or more services share. Every process of a deployment
+    sees the same ``REMEMBERSTACK_*`` environment and takes the variables it has fields for.
     Built once in a service's ``__main__`` and passed down; nothing else reads the environment.
     """
 
@@ -150,131 +152,6 @@ class Settings(SecuritySettings):
     query_address: str | None = Field(default=None, description="host:port of the query service.")
     graph_address: str | None = Field(default=None, description="host:port of the graph service.")
 
-    # Facts, entities, extraction
-    fact_adjudication_engine: Literal["jev", "prompt"] = Field(
-        default="jev", description="Engine that turns claims into facts."
-    )
-    fact_confidence_floor: float = Field(
-        default=0.75,
-        ge=0.0,
-        le=1.0,
-        description="Facts below this confidence are not served as facts (0..1).",
-    )
-    extension_packs: Annotated[list[str], NoDecode] = Field(
-        default_factory=list,
-        description="Extension packs to enable, comma-separated in the environment (e.g. work).",
-    )
-    entity_auto_merge: bool = Field(
-        default=False,
-        description=(
-            "Automatic merging of existing entities. Off, and only off is implemented: "
-            "candidate merges are recorded as proposals (ListMergeProposals) for review."
-        ),
-    )
-    claim_extractor: Literal["rules", "llm"] = Field(
-        default="rules", description="Claim extractor: deterministic rules or an LLM."
-    )
-    entity_resolver: Literal["rules", "llm"] = Field(
-        default="rules",
-        description=(
-            "Final entity choice (existing candidate or new): the offline rule model, or a chat"
-            " model (needs REMEMBERSTACK_LLM_BASE_URL and REMEMBERSTACK_LLM_MODEL)."
-        ),
-    )
-
-    # LLM (OpenAI-compatible)
-    llm_base_url: str | None = Field(
-        default=None, description="Base URL of an OpenAI-compatible chat completions server."
-    )
-    llm_model: str | None = Field(default=None, description="Chat model name for LLM paths.")
-    llm_api_key: SecretStr | None = Field(default=None, description="API key for the LLM server.")
-    llm_timeout_seconds: float = Field(
-        default=30.0, gt=0, description="Per-request timeout for LLM calls."
-    )
-    llm_max_retries: int = Field(
-        default=2, ge=0, le=10, description="Retries for failed LLM calls."
-    )
-
-    # Embeddings
-    embedder: Literal["onnx", "openai"] = Field(
-        default="onnx", description="Embedder: packaged ONNX model or an OpenAI-compatible API."
-    )
-    embedding_base_url: str | None = Field(
-        default=None, description="Base URL of an OpenAI-compatible embeddings server."
-    )
-    embedder_int8_compute: bool = Field(
-        default=False,
-        description=(
-            "Run the packaged ONNX embedder's matrix products in int8 (about twice the"
-            " sentences per CPU second; vectors at mean cosine 0.992 to the float ones, LoCoMo"
-            " R@10 0.758 against 0.759). Every service must agree, and stored vectors stay"
-            " comparable only approximately: set it before ingesting, on all services."
-        ),
-    )
-    embedding_model: str | None = Field(
-        default=None, description="Embedding model name; unset means the packaged ONNX model."
-    )
-
-    # Limits and budgets
-    max_document_bytes: int = Field(
-        default=10 * _MIB, gt=0, description="Largest document ingest accepts, in bytes."
-    )
-    query_db_budget_seconds: float = Field(
-        default=25.0, gt=0, description="Database time budget for one query RPC."
-    )
-    graph_max_edges: int = Field(default=2000, gt=0, description="Edges one graph walk may return.")
-    graph_max_frontier: int = Field(
-        default=1000, gt=0, description="Nodes one graph walk may hold in its frontier."
-    )
-    graph_time_budget_ms: int = Field(
-        default=1000, gt=0, description="Wall-clock budget for one graph walk, in milliseconds."
-    )
-
-    # Background workers
-    worker_concurrency: int = Field(
-        default=1, ge=1, le=64, description="Work items processed concurrently per process."
-    )
-    worker_poll_seconds: float = Field(
-        default=1.0, gt=0, description="Delay between polls of an empty work queue."
-    )
-    worker_lease_seconds: int = Field(
-        default=10,
-        gt=0,
-        description=(
-            "How long a claimed work item stays locked to a worker without a heartbeat; the"
-            " worker renews it every third of this, so a killed worker's item is retried after"
-            " at most this long."
-        ),
-    )
-    statistics_refresh_seconds: float = Field(
-        default=2.0,
-        ge=0,
-        description=(
-            "How often the writing services (ingest, adjudicator) look for tables that grew past"
-            " their planner statistics and analyze them; 0 leaves it to autovacuum alone."
-        ),
-    )
-    background_niceness: int = Field(
-        default=10,
-        ge=0,
-        le=19,
-        description=(
-            "CPU niceness of the writing services (ingest, adjudicator) and of their database"
-            " backends when the database runs on the same machine: reads get the CPU first"
-            " and the pipeline takes what they leave. 0 runs the pipeline at normal priority."
-        ),
-    )
-    adjudicator_processes: int = Field(
-        default=1,
-        ge=1,
-        le=16,
-        description=(
-            "Processes of one adjudicator running queue workers: the serving one plus replicas"
-            " it starts and stops. Python runs one process on one core, so this, not"
-            " worker_concurrency, is what puts more cores to adjudication."
-        ),
-    )
-
     # Health (issue 18: readiness follows the database)
     health_probe_seconds: float = Field(
         default=2.0,
@@ -284,21 +161,6 @@ class Settings(SecuritySettings):
             " own health status is NOT_SERVING (the overall one stays SERVING)."
         ),
     )
-
-    @field_validator("extension_packs", mode="before")
-    @classmethod
-    def _split_packs(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
-
-    @field_validator("extension_packs")
-    @classmethod
-    def _check_packs(cls, value: list[str]) -> list[str]:
-        bad = [pack for pack in value if not _PACK_NAME.match(pack)]
-        if bad:
-            raise ValueError(f"extension pack names must be lower-case identifiers, got {bad}")
-        return list(dict.fromkeys(value))
 
     @field_validator("log_levels", mode="before")
     @classmethod
@@ -354,31 +216,129 @@ class Settings(SecuritySettings):
                 raise ValueError(f"address port must be 1..65535, got {port}")
         return value
 
+    def _combination_problems(self) -> list[str]:
+        """What is wrong with this combination of values; subclasses add their own checks."""
+        return []
+
     @model_validator(mode="after")
     def _check_combinations(self) -> Self:
-        problems: list[str] = []
-        if self.claim_extractor == "llm" and not self.llm_model:
-            problems.append("claim_extractor=llm needs REMEMBERSTACK_LLM_MODEL")
-        if self.fact_adjudication_engine == "prompt" and not self.llm_model:
-            problems.append("fact_adjudication_engine=prompt needs REMEMBERSTACK_LLM_MODEL")
-        if self.entity_resolver == "llm" and not (self.llm_base_url and self.llm_model):
-            problems.append(
-                "entity_resolver=llm needs REMEMBERSTACK_LLM_BASE_URL and REMEMBERSTACK_LLM_MODEL"
-            )
-        if self.embedder == "openai" and not self.embedding_model:
-            problems.append("embedder=openai needs REMEMBERSTACK_EMBEDDING_MODEL")
-        if self.entity_auto_merge:
-            problems.append(
-                "entity_auto_merge=true is not supported: merges are proposed for review "
-                "(ListMergeProposals) and applied with MergeEntities"
-            )
-        if self.worker_lease_seconds <= self.worker_poll_seconds:
-            problems.append("worker_lease_seconds must exceed worker_poll_seconds")
+        problems = self._combination_problems()
         if problems:
             raise ValueError("; ".join(problems))
         return self
 
 
+class EmbeddingSettings(Settings):
+    """The embedder, which ingest, the adjudicator and query must agree on."""
+
+    embedder: Literal["onnx", "openai"] = Field(
+        default="onnx", description="Embedder: packaged ONNX model or an OpenAI-compatible API."
+    )
+    embedding_base_url: str | None = Field(
+        default=None, description="Base URL of an OpenAI-compatible embeddings server."
+    )
+    embedder_int8_compute: bool = Field(
+        default=False,
+        description=(
+            "Run the packaged ONNX embedder's matrix products in int8 (about twice the"
+            " sentences per CPU second; vectors at mean cosine 0.992 to the float ones, LoCoMo"
+            " R@10 0.758 against 0.759). Every service must agree, and stored vectors stay"
+            " comparable only approximately: set it before ingesting, on all services."
+        ),
+    )
+    embedding_model: str | None = Field(
+        default=None, description="Embedding model name; unset means the packaged ONNX model."
+    )
+    llm_api_key: SecretStr | None = Field(
+        default=None,
+        description="API key for the LLM server (also sent to an OpenAI-compatible embedder).",
+    )
+
+    def _combination_problems(self) -> list[str]:
+        problems = super()._combination_problems()
+        if self.embedder == "openai" and not self.embedding_model:
+            problems.append("embedder=openai needs REMEMBERSTACK_EMBEDDING_MODEL")
+        return problems
+
+
+class WriterSettings(EmbeddingSettings):
+    """The writing services (ingest, adjudicator): queue workers, statistics upkeep, background
+    priority, and the claim extractor and chat model both of them call."""
+
+    claim_extractor: Literal["rules", "llm"] = Field(
+        default="rules", description="Claim extractor: deterministic rules or an LLM."
+    )
+
+    # LLM (OpenAI-compatible)
+    llm_base_url: str | None = Field(
+        default=None, description="Base URL of an OpenAI-compatible chat completions server."
+    )
+    llm_model: str | None = Field(default=None, description="Chat model name for LLM paths.")
+    llm_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="Per-request timeout for LLM calls."
+    )
+    llm_max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries for failed LLM calls."
+    )
+
+    # Background workers
+    worker_concurrency: int = Field(
+        default=1, ge=1, le=64, description="Work items processed concurrently per process."
+    )
+    worker_poll_seconds: float = Field(
+        default=1.0, gt=0, description="Delay between polls of an empty work queue."
+    )
+    worker_lease_seconds: int = Field(
+        default=10,
+        gt=0,
+        description=(
+            "How long a claimed work item stays locked to a worker without a heartbeat; the"
+            " worker renews it every third of this, so a killed worker's item is retried after"
+            " at most this long."
+        ),
+    )
+    statistics_refresh_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        description=(
+            "How often the writing services (ingest, adjudicator) look for tables that grew past"
+            " their planner statistics and analyze them; 0 leaves it to autovacuum alone."
+        ),
+    )
+    background_niceness: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description=(
+            "CPU niceness of the writing services (ingest, adjudicator) and of their database"
+            " backends when the database runs on the same machine: reads get the CPU first"
+            " and the pipeline takes what they leave. 0 runs the pipeline at normal priority."
+        ),
+    )
+
+    def _combination_problems(self) -> list[str]:
+        problems = super()._combination_problems()
+        if self.claim_extractor == "llm" and not self.llm_model:
+            problems.append("claim_extractor=llm needs REMEMBERSTACK_LLM_MODEL")
+        if self.worker_lease_seconds <= self.worker_poll_seconds:
+            problems.append("worker_lease_seconds must exceed worker_poll_seconds")
+        return problems
+
+
+S = TypeVar("S", bound=Settings)
+
+
+def settings_with(cls: type[S], overrides: Mapping[str, Any]) -> S:
+    """`cls` read from the environment, the overrides it has fields for winning over it.
+
+    Like the environment, which all services of a deployment share, one set of overrides may
+    configure several services (tests, benchmarks): each takes the names it reads, and the
+    values of those are validated as strictly as the environment's.
+    """
+    return cls(**{name: value for name, value in overrides.items() if name in cls.model_fields})
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Read settings from the environment; keyword overrides win over it (tests, CLI flags)."""
-    return Settings(**overrides)
+    """What every process reads, from the environment; keyword overrides win over it (CLI
+    flags, tests). A service reads its own class (`services/<name>/config.py`)."""
+    return settings_with(Settings, overrides)

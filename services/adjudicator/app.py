@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import signal
 import socket
 import sys
+from contextlib import AsyncExitStack
 
 from openai import AsyncOpenAI
 from rememberstack.v1 import adjudicator_service_pb2_grpc as pb_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from services.adjudicator.config import Settings
+from services.adjudicator.config import AdjudicatorSettings, load_settings
 from services.adjudicator.engines.base import AdjudicationEngine
 from services.adjudicator.engines.jev import MODEL_VERSION as JEV_VERSION
 from services.adjudicator.engines.prompt import create_engine as create_adjudication_engine
@@ -24,14 +23,16 @@ from services.adjudicator.normalization import Normalizer, PredicateVocabulary
 from services.adjudicator.service import AdjudicationService
 from services.adjudicator.servicer import AdjudicatorServicer
 from services.adjudicator.worker import AdjudicationWorkers
-from shared.db import create_engine, ensure_schema_current, resolve_database_url, session_factory
-from shared.db.engine import database_probe
+from shared.db.engine import database_probe, session_factory
+from shared.db.open import open_database
 from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder, create_embedder
-from shared.grpc.server import GrpcServer, StopCallback, servicer_registration
+from shared.grpc.server import GrpcServer, servicer_registration
+from shared.grpc.services import ADJUDICATOR
 from shared.logging import configure_logging
 from shared.pipeline.kinds import ADJUDICATE_KIND
 from shared.priority import run_as_background_work
+from shared.supervisor import StopRequest, Supervisor
 from shared.telemetry import Telemetry, telemetry_from_settings
 from shared.telemetry.database import instrument_engine
 from shared.telemetry.queue_depth import QueueDepthSampler
@@ -48,11 +49,11 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SERVICE_NAME = "rememberstack.v1.AdjudicatorService"
+SERVICE_NAME = ADJUDICATOR.full_name
 PROMPT_ENGINE_VERSION = "prompt-json-schema-1"
 
 
-def build_engine(settings: Settings) -> tuple[AdjudicationEngine, str]:
+def build_engine(settings: AdjudicatorSettings) -> tuple[AdjudicationEngine, str]:
     """The configured engine and its version; ConfigurationError says what to set."""
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     engine = create_adjudication_engine(
@@ -67,7 +68,7 @@ def build_engine(settings: Settings) -> tuple[AdjudicationEngine, str]:
     return engine, version
 
 
-def _entity_chooser(settings: Settings) -> ChatModelChooser | None:
+def _entity_chooser(settings: AdjudicatorSettings) -> ChatModelChooser | None:
     """The chat-model final choice of entity resolution, when configured (else the rules)."""
     if settings.entity_resolver != "llm" or not settings.llm_base_url or not settings.llm_model:
         return None
@@ -88,7 +89,7 @@ def _entity_chooser(settings: Settings) -> ChatModelChooser | None:
     )
 
 
-def _embedder(settings: Settings) -> Embedder:
+def _embedder(settings: AdjudicatorSettings) -> Embedder:
     return create_embedder(
         settings.embedder,
         base_url=settings.embedding_base_url,
@@ -99,7 +100,7 @@ def _embedder(settings: Settings) -> Embedder:
 
 
 def _service(
-    settings: Settings, engine: AsyncEngine, telemetry: Telemetry | None
+    settings: AdjudicatorSettings, engine: AsyncEngine, telemetry: Telemetry | None
 ) -> AdjudicationService:
     adjudication_engine, engine_version = build_engine(settings)
     embedder = _embedder(settings)
@@ -117,7 +118,7 @@ def _service(
 
 
 def _workers(
-    settings: Settings,
+    settings: AdjudicatorSettings,
     engine: AsyncEngine,
     service: AdjudicationService,
     telemetry: Telemetry | None,
@@ -136,8 +137,26 @@ def _workers(
     )
 
 
+async def _start_work(
+    settings: AdjudicatorSettings,
+    engine: AsyncEngine,
+    telemetry: Telemetry | None,
+    resources: AsyncExitStack,
+) -> AdjudicationService:
+    """The service and its queue workers and statistics refresher, running; their stops are
+    pushed on `resources` (so they stop before the engine they use is disposed)."""
+    service = _service(settings, engine, telemetry)
+    workers = _workers(settings, engine, service, telemetry)
+    await workers.start()
+    resources.push_async_callback(workers.stop)
+    statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
+    await statistics.start()
+    resources.push_async_callback(statistics.stop)
+    return service
+
+
 async def build_server(
-    settings: Settings,
+    settings: AdjudicatorSettings,
     *,
     engine: AsyncEngine | None = None,
     telemetry: Telemetry | None = None,
@@ -146,78 +165,45 @@ async def build_server(
     passed in stays the caller's to dispose. Raises ConfigurationError for an engine that
     cannot run."""
     build_engine(settings)  # refuses an engine that cannot run before anything starts
-    on_stop: list[StopCallback] = []
-    if engine is None:
-        url, embedded = resolve_database_url(settings.database_url, settings.data_dir)
-        engine = create_engine(url)
-        if embedded is not None:
-
-            async def stop_embedded() -> None:
-                embedded.stop()
-
-            on_stop.append(stop_embedded)
-        on_stop.insert(0, engine.dispose)
-    await ensure_schema_current(engine)
-    instrument_engine(engine, telemetry, settings.service_name)
-    service = _service(settings, engine, telemetry)
-    workers = _workers(settings, engine, service, telemetry)
-    await workers.start()
-    statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
-    await statistics.start()
-    queue_depth = QueueDepthSampler(engine, telemetry, (ADJUDICATE_KIND,))
-    await queue_depth.start()
-    # Workers, the refresher and replicas stop before the engine is disposed (and the
-    # embedded database).
-    on_stop.insert(0, queue_depth.stop)
-    on_stop.insert(0, statistics.stop)
-    on_stop.insert(0, workers.stop)
-    replicas = await start_replicas(settings, engine, settings.adjudicator_processes - 1)
-    on_stop.insert(0, replicas.stop)
-    return GrpcServer.from_settings(
-        settings,
-        registrations=[
-            servicer_registration(
-                pb_grpc.add_AdjudicatorServiceServicer_to_server,
-                AdjudicatorServicer(service, settings.namespace),
-            )
-        ],
-        service_names=[SERVICE_NAME],
-        telemetry=telemetry,
-        readiness_probe=database_probe(engine),
-        on_stop=on_stop,
-    )
+    async with AsyncExitStack() as resources:
+        database = await resources.enter_async_context(open_database(settings, engine=engine))
+        instrument_engine(database.engine, telemetry, settings.service_name)
+        service = await _start_work(settings, database.engine, telemetry, resources)
+        queue_depth = QueueDepthSampler(database.engine, telemetry, (ADJUDICATE_KIND,))
+        await queue_depth.start()
+        resources.push_async_callback(queue_depth.stop)
+        replicas = await start_replicas(
+            settings, database.engine, settings.adjudicator_processes - 1
+        )
+        resources.push_async_callback(replicas.stop)
+        return GrpcServer.from_settings(
+            settings,
+            registrations=[
+                servicer_registration(
+                    pb_grpc.add_AdjudicatorServiceServicer_to_server,
+                    AdjudicatorServicer(service, settings.namespace),
+                )
+            ],
+            service_names=[SERVICE_NAME],
+            telemetry=telemetry,
+            readiness_probe=database_probe(database.engine),
+            on_stop=[resources.pop_all().aclose],
+        )
 
 
-class Replicas:
-    """Worker-only adjudicator processes started by the serving one, which also stops them.
+async def start_replicas(
+    settings: AdjudicatorSettings, engine: AsyncEngine, count: int
+) -> Supervisor:
+    """Start `count` worker-only replica processes on the same database (the URL this process
+    resolved, so an embedded database started here is shared); they inherit the environment.
 
     Each replica claims `adjudicate.version` items like the serving process's own workers do
     (SKIP LOCKED, one item per worker), so the processes share the queue without any other
     coordination; the per-subject advisory locks keep their decisions serial per entity.
     """
-
-    def __init__(self, processes: list[asyncio.subprocess.Process]) -> None:
-        self.processes = processes
-
-    async def stop(self, grace_seconds: float = 15.0) -> None:
-        for process in self.processes:
-            if process.returncode is None:
-                process.terminate()
-        for process in self.processes:
-            try:
-                await asyncio.wait_for(process.wait(), grace_seconds)
-            except TimeoutError:
-                logger.warning("adjudicator replica %s did not stop; killing it", process.pid)
-                process.kill()
-                await process.wait()
-        self.processes = []
-
-
-async def start_replicas(settings: Settings, engine: AsyncEngine, count: int) -> Replicas:
-    """Start `count` replica processes on the same database (the URL this process resolved,
-    so an embedded database started here is shared); they inherit the environment."""
+    replicas = Supervisor()
     if count < 1:
-        return Replicas([])
+        return replicas
     env = dict(os.environ)
     env.update(
         {
@@ -227,17 +213,18 @@ async def start_replicas(settings: Settings, engine: AsyncEngine, count: int) ->
         }
     )
     code = "from services.adjudicator.app import run_replica; run_replica()"
-    processes = [
-        await asyncio.create_subprocess_exec(sys.executable, "-c", code, env=env)
-        for _ in range(count)
-    ]
-    logger.info("started %d adjudicator replica(s): %s", count, [p.pid for p in processes])
-    return Replicas(processes)
+    for index in range(count):
+        await replicas.spawn(
+            f"adjudicator replica {index + 1}", [sys.executable, "-c", code], env=env
+        )
+    pids = [process.pid for process in replicas.processes]
+    logger.info("started %d adjudicator replica(s): %s", count, pids)
+    return replicas
 
 
 def run_replica() -> None:
     """Entry point of a replica: queue workers only, until SIGTERM or the parent is gone."""
-    settings = Settings()
+    settings = load_settings()
     configure_logging(
         settings.log_level, settings.log_json, settings.service_name, settings.log_levels
     )
@@ -245,30 +232,17 @@ def run_replica() -> None:
     telemetry = telemetry_from_settings(settings)
     telemetry.install_global()
     try:
-        asyncio.run(_replica(settings, telemetry))
+        asyncio.run(_replica(settings, telemetry, os.getppid()))
     finally:
         telemetry.shutdown()
 
 
-async def _replica(settings: Settings, telemetry: Telemetry) -> None:
-    parent = os.getppid()
-    engine = create_engine(settings.database_url or "")
-    instrument_engine(engine, telemetry, settings.service_name)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    workers = _workers(settings, engine, _service(settings, engine, telemetry), telemetry)
-    await workers.start()
-    statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
-    await statistics.start()
-    try:
-        # A parent killed without a chance to stop its replicas leaves them orphaned: the
-        # new parent pid says so, and the replica ends like on SIGTERM.
-        while not stop.is_set() and os.getppid() == parent:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 1.0)
-    finally:
-        await workers.stop()
-        await statistics.stop()
-        await engine.dispose()
+async def _replica(settings: AdjudicatorSettings, telemetry: Telemetry, parent_pid: int) -> None:
+    with StopRequest(parent_pid) as stop:
+        async with AsyncExitStack() as resources:
+            # The parent hands down the database it resolved (REMEMBERSTACK_DATABASE_URL), so
+            # this never starts an embedded one of its own.
+            database = await resources.enter_async_context(open_database(settings))
+            instrument_engine(database.engine, telemetry, settings.service_name)
+            await _start_work(settings, database.engine, telemetry, resources)
+            await stop.wait()

@@ -12,6 +12,7 @@ from services.adjudicator.entities.merges import MergeOutcome, ProposalPage, Und
 from services.adjudicator.service import ClaimsOutcome, EngineInfo, SupportReview
 from services.adjudicator.writer import DecisionEntry
 from shared.errors import Violations
+from shared.namespaces import resolve_namespace
 from shared.proto_convert import (
     ACTION,
     OUTCOME,
@@ -33,7 +34,6 @@ __all__ = [
     "engine_info_to_pb",
     "merge_from_pb",
     "merge_to_pb",
-    "namespace_from_pb",
     "proposals_from_pb",
     "proposals_to_pb",
     "replay_from_pb",
@@ -46,15 +46,7 @@ __all__ = [
 MAX_CLAIMS = 100
 MAX_FACTS = 1000
 MAX_WORK_ITEMS = 1000
-_MAX_NAMESPACE = 128
 _MAX_ACTOR = 200
-
-
-def namespace_from_pb(value: str, default: str, violations: Violations) -> str:
-    """Empty means the deployment's default namespace."""
-    if len(value) > _MAX_NAMESPACE:
-        violations.add("namespace", f"must be at most {_MAX_NAMESPACE} characters")
-    return value or default
 
 
 def _check_actor(value: str, field: str, violations: Violations) -> None:
@@ -74,7 +66,7 @@ def adjudicate_claims_from_pb(
     request: pb.AdjudicateClaimsRequest, default_namespace: str
 ) -> AdjudicateClaimsInput:
     violations = Violations()
-    namespace = namespace_from_pb(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     ids = parse_uuids(
         list(request.claim_ids), "claim_ids", violations, max_items=MAX_CLAIMS, min_items=1
     )
@@ -136,7 +128,7 @@ class MergeInput:
 
 def merge_from_pb(request: pb.MergeEntitiesRequest, default_namespace: str) -> MergeInput:
     violations = Violations()
-    namespace = namespace_from_pb(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     survivor = parse_uuid(request.survivor_entity_id, "survivor_entity_id", violations)
     absorbed = parse_uuid(request.absorbed_entity_id, "absorbed_entity_id", violations)
     if survivor is not None and survivor == absorbed:
@@ -163,7 +155,7 @@ class UndoInput:
 
 def undo_from_pb(request: pb.UndoMergeRequest, default_namespace: str) -> UndoInput:
     violations = Violations()
-    namespace = namespace_from_pb(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     merge_id = parse_uuid(request.merge_id, "merge_id", violations)
     _check_actor(request.decided_by, "decided_by", violations)
     violations.raise_if_any()
@@ -190,7 +182,7 @@ def proposals_from_pb(
     request: pb.ListMergeProposalsRequest, default_namespace: str
 ) -> ProposalsInput:
     violations = Violations()
-    namespace = namespace_from_pb(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     size = bounded_int(request.page_size, "page_size", violations, default=50, low=1, high=200)
     violations.raise_if_any()
     return ProposalsInput(namespace, size, request.page_token)
@@ -219,7 +211,7 @@ def review_from_pb(
     request: pb.ReviewSupportRequest, default_namespace: str
 ) -> tuple[str, list[uuid.UUID]]:
     violations = Violations()
-    namespace = namespace_from_pb(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     ids = parse_uuids(list(request.fact_ids), "fact_ids", violations, max_items=MAX_FACTS)
     violations.raise_if_any()
     return namespace, ids
@@ -235,7 +227,7 @@ def replay_from_pb(
     request: pb.ReplayDeadLettersRequest, default_namespace: str
 ) -> tuple[str, list[uuid.UUID]]:
     violations = Violations()
-    namespace = namespace_from_pb(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     ids = parse_uuids(
         list(request.work_item_ids), "work_item_ids", violations, max_items=MAX_WORK_ITEMS
     )

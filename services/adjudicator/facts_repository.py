@@ -25,7 +25,7 @@ Write = tuple[str, dict[str, Any]]
 """One write of a decision: the fragment's name (`fact`, `link`, `window`, `assertion`,
 `slot`) and its parameters, each named with the fragment's prefix."""
 
-# The writes of one decision, as fixed SQL text (see candidates.py for why not SQLAlchemy
+# The writes of one decision, as fixed SQL text (see candidates_repository.py for why not SQLAlchemy
 # constructs). Each fragment has its own parameter prefix so that several combine into one
 # statement: the first is the statement, the others its CTEs, and foreign keys are checked at
 # the end of the statement, when all of them are in.

@@ -12,6 +12,7 @@ from services.adjudicator import converters as conv
 from services.adjudicator.service import AdjudicationService
 from shared.errors import Violations
 from shared.grpc.security import current_principal
+from shared.namespaces import resolve_namespace
 
 __all__ = ["AdjudicatorServicer"]
 
@@ -33,7 +34,7 @@ class AdjudicatorServicer(pb_grpc.AdjudicatorServiceServicer):
         self, request: pb.GetEngineInfoRequest, context: Context
     ) -> pb.GetEngineInfoResponse:
         violations = Violations()
-        conv.namespace_from_pb(request.namespace, self._default, violations)
+        resolve_namespace(request.namespace, self._default, violations)
         violations.raise_if_any()
         return conv.engine_info_to_pb(self._service.engine_info())
 

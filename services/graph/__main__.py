@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.graph.app import build_server
 from services.graph.config import load_settings
 from shared.grpc.main import run_service
+from shared.grpc.services import GRAPH
 
 if __name__ == "__main__":
-    run_service("graph", load_settings, build_server)
+    run_service(GRAPH, load_settings, build_server)

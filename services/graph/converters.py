@@ -19,6 +19,7 @@ from services.graph.domain import (
     PathRecord,
 )
 from shared.errors import Violations
+from shared.namespaces import resolve_namespace
 from shared.proto_convert import (
     PRECISION,
     SUPPORT,
@@ -42,14 +43,7 @@ __all__ = [
 
 MAX_PREDICATES = 100
 _MAX_PREDICATE_CHARS = 64
-_MAX_NAMESPACE_CHARS = 128
 _MAX_CONTINUATION_CHARS = 4096
-
-
-def _namespace(value: str, default: str, violations: Violations) -> str:
-    if len(value) > _MAX_NAMESPACE_CHARS:
-        violations.add("namespace", f"must be at most {_MAX_NAMESPACE_CHARS} characters")
-    return value or default
 
 
 def _predicates(values: Sequence[str], violations: Violations) -> tuple[str, ...]:
@@ -89,7 +83,7 @@ def neighborhood_query(
 ) -> NeighborhoodQuery:
     """Validate a GraphNeighborhood request, naming every bad field at once."""
     violations = Violations()
-    namespace = _namespace(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     entity_id = parse_uuid(request.entity_id, "entity_id", violations)
     hops = bounded_int(request.hops, "hops", violations, default=2, low=1, high=4)
     predicates = _predicates(request.predicates, violations)
@@ -118,7 +112,7 @@ def neighborhood_query(
 def path_query(request: graph_service_pb2.GraphPathRequest, default_namespace: str) -> PathQuery:
     """Validate a GraphPath request, naming every bad field at once."""
     violations = Violations()
-    namespace = _namespace(request.namespace, default_namespace, violations)
+    namespace = resolve_namespace(request.namespace, default_namespace, violations)
     source = parse_uuid(request.from_entity_id, "from_entity_id", violations)
     target = parse_uuid(request.to_entity_id, "to_entity_id", violations)
     max_hops = bounded_int(request.max_hops, "max_hops", violations, default=4, low=1, high=6)

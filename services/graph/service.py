@@ -9,6 +9,7 @@ from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from services.graph.config import GraphSettings
 from services.graph.continuation import Cursor, InvalidContinuation, decode_cursor, encode_cursor
 from services.graph.domain import (
     Clocks,
@@ -24,7 +25,6 @@ from services.graph.pages import edge_keys_for_page, page_nodes, path_keys, with
 from services.graph.repository import EdgeKey, EntityRow, GraphRepository
 from services.graph.traversal import Budget, OutOfTime, Walker, search_paths, walk_neighborhood
 from shared.answers import NegativeAnswer, TruncationInfo
-from shared.config import Settings
 from shared.replica import ReplayClock
 
 __all__ = ["MAX_PATHS", "GraphService"]
@@ -69,7 +69,7 @@ class GraphService:
         self,
         engine: AsyncEngine,
         repository: GraphRepository,
-        settings: Settings,
+        settings: GraphSettings,
         *,
         replay_clock: ReplayClock | None = None,
     ) -> None:

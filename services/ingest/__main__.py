@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.ingest.app import build_server
 from services.ingest.config import load_settings
 from shared.grpc.main import run_service
+from shared.grpc.services import INGEST
 
 if __name__ == "__main__":
-    run_service("ingest", load_settings, build_server, background=True)
+    run_service(INGEST, load_settings, build_server)

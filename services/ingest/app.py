@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import socket
+from contextlib import AsyncExitStack
 
 from rememberstack.v1 import ingest_service_pb2_grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -17,13 +18,13 @@ from services.ingest.runtime import ModelRuntime
 from services.ingest.service import READINESS_CHANNEL, IngestService
 from services.ingest.servicer import IngestServicer
 from shared.db.change_feed import ChangeFeed
-from shared.db.embedded import resolve_database_url
-from shared.db.engine import create_engine, database_probe, session_factory
-from shared.db.migrate import ensure_schema_current
+from shared.db.engine import database_probe, session_factory
+from shared.db.open import open_database
 from shared.db.queue import Worker
 from shared.db.statistics import StatisticsRefresher
 from shared.embedding import Embedder
 from shared.grpc.server import GrpcServer, servicer_registration
+from shared.grpc.services import INGEST
 from shared.pipeline.kinds import INGEST_KINDS
 from shared.telemetry import Telemetry
 from shared.telemetry.database import instrument_engine
@@ -32,7 +33,7 @@ from shared.telemetry.work import WorkObserver
 
 __all__ = ["SERVICE_NAME", "build_server"]
 
-SERVICE_NAME = "rememberstack.v1.IngestService"
+SERVICE_NAME = INGEST.full_name
 
 
 async def build_server(
@@ -47,79 +48,67 @@ async def build_server(
 
     `extractor` and `embedder` replace the configured models (tests, benchmarks).
     """
-    embedded = None
-    owns_engine = engine is None
-    if engine is None:
-        url, embedded = await asyncio.to_thread(
-            resolve_database_url, settings.database_url, settings.data_dir
+    async with AsyncExitStack() as resources:
+        database = await resources.enter_async_context(open_database(settings, engine=engine))
+        engine = database.engine
+        instrument_engine(engine, telemetry, settings.service_name)
+        metrics = telemetry.metrics if telemetry else None
+        factory = session_factory(engine)
+        runtime = ModelRuntime(settings, extractor=extractor, embedder=embedder)
+        readiness_feed = ChangeFeed(database.url, READINESS_CHANNEL)
+        await readiness_feed.start()
+        resources.push_async_callback(readiness_feed.stop)
+        service = IngestService(
+            factory, runtime, readiness_feed, telemetry.tracer if telemetry else None
         )
-        engine = create_engine(url)
-    try:
-        await ensure_schema_current(engine)
-    except Exception:
-        if owns_engine:
-            await engine.dispose()
-        if embedded is not None:
-            await asyncio.to_thread(embedded.stop)
-        raise
-    instrument_engine(engine, telemetry, settings.service_name)
-    metrics = telemetry.metrics if telemetry else None
-    factory = session_factory(engine)
-    runtime = ModelRuntime(settings, extractor=extractor, embedder=embedder)
-    listen_url = engine.url.render_as_string(hide_password=False)
-    readiness_feed = ChangeFeed(listen_url, READINESS_CHANNEL)
-    await readiness_feed.start()
-    service = IngestService(
-        factory, runtime, readiness_feed, telemetry.tracer if telemetry else None
-    )
-    pipeline = Pipeline(factory, runtime, settings, metrics)
-    observer = WorkObserver(telemetry.tracer if telemetry else None, metrics)
-    prefix = f"ingest-{socket.gethostname()}-{os.getpid()}-{id(pipeline):x}"
-    workers = [
-        Worker(
-            factory,
-            INGEST_KINDS,
-            pipeline.handle,
-            worker_id=f"{prefix}-{index}",
-            poll_seconds=settings.worker_poll_seconds,
-            lease_seconds=settings.worker_lease_seconds,
-            listen_url=listen_url,
-            observer=observer,
-            prefer=prefer_embedding,
-        )
-        for index in range(settings.worker_concurrency)
-    ]
-    for worker in workers:
-        await worker.start()
-    statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
-    await statistics.start()
-    queue_depth = QueueDepthSampler(engine, telemetry, INGEST_KINDS)
-    await queue_depth.start()
-    # Loading spaCy and ONNX takes seconds; do it beside serving instead of before it.
-    warm = asyncio.create_task(asyncio.to_thread(runtime.warm), name="ingest:warm-models")
-
-    async def stop() -> None:
-        await asyncio.gather(*(worker.stop() for worker in workers))
-        await readiness_feed.stop()
-        await statistics.stop()
-        await queue_depth.stop()
-        with contextlib.suppress(asyncio.CancelledError):
-            await warm
-        if owns_engine:
-            await engine.dispose()
-        if embedded is not None:
-            await asyncio.to_thread(embedded.stop)
-
-    return GrpcServer.from_settings(
-        settings,
-        registrations=[
-            servicer_registration(
-                ingest_service_pb2_grpc.add_IngestServiceServicer_to_server,
-                IngestServicer(service, settings),
+        pipeline = Pipeline(factory, runtime, settings, metrics)
+        observer = WorkObserver(telemetry.tracer if telemetry else None, metrics)
+        prefix = f"ingest-{socket.gethostname()}-{os.getpid()}-{id(pipeline):x}"
+        workers = [
+            Worker(
+                factory,
+                INGEST_KINDS,
+                pipeline.handle,
+                worker_id=f"{prefix}-{index}",
+                poll_seconds=settings.worker_poll_seconds,
+                lease_seconds=settings.worker_lease_seconds,
+                listen_url=database.url,
+                observer=observer,
+                prefer=prefer_embedding,
             )
-        ],
-        service_names=[SERVICE_NAME],
-        telemetry=telemetry,
-        readiness_probe=database_probe(engine),
-        on_stop=[stop],
-    )
+            for index in range(settings.worker_concurrency)
+        ]
+        for worker in workers:
+            await worker.start()
+        resources.push_async_callback(_stop_all, workers)
+        statistics = StatisticsRefresher(engine, settings.statistics_refresh_seconds)
+        await statistics.start()
+        resources.push_async_callback(statistics.stop)
+        queue_depth = QueueDepthSampler(engine, telemetry, INGEST_KINDS)
+        await queue_depth.start()
+        resources.push_async_callback(queue_depth.stop)
+        # Loading spaCy and ONNX takes seconds; do it beside serving instead of before it.
+        warm = asyncio.create_task(asyncio.to_thread(runtime.warm), name="ingest:warm-models")
+        resources.push_async_callback(_finished, warm)
+        return GrpcServer.from_settings(
+            settings,
+            registrations=[
+                servicer_registration(
+                    ingest_service_pb2_grpc.add_IngestServiceServicer_to_server,
+                    IngestServicer(service, settings),
+                )
+            ],
+            service_names=[SERVICE_NAME],
+            telemetry=telemetry,
+            readiness_probe=database_probe(engine),
+            on_stop=[resources.pop_all().aclose],
+        )
+
+
+async def _stop_all(workers: list[Worker]) -> None:
+    await asyncio.gather(*(worker.stop() for worker in workers))
+
+
+async def _finished(task: asyncio.Task[None]) -> None:
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -1,4 +1,5 @@
-"""Settings of the ingest service: the shared ones plus chunking and model-batch knobs."""
+"""Settings of the ingest service: the writing services' ones plus document, chunking and
+model-batch knobs."""
 
 from __future__ import annotations
 
@@ -6,14 +7,20 @@ from typing import Any
 
 from pydantic import Field
 
-from shared.config import Settings
+from shared.config import WriterSettings, settings_with
 
 __all__ = ["IngestSettings", "load_settings"]
 
 
-class IngestSettings(Settings):
-    """Shared settings plus what only the ingest pipeline reads."""
+_MIB = 1024 * 1024
 
+
+class IngestSettings(WriterSettings):
+    """Settings of the writing services plus what only the ingest pipeline reads."""
+
+    max_document_bytes: int = Field(
+        default=10 * _MIB, gt=0, description="Largest document ingest accepts, in bytes."
+    )
     chunk_max_chars: int = Field(
         default=1200, ge=200, le=20000, description="Longest chunk, in characters of stored text."
     )
@@ -47,5 +54,6 @@ class IngestSettings(Settings):
 
 
 def load_settings(**overrides: Any) -> IngestSettings:
-    """Read settings from the environment; keyword overrides win (tests, CLI flags)."""
-    return IngestSettings(**overrides)
+    """Read settings from the environment; keyword overrides win (tests, CLI flags), and those
+    naming another service's knobs are left to that service."""
+    return settings_with(IngestSettings, overrides)

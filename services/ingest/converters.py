@@ -32,6 +32,7 @@ from services.ingest.formats import (
     parse_turns,
 )
 from shared.errors import Violations
+from shared.namespaces import resolve_namespace
 from shared.proto_convert import (
     STAGE,
     STAGE_STATUS,
@@ -51,7 +52,6 @@ __all__ = [
     "document_to_pb",
     "encode_page_token",
     "ingest_result_to_pb",
-    "namespace_of",
     "namespaced_id",
     "namespaced_ids",
     "page_size_of",
@@ -61,18 +61,10 @@ __all__ = [
 MAX_VERSION_IDS = 1000
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 50
-_MAX_NAMESPACE = 128
 _MAX_FIELD = 2048
 # Wire timestamps are UTC by definition; outside these years they are mistakes, not dates.
 _EARLIEST = int(datetime(1900, 1, 1, tzinfo=UTC).timestamp())
 _LATEST = int(datetime(2200, 1, 1, tzinfo=UTC).timestamp())
-
-
-def namespace_of(value: str, settings: IngestSettings, violations: Violations, field: str) -> str:
-    namespace = value or settings.namespace
-    if len(namespace) > _MAX_NAMESPACE:
-        violations.add(field, f"must be at most {_MAX_NAMESPACE} characters")
-    return namespace
 
 
 def _time(ts: Timestamp, field: str, violations: Violations) -> datetime | None:
@@ -99,7 +91,9 @@ def document_input(
 ) -> DocumentInput | None:
     """Validate one document; every problem is recorded as `<prefix><field>`."""
     before = len(violations)
-    namespace = namespace_of(request.namespace, settings, violations, prefix + "namespace")
+    namespace = resolve_namespace(
+        request.namespace, settings.namespace, violations, prefix + "namespace"
+    )
     content = request.content
     media_type = normalize_media_type(request.media_type)
     kind = classify(media_type) if media_type else "parked"
@@ -185,7 +179,7 @@ def namespaced_id(
 ) -> tuple[str, uuid.UUID]:
     """A request's namespace and one required id; every bad field is named at once."""
     violations = Violations()
-    resolved = namespace_of(namespace, settings, violations, "namespace")
+    resolved = resolve_namespace(namespace, settings.namespace, violations, "namespace")
     parsed = parse_uuid(value, field, violations)
     violations.raise_if_any()
     assert parsed is not None
@@ -197,7 +191,7 @@ def namespaced_ids(
 ) -> tuple[str, list[uuid.UUID]]:
     """A request's namespace and a list of distinct ids (at most MAX_VERSION_IDS)."""
     violations = Violations()
-    resolved = namespace_of(namespace, settings, violations, "namespace")
+    resolved = resolve_namespace(namespace, settings.namespace, violations, "namespace")
     ids = parse_uuids(values, field, violations, min_items=min_items, max_items=MAX_VERSION_IDS)
     violations.raise_if_any()
     return resolved, ids

@@ -13,6 +13,7 @@ from services.ingest.domain import DocumentInput
 from services.ingest.service import IngestService
 from shared.errors import Violations
 from shared.grpc.security import current_principal
+from shared.namespaces import resolve_namespace
 
 __all__ = ["IngestServicer"]
 
@@ -93,9 +94,7 @@ class IngestServicer(ingest_service_pb2_grpc.IngestServiceServicer):
         self, request: pb.ListDocumentsRequest, context: Any
     ) -> pb.ListDocumentsResponse:
         violations = Violations()
-        namespace = converters.namespace_of(
-            request.namespace, self._settings, violations, "namespace"
-        )
+        namespace = resolve_namespace(request.namespace, self._settings.namespace, violations)
         size = converters.page_size_of(request.page_size, violations)
         after = converters.decode_page_token(request.page_token, violations)
         violations.raise_if_any()

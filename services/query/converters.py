@@ -19,12 +19,12 @@ from services.query.domain import (
 )
 from services.query.reads.contradictions import parse_continuation
 from shared.errors import Violations
+from shared.namespaces import resolve_namespace
 from shared.proto_convert import bounded_int, parse_time_scope, parse_uuid, parse_uuids
 from shared.timescope import TimeScope
 
 MAX_QUERY_CHARS = 8192
 MAX_NAME_CHARS = 512
-MAX_NAMESPACE_CHARS = 128
 _PREDICATE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _OTHER_PREDICATE = re.compile(r"^other:[a-z][a-z0-9_]{1,40}$")
 _MIN_SECONDS, _MAX_SECONDS = -62_135_596_800, 253_402_300_799
@@ -34,12 +34,6 @@ _CHANNELS: dict[int, Channel] = {
     query_service_pb2.SEARCH_CHANNEL_LEXICAL: "lexical",
     query_service_pb2.SEARCH_CHANNEL_FUSED: "fused",
 }
-
-
-def namespace_of(value: str, default: str, field: str, v: Violations) -> str:
-    if len(value) > MAX_NAMESPACE_CHARS:
-        v.add(field, f"must be at most {MAX_NAMESPACE_CHARS} characters")
-    return value or default
 
 
 def _text(value: str, field: str, v: Violations, *, required: bool, limit: int) -> str:
@@ -94,7 +88,7 @@ def facts_context(
     if not query and not request.entity_ids:
         v.add(f"{prefix}query", "is required unless entity_ids is set")
     return FactsContextQuery(
-        namespace=namespace_of(request.namespace, default_namespace, f"{prefix}namespace", v),
+        namespace=resolve_namespace(request.namespace, default_namespace, v, f"{prefix}namespace"),
         query=query,
         entity_ids=tuple(entity_ids),
         k=bounded_int(request.k, f"{prefix}k", v, default=15, low=1, high=30),
@@ -121,7 +115,7 @@ def claims_context(
         v.add(f"{prefix}candidate_k", f"must be at least k ({k}), got {request.candidate_k}")
     scope = _scope(request, f"{prefix}time_scope", v)
     return ClaimsContextQuery(
-        namespace=namespace_of(request.namespace, default_namespace, f"{prefix}namespace", v),
+        namespace=resolve_namespace(request.namespace, default_namespace, v, f"{prefix}namespace"),
         query=_text(request.query, f"{prefix}query", v, required=True, limit=MAX_QUERY_CHARS),
         entity_ids=tuple(parse_uuids(request.entity_ids, f"{prefix}entity_ids", v, max_items=20)),
         k=k,
@@ -134,7 +128,7 @@ def combined_context(
     request: query_service_pb2.CombinedContextRequest, default_namespace: str
 ) -> tuple[FactsContextQuery, ClaimsContextQuery]:
     v = Violations()
-    namespace = namespace_of(request.namespace, default_namespace, "namespace", v)
+    namespace = resolve_namespace(request.namespace, default_namespace, v, "namespace")
     for half in ("facts", "claims_and_sources"):
         if not request.HasField(half):
             v.add(half, "is required")
@@ -159,7 +153,7 @@ def lookup_relations(
             "subject_entity_id", "one of subject_entity_id, predicate, object_entity_id is required"
         )
     query = LookupRelationsQuery(
-        namespace=namespace_of(request.namespace, default_namespace, "namespace", v),
+        namespace=resolve_namespace(request.namespace, default_namespace, v, "namespace"),
         subject_entity_id=subject,
         predicate=predicate,
         object_entity_id=obj,
@@ -176,7 +170,7 @@ def lookup_observations(
     v = Violations()
     entity = parse_uuid(request.entity_id, "entity_id", v)
     query = LookupObservationsQuery(
-        namespace=namespace_of(request.namespace, default_namespace, "namespace", v),
+        namespace=resolve_namespace(request.namespace, default_namespace, v, "namespace"),
         entity_id=entity or UUID(int=0),
         property_query=_text(
             request.property_query, "property_query", v, required=False, limit=MAX_QUERY_CHARS
@@ -197,7 +191,7 @@ def search(
     if channel is None:
         v.add("channel", f"unknown SearchChannel value {request.channel}")
     query = SearchQuery(
-        namespace=namespace_of(request.namespace, default_namespace, "namespace", v),
+        namespace=resolve_namespace(request.namespace, default_namespace, v, "namespace"),
         query=_text(request.query, "query", v, required=True, limit=MAX_QUERY_CHARS),
         k=bounded_int(request.k, "k", v, default=10, low=1, high=400),
         channel=channel or "fused",
@@ -211,7 +205,7 @@ def fact_ref(
     default_namespace: str,
 ) -> tuple[str, UUID]:
     v = Violations()
-    namespace = namespace_of(request.namespace, default_namespace, "namespace", v)
+    namespace = resolve_namespace(request.namespace, default_namespace, v, "namespace")
     fact_id = parse_uuid(request.fact_id, "fact_id", v)
     v.raise_if_any()
     assert fact_id is not None
@@ -222,7 +216,7 @@ def adjacent(
     request: query_service_pb2.AdjacentChunksRequest, default_namespace: str
 ) -> tuple[str, UUID, int]:
     v = Violations()
-    namespace = namespace_of(request.namespace, default_namespace, "namespace", v)
+    namespace = resolve_namespace(request.namespace, default_namespace, v, "namespace")
     chunk_id = parse_uuid(request.chunk_id, "chunk_id", v)
     window = bounded_int(request.window, "window", v, default=1, low=1, high=2)
     v.raise_if_any()
@@ -234,7 +228,7 @@ def resolve(
     request: query_service_pb2.ResolveEntityRequest, default_namespace: str
 ) -> tuple[str, str, list[UUID], int]:
     v = Violations()
-    namespace = namespace_of(request.namespace, default_namespace, "namespace", v)
+    namespace = resolve_namespace(request.namespace, default_namespace, v, "namespace")
     name = _text(request.name, "name", v, required=True, limit=MAX_NAME_CHARS)
     context = parse_uuids(request.context_entity_ids, "context_entity_ids", v, max_items=20)
     limit = bounded_int(request.limit, "limit", v, default=10, low=1, high=50)
@@ -265,7 +259,7 @@ def contradiction_members(
 ) -> tuple[str, UUID, int, int]:
     """Namespace, group, offset and page size; a token must name the requested group."""
     v = Violations()
-    namespace = namespace_of(request.namespace, default_namespace, "namespace", v)
+    namespace = resolve_namespace(request.namespace, default_namespace, v, "namespace")
     group_id = parse_uuid(request.group_id, "group_id", v)
     page_size = bounded_int(request.page_size, "page_size", v, default=25, low=1, high=100)
     offset = 0

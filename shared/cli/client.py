@@ -17,20 +17,21 @@ from rememberstack.v1 import (
 )
 from rememberstack_client import AsyncClient, Endpoints
 
-from shared.cli.launcher import SERVICES, load_endpoints
+from shared.cli.launcher import load_endpoints
 from shared.config import Settings
 from shared.grpc.channel import ClientSecurity
+from shared.grpc.services import SERVICE_NAMES
 
 __all__ = ["Stubs", "connect", "resolve_addresses"]
 
-_DEFAULT_PORTS = {name: 50051 + i for i, name in enumerate(SERVICES)}
+_DEFAULT_PORTS = {name: 50051 + i for i, name in enumerate(SERVICE_NAMES)}
 
 
 def resolve_addresses(settings: Settings) -> dict[str, str]:
     """Explicit REMEMBERSTACK_<SERVICE>_ADDRESS wins, then a local `up`, then default ports."""
     started = load_endpoints(Path(settings.data_dir))
     addresses: dict[str, str] = {}
-    for name in SERVICES:
+    for name in SERVICE_NAMES:
         explicit = getattr(settings, f"{name}_address")
         if explicit:
             addresses[name] = explicit
@@ -69,7 +70,7 @@ async def connect(
         [("grpc.ssl_target_name_override", tls.server_name)] if tls and tls.server_name else []
     )
     client = AsyncClient(
-        Endpoints(**{name: addresses[name] for name in SERVICES}),
+        Endpoints(**{name: addresses[name] for name in SERVICE_NAMES}),
         credentials=tls.credentials() if tls else None,
         bearer_token=(security.token if security else None) or bearer_token,
         timeout=None,

@@ -18,6 +18,7 @@ from shared.cli.ingest_files import MANIFEST_NAME, ingest_files, load_manifest, 
 from shared.cli.launcher import SystemLauncher
 from shared.cli.render import print_facts
 from shared.config import load_settings
+from shared.grpc.services import SERVICE_NAMES
 from shared.logging import configure_logging
 
 __all__ = ["main"]
@@ -42,9 +43,9 @@ async def run_demo(console: Console) -> None:
     console.print(Rule("starting embedded Postgres and the four services"))
     endpoints = await launcher.start()
     try:
-        for name in ("ingest", "adjudicator", "query", "graph"):
-            console.print(f"  {name:<12} {endpoints.address(name)}")
-        addresses = {n: endpoints.address(n) for n in ("ingest", "adjudicator", "query", "graph")}
+        addresses = {name: endpoints.address(name) for name in SERVICE_NAMES}
+        for name, address in addresses.items():
+            console.print(f"  {name:<12} {address}")
         async with connect(addresses) as stubs:
             files, said_on = _corpus()
             console.print(Rule(f"ingesting {len(files)} sample documents"))

@@ -18,18 +18,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from shared.config import Settings
 from shared.db.embedded import EmbeddedPostgres
 from shared.db.migrate import upgrade_to_head
+from shared.grpc.services import SERVICE_NAMES, service_spec
+from shared.supervisor import Supervisor
 
-__all__ = ["SERVICES", "Endpoints", "LaunchError", "SystemLauncher", "load_endpoints"]
+__all__ = ["Endpoints", "LaunchError", "SystemLauncher", "load_endpoints"]
 
 logger = logging.getLogger(__name__)
 
-SERVICES: tuple[str, ...] = ("ingest", "adjudicator", "query", "graph")
-_HEALTH_NAMES = {
-    "ingest": "rememberstack.v1.IngestService",
-    "adjudicator": "rememberstack.v1.AdjudicatorService",
-    "query": "rememberstack.v1.QueryService",
-    "graph": "rememberstack.v1.GraphService",
-}
 ENDPOINTS_FILE = "endpoints.json"
 _LOG_TAIL_LINES = 15
 
@@ -87,7 +82,7 @@ class SystemLauncher:
         self._settings = settings
         self._base_port = base_port
         self._embedded: EmbeddedPostgres | None = None
-        self._processes: dict[str, asyncio.subprocess.Process] = {}
+        self._children = Supervisor()
         self.endpoints: Endpoints | None = None
         self._wrote_endpoints = False
 
@@ -112,7 +107,7 @@ class SystemLauncher:
         if self._base_port:
             taken = [
                 self._base_port + i
-                for i in range(len(SERVICES))
+                for i in range(len(SERVICE_NAMES))
                 if _port_is_taken(host, self._base_port + i)
             ]
             if taken:
@@ -130,16 +125,16 @@ class SystemLauncher:
         await upgrade_to_head(database_url)
         addresses = {
             name: f"{host}:{self._base_port + i if self._base_port else _free_port(host)}"
-            for i, name in enumerate(SERVICES)
+            for i, name in enumerate(SERVICE_NAMES)
         }
         self.endpoints = Endpoints(database_url=database_url, **addresses)
-        for name in SERVICES:
-            self._processes[name] = await self._spawn(name, self.endpoints)
+        for name in SERVICE_NAMES:
+            await self._spawn(name, self.endpoints)
         try:
             async with asyncio.timeout(ready_timeout):
-                await asyncio.gather(*(self._await_serving(n) for n in SERVICES))
+                await asyncio.gather(*(self._await_serving(n) for n in SERVICE_NAMES))
         except TimeoutError:
-            waiting = [n for n, p in self._processes.items() if p.returncode is None]
+            waiting = self._children.running()
             raise LaunchError(
                 f"services not serving after {ready_timeout:.0f} s: {', '.join(waiting)}; "
                 f"see the logs in {self.data_dir / 'logs'}"
@@ -160,22 +155,22 @@ class SystemLauncher:
                 "REMEMBERSTACK_NAMESPACE": self._settings.namespace,
             }
         )
-        for peer in SERVICES:
+        for peer in SERVICE_NAMES:
             env[f"REMEMBERSTACK_{peer.upper()}_ADDRESS"] = endpoints.address(peer)
-        log_path = self.data_dir / "logs" / f"{name}.log"
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with log_path.open("ab") as log:
-            return await asyncio.create_subprocess_exec(
-                sys.executable, "-m", f"services.{name}", env=env, stdout=log, stderr=log
-            )
+        return await self._children.spawn(
+            name,
+            [sys.executable, "-m", service_spec(name).module],
+            env=env,
+            log_path=self.data_dir / "logs" / f"{name}.log",
+        )
 
     async def _await_serving(self, name: str) -> None:
         assert self.endpoints is not None
-        request = health_pb2.HealthCheckRequest(service=_HEALTH_NAMES[name])
+        request = health_pb2.HealthCheckRequest(service=service_spec(name).full_name)
         async with grpc.aio.insecure_channel(self.endpoints.address(name)) as channel:
             stub = health_pb2_grpc.HealthStub(channel)
             while True:
-                process = self._processes[name]
+                process = self._children.process(name)
                 if process.returncode is not None:
                     raise LaunchError(
                         f"{name} exited with code {process.returncode} during start-up\n"
@@ -198,25 +193,11 @@ class SystemLauncher:
 
     async def wait_for_exit(self) -> str:
         """Wait until any service process exits; returns its name (a crash ends the system)."""
-        waits = {asyncio.create_task(p.wait()): n for n, p in self._processes.items()}
-        done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        return waits[done.pop()]
+        return await self._children.wait_for_exit()
 
     async def stop(self, *, grace: float = 15.0) -> None:
         """SIGTERM every service (they drain gracefully), then stop Postgres."""
-        for process in self._processes.values():
-            if process.returncode is None:
-                process.terminate()
-        for name, process in self._processes.items():
-            try:
-                await asyncio.wait_for(process.wait(), grace)
-            except TimeoutError:
-                logger.warning("%s did not stop within %.0fs; killing it", name, grace)
-                process.kill()
-                await process.wait()
-        self._processes.clear()
+        await self._children.stop(grace)
         # Only our own: a launch refused because another one runs here must not hide that one.
         if self._wrote_endpoints:
             with contextlib.suppress(FileNotFoundError):

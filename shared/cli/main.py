@@ -25,13 +25,14 @@ from shared.cli.ingest_files import (
     parse_said_on,
     watch_until_settled,
 )
-from shared.cli.launcher import SERVICES, LaunchError, SystemLauncher
+from shared.cli.launcher import LaunchError, SystemLauncher
 from shared.cli.progress import StageProgress
 from shared.cli.render import message_to_data, print_facts, print_json
 from shared.config import Settings, load_settings
 from shared.db.embedded import resolve_database_url
 from shared.db.migrate import head_revision, upgrade_to_head
 from shared.grpc.channel import ClientSecurity
+from shared.grpc.services import SERVICE_NAMES
 from shared.logging import configure_logging
 from shared.proto_convert import timestamp
 
@@ -93,7 +94,7 @@ async def _up(settings: Settings, base_port: int) -> int:
         table = Table(title="RememberStack is up")
         table.add_column("service")
         table.add_column("address")
-        for name in SERVICES:
+        for name in SERVICE_NAMES:
             table.add_row(name, endpoints.address(name))
         table.add_row("database", endpoints.database_url)
         console.print(table)
@@ -289,14 +290,14 @@ def status(namespace: NamespaceOption = None, as_json: JsonFlag = False) -> None
     async def body() -> list[str]:
         health: dict[str, str] = {}
         async with connect(addresses, ClientSecurity.from_settings(settings)) as stubs:
-            for name in SERVICES:
+            for name in SERVICE_NAMES:
                 stub = health_pb2_grpc.HealthStub(stubs.channels[name])
                 try:
                     reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=3.0)
                     health[name] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
                 except grpc.aio.AioRpcError as error:
                     health[name] = f"UNREACHABLE ({error.code().name})"
-            down = [name for name in SERVICES if health[name] != "SERVING"]
+            down = [name for name in SERVICE_NAMES if health[name] != "SERVING"]
             documents = None
             if health["ingest"] == "SERVING":
                 documents = await stubs.ingest.ListDocuments(
@@ -308,7 +309,7 @@ def status(namespace: NamespaceOption = None, as_json: JsonFlag = False) -> None
             console.print_json(
                 data={
                     "services": {
-                        n: {"address": addresses[n], "health": health[n]} for n in SERVICES
+                        n: {"address": addresses[n], "health": health[n]} for n in SERVICE_NAMES
                     },
                     "documents": [message_to_data(d) for d in documents.documents]
                     if documents
@@ -319,7 +320,7 @@ def status(namespace: NamespaceOption = None, as_json: JsonFlag = False) -> None
         table = Table(title="services")
         for column in ("service", "address", "health"):
             table.add_column(column)
-        for name in SERVICES:
+        for name in SERVICE_NAMES:
             table.add_row(name, addresses[name], health[name])
         console.print(table)
         if documents is not None:

@@ -10,11 +10,12 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from shared.auth.authenticator import CredentialSourceError
-from shared.config import Settings
+from shared.config import Settings, WriterSettings
 from shared.db.embedded import EmbeddedPostgresUnavailable
 from shared.db.migrate import SchemaMismatchError
 from shared.grpc.security import InsecureBindRefused
 from shared.grpc.server import GrpcServer
+from shared.grpc.services import ServiceSpec
 from shared.grpc.tls import TlsFilesError
 from shared.logging import configure_logging
 from shared.priority import run_as_background_work
@@ -26,22 +27,22 @@ S = TypeVar("S", bound=Settings)
 
 
 def run_service(
-    name: str,
+    service: ServiceSpec,
     load_settings: Callable[[], S],
     build_server: Callable[..., Awaitable[GrpcServer]],
     *,
     refuse_to_start: tuple[type[Exception], ...] = (),
-    background: bool = False,
 ) -> None:
     """Serve one service until SIGTERM/SIGINT.
 
-    `background` marks a writing service whose workers should yield the CPU to reads
-    (`Settings.background_niceness`, shared/priority.py).
+    A writing service (its settings are `WriterSettings`) runs its workers as background work
+    that yields the CPU to reads (`background_niceness`, shared/priority.py).
 
     A schema this build does not know, an open bind to a non-loopback address, unusable TLS
     files, a key file without keys (and any of `refuse_to_start`, e.g. an engine without its
     model endpoint) end the process with exit code 2 and the message, before serving anything.
     """
+    name = service.name
     try:
         settings = load_settings()
     except ValidationError as error:
@@ -52,7 +53,7 @@ def run_service(
     configure_logging(
         settings.log_level, settings.log_json, settings.service_name, settings.log_levels
     )
-    if background:
+    if isinstance(settings, WriterSettings):
         run_as_background_work(settings.background_niceness)
     fatal: tuple[type[Exception], ...] = (
         SchemaMismatchError,

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from shared.auth.api_keys import hash_api_key, parse_api_key_file
-from shared.config import Settings
+from tests.support.settings import SystemSettings as Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from shared.config import Settings, load_settings
+from tests.support.settings import SystemSettings as Settings
+from tests.support.settings import load_system_settings as load_settings
 
 
 @pytest.fixture(autouse=True)

@@ -10,8 +10,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.adjudicator.app import start_replicas
+from services.adjudicator.config import AdjudicatorSettings as Settings
 from services.adjudicator.worker import prefer_other_speakers
-from shared.config import Settings
 from shared.db.queue import claim
 from shared.pipeline.kinds import ADJUDICATE_KIND
 

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.graph.app import build_server
-from shared.config import load_settings
+from services.graph.config import load_settings
 from shared.grpc.server import GrpcServer
 
 

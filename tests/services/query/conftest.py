@@ -22,7 +22,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from services.query.app import build_server
-from shared.config import load_settings
+from services.query.config import load_settings
 from shared.db.models import (
     Chunk,
     Claim,

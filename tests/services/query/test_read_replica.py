@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.graph.app import build_server as build_graph
 from services.query.app import build_server as build_query
-from shared.config import load_settings
+from services.query.config import load_settings
 from shared.db import EmbeddedPostgres, create_engine, session_factory, upgrade_to_head
 from shared.db.standby import EmbeddedStandby
 from shared.embedding import Embedder

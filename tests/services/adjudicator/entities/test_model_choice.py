@@ -13,10 +13,10 @@ from openai import AsyncOpenAI
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.adjudicator.config import load_settings
 from services.adjudicator.entities.model_choice import ChatModelChooser, choice_schema
 from services.adjudicator.entities.resolver import EntityResolver, Mention, ResolvedMention
 from services.adjudicator.entities.rules import Choice, Nominee
-from shared.config import load_settings
 from tests.support.llama import LlamaServer
 
 DocumentClaims = Callable[[AsyncSession, str, int], Awaitable[tuple[uuid.UUID, list[uuid.UUID]]]]
