@@ -23,26 +23,9 @@ STATEMENT_METHODS = frozenset(
 # session (`session`, `self._session`), since `get`, `add` and `delete` are common elsewhere.
 SESSION_METHODS = frozenset({"add", "add_all", "delete", "flush", "get", "merge", "refresh"})
 
-# TEMPORARY, to be emptied by the lead once the branches of issue 21 are merged: modules that
-# still hold statements on this branch because two other helpers move their SQL at the same
-# time. Helper "pipeline": services/ingest/** and services/adjudicator/{service,worker,writer}.
-# Helper "wire": services/query/** and services/graph/**. An entry whose module no longer holds
-# a statement fails `test_sql_allowlist_lists_only_modules_that_still_hold_statements`, so the
-# list can only shrink.
-TEMPORARILY_ALLOWED = frozenset(
-    {
-        "services/adjudicator/service.py",
-        "services/adjudicator/worker.py",
-        "services/adjudicator/writer.py",
-        "services/ingest/pipeline.py",
-        "services/ingest/service.py",
-        "services/query/collection_sizes.py",
-        "services/query/contradictions.py",
-        "services/query/entity_resolution.py",
-        "services/query/facts_retrieval.py",
-        "services/query/retrieval.py",
-    }
-)
+# Exceptions to the rule, each with its reason: none since issue 21 merged. An entry whose
+# module no longer holds a statement fails the second test, so the list can only shrink.
+TEMPORARILY_ALLOWED: frozenset[str] = frozenset()
 
 
 def is_sql_room(path: PurePosixPath) -> bool:
