@@ -126,7 +126,7 @@ def test_repository_sql_and_database_modules_are_rooms_and_others_are_not() -> N
         "services/adjudicator/candidates_repository.py",
         "services/query/sql/facts.py",
         "shared/beliefs/sql.py",
-        "shared/db/queue.py",
+        "shared/db/queue/items.py",
     ]
     assert all(is_sql_room(PurePosixPath(path)) for path in rooms)
     assert not is_sql_room(PurePosixPath("shared/beliefs/slots.py"))

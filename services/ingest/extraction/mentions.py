@@ -125,7 +125,7 @@ def _people_ner_missed(
             continue
         full = expand_short_form(tok.text) if tok.text[:1].isupper() else None
         document_name = full is not None and _person_name(full)
-        if tok.pos_ != "PROPN" and not (document_name and tok.pos_ in ("NOUN", "ADJ")):
+        if tok.pos_ != "PROPN" and not (document_name and _stands_alone_as_noun(tok)):
             continue
         span = name_span(tok) or (tok,)
         text = "".join(t.text_with_ws for t in span).strip()
@@ -238,11 +238,16 @@ def lone_names(doc: Any, short_forms: ShortForms) -> frozenset[int]:
 
 
 def _short_form_as_noun(token: Any, short_forms: ShortForms) -> bool:
-    """A word of one of the document's full names that the tagger read as a common noun,
-    standing alone (not inside a compound): "Mateus is interested…" after "Mateus Oliveira"."""
+    """A word of one of the document's full names that the tagger read as a common noun:
+    "Mateus is interested…" after "Mateus Oliveira"."""
+    return _stands_alone_as_noun(token) and short_forms.expand(token.text) is not None
+
+
+def _stands_alone_as_noun(token: Any) -> bool:
+    """A common noun (or adjective) by itself, not inside a compound or modifying one: the only
+    place where the tagger's "common noun" may be overruled by a name the document used."""
     return (
         token.pos_ in ("NOUN", "ADJ")
         and token.dep_ not in ("compound", "flat", "amod")
         and not any(c.dep_ in ("compound", "flat") for c in token.children)
-        and short_forms.expand(token.text) is not None
     )

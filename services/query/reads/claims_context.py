@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -235,15 +235,22 @@ def _search_pool(k: int) -> int:
     return min(max(2 * k, 50), 1000)
 
 
-async def search_claims(
+View = TypeVar("View", ClaimView, ChunkView)
+
+
+async def _searched(
     conn: AsyncConnection,
+    collection: str,
     q: SearchQuery,
     query_vector: str | None,
-    sizes: CollectionSizes | None = None,
-) -> SearchClaimsResult:
+    sizes: CollectionSizes | None,
+    hydrate: Callable[[list[UUID]], Awaitable[dict[UUID, View]]],
+) -> tuple[list[View], TruncationInfo, int]:
+    """One collection's fused search, hydrated in rank order: the top k, how the list was
+    cut, and how many fused hits hydration dropped (retired between the two statements)."""
     scores, saturated = await channels(
         conn,
-        "claims",
+        collection,
         q.namespace,
         q.query,
         query_vector,
@@ -252,13 +259,31 @@ async def search_claims(
         sizes=sizes,
     )
     fused = ordered(scores)
-    hydrated = await claim_rows.hydrate_claims(conn, q.namespace, list(scores), None, {})
-    ranked: list[ClaimView] = _in_order(fused, hydrated)
-    claims = ranked[: q.k]
+    hydrated = await hydrate(list(scores))
+    ranked: list[View] = _in_order(fused, hydrated)
+    top = ranked[: q.k]
+    truncation = _truncation(len(top), len(ranked), len(ranked) > q.k, saturated)
+    return top, truncation, len(fused) - len(hydrated)
+
+
+async def search_claims(
+    conn: AsyncConnection,
+    q: SearchQuery,
+    query_vector: str | None,
+    sizes: CollectionSizes | None = None,
+) -> SearchClaimsResult:
+    claims, truncation, dropped = await _searched(
+        conn,
+        "claims",
+        q,
+        query_vector,
+        sizes,
+        lambda ids: claim_rows.hydrate_claims(conn, q.namespace, ids, None, {}),
+    )
     return SearchClaimsResult(
         claims=claims,
-        truncation=_truncation(len(claims), len(ranked), len(ranked) > q.k, saturated),
-        dropped_by_hydration=len(fused) - len(hydrated),
+        truncation=truncation,
+        dropped_by_hydration=dropped,
         negative=None if claims else _empty("claim"),
     )
 
@@ -269,23 +294,17 @@ async def search_chunks(
     query_vector: str | None,
     sizes: CollectionSizes | None = None,
 ) -> SearchChunksResult:
-    scores, saturated = await channels(
+    chunks, truncation, dropped = await _searched(
         conn,
         "chunks",
-        q.namespace,
-        q.query,
+        q,
         query_vector,
-        _search_pool(q.k),
-        q.channel,
-        sizes=sizes,
+        sizes,
+        lambda ids: claim_rows.hydrate_chunks(conn, q.namespace, ids),
     )
-    fused = ordered(scores)
-    hydrated = await claim_rows.hydrate_chunks(conn, q.namespace, list(scores))
-    ranked: list[ChunkView] = _in_order(fused, hydrated)
-    chunks = ranked[: q.k]
     return SearchChunksResult(
         chunks=chunks,
-        truncation=_truncation(len(chunks), len(ranked), len(ranked) > q.k, saturated),
-        dropped_by_hydration=len(fused) - len(hydrated),
+        truncation=truncation,
+        dropped_by_hydration=dropped,
         negative=None if chunks else _empty("chunk"),
     )
