@@ -189,7 +189,7 @@ class _Writer:
 async def _drain(
     factory: async_sessionmaker[AsyncSession], service: AdjudicationService, kind: str
 ) -> None:
-    handler = make_handler(service, factory, "suite")
+    handler = make_handler(service, "suite")
     while (item := await claim(factory, [kind], "suite", 120.0)) is not None:
         try:
             async with factory() as session, session.begin():

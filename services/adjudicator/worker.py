@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Collection, Sequence
 
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.adjudicator.repository import VERSION_SPEAKERS
@@ -16,13 +14,18 @@ from shared.beliefs.support import retire_testimony
 from shared.db.models import WorkItem
 from shared.db.queue import Handler, Worker, least_overlap_preference, record_result
 from shared.pipeline.kinds import ADJUDICATE_KIND
-from shared.pipeline.payloads import AdjudicatePayload
+from shared.pipeline.payloads import AdjudicatePayload, MalformedPayload
 from shared.pipeline.stage_repository import record_stage
-from shared.pipeline.stages import failure_status, failure_text
+from shared.pipeline.stages import failure_text
 from shared.telemetry.metrics import Metrics
 from shared.telemetry.work import WorkObserver
 
-__all__ = ["AdjudicationWorkers", "make_handler", "prefer_other_speakers"]
+__all__ = [
+    "AdjudicationWorkers",
+    "make_handler",
+    "prefer_other_speakers",
+    "record_adjudicate_failure",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +42,6 @@ prefer_other_speakers = least_overlap_preference(VERSION_SPEAKERS, _LOOKAHEAD)
 
 def make_handler(
     service: AdjudicationService,
-    session_factory: async_sessionmaker[AsyncSession],
     worker_id: str,
     metrics: Metrics | None = None,
 ) -> Handler:
@@ -55,62 +57,49 @@ def make_handler(
 
     async def handle(session: AsyncSession, item: WorkItem) -> None:
         namespace = item.namespace
-        version_id: uuid.UUID | None = item.version_id
-        try:
-            payload = AdjudicatePayload.decode(item.payload)
-            version_id = payload.version_id
-            started = time.perf_counter()
-            outcome = await service.adjudicate_version(namespace, version_id, decided_by=worker_id)
-            stages.record_stages({"adjudicate": time.perf_counter() - started})
-            # Kept on the item for benchmarks and operators: how long the claims took.
-            await record_result(
+        payload = AdjudicatePayload.decode(item.payload)
+        version_id = payload.version_id
+        started = time.perf_counter()
+        outcome = await service.adjudicate_version(namespace, version_id, decided_by=worker_id)
+        stages.record_stages({"adjudicate": time.perf_counter() - started})
+        # Kept on the item for benchmarks and operators: how long the claims took.
+        await record_result(
+            session,
+            item.id,
+            {
+                "claims_adjudicated": outcome.claims_adjudicated,
+                "decisions": len(outcome.decisions),
+                "seconds": round(time.perf_counter() - started, 3),
+            },
+        )
+        if payload.retire_claim_ids and payload.retire_reason is not None:
+            await retire_testimony(
                 session,
-                item.id,
-                {
-                    "claims_adjudicated": outcome.claims_adjudicated,
-                    "decisions": len(outcome.decisions),
-                    "seconds": round(time.perf_counter() - started, 3),
-                },
+                namespace,
+                payload.retire_claim_ids,
+                payload.retire_reason,
+                version_id=version_id,
+                decided_by=worker_id,
             )
-            if payload.retire_claim_ids and payload.retire_reason is not None:
-                await retire_testimony(
-                    session,
-                    namespace,
-                    payload.retire_claim_ids,
-                    payload.retire_reason,
-                    version_id=version_id,
-                    decided_by=worker_id,
-                )
-            await record_stage(
-                session, namespace, version_id, "adjudicate", "succeeded", item.attempts
-            )
-        except Exception as exc:
-            if version_id is not None:
-                status = failure_status(item.attempts, item.max_attempts)
-                await _record_stage_failure(
-                    session_factory, namespace, version_id, status, item.attempts, exc
-                )
-            raise
+        await record_stage(session, namespace, version_id, "adjudicate", "succeeded", item.attempts)
 
     return handle
 
 
-async def _record_stage_failure(
-    session_factory: async_sessionmaker[AsyncSession],
-    namespace: str,
-    version_id: uuid.UUID,
-    status: str,
-    attempts: int,
-    exc: Exception,
+async def record_adjudicate_failure(
+    session: AsyncSession, item: WorkItem, status: str, exc: BaseException
 ) -> None:
-    # Separate transaction: the item's own one is about to roll back.
-    try:
-        async with session_factory() as other, other.begin():
-            await record_stage(
-                other, namespace, version_id, "adjudicate", status, attempts, failure_text(exc)
-            )
-    except SQLAlchemyError as stage_exc:
-        logger.warning("could not record adjudicate stage of %s: %s", version_id, stage_exc)
+    """The queue worker's failure hook: the version's adjudicate stage says why, in the
+    transaction that records the failed attempt on the item."""
+    version_id = item.version_id
+    if version_id is None:
+        try:
+            version_id = AdjudicatePayload.decode(item.payload).version_id
+        except MalformedPayload:
+            return  # no version to mark: the payload itself was what failed
+    await record_stage(
+        session, item.namespace, version_id, "adjudicate", status, item.attempts, failure_text(exc)
+    )
 
 
 class AdjudicationWorkers:
@@ -134,13 +123,14 @@ class AdjudicationWorkers:
             Worker(
                 session_factory,
                 kinds,
-                make_handler(service, session_factory, f"{worker_prefix}-{index}", metrics),
+                make_handler(service, f"{worker_prefix}-{index}", metrics),
                 f"{worker_prefix}-{index}",
                 poll_seconds=poll_seconds,
                 lease_seconds=lease_seconds,
                 listen_url=listen_url,
                 prefer=prefer_other_speakers,
                 observer=observer,
+                on_failure=record_adjudicate_failure,
             )
             for index in range(concurrency)
         ]

@@ -75,6 +75,7 @@ async def build_server(
                 listen_url=database.url,
                 observer=observer,
                 prefer=prefer_embedding,
+                on_failure=pipeline.record_failure,
             )
             for index in range(settings.worker_concurrency)
         ]

@@ -1,9 +1,9 @@
 """Work-item handlers: `ingest.extract` (convert, chunk, extract) and `ingest.embed`.
 
 Each handler runs in its work item's transaction. Stage rows show `running` from a separate,
-immediately committed transaction; when a handler fails, its writes are rolled back to a
-savepoint first (releasing its locks) and the failure is recorded on the stage rows in
-another transaction before the queue records the retry or dead letter.
+immediately committed transaction; when a handler fails, its transaction rolls back and
+`record_failure` (the queue worker's failure hook) marks the stage rows failed or
+dead-lettered in the transaction that records the retry or dead letter on the item.
 """
 
 from __future__ import annotations
@@ -31,10 +31,15 @@ from services.ingest.segments import segments
 from shared.db.models import Chunk, Claim, Document, DocumentVersion, WorkItem, claim_dedupe_key
 from shared.db.queue import enqueue, oldest_runnable, record_result
 from shared.pipeline.kinds import ADJUDICATE_KIND, EMBED_KIND, EXTRACT_KIND
-from shared.pipeline.payloads import AdjudicatePayload, EmbedPayload, ExtractPayload
+from shared.pipeline.payloads import (
+    AdjudicatePayload,
+    EmbedPayload,
+    ExtractPayload,
+    MalformedPayload,
+)
 from shared.pipeline.retirement import RetirementReason
 from shared.pipeline.stage_repository import record_stage_failure, set_stages
-from shared.pipeline.stages import UNFINISHED_STATUSES, failure_status, failure_text
+from shared.pipeline.stages import UNFINISHED_STATUSES, failure_text
 from shared.telemetry.metrics import Metrics
 
 __all__ = ["Pipeline", "prefer_embedding", "work_dedupe_key"]
@@ -123,20 +128,26 @@ class Pipeline:
                 attempts=item.attempts,
                 only_from=UNFINISHED_STATUSES,
             )
+        await body(session, item, payload)
+
+    async def record_failure(
+        self, session: AsyncSession, item: WorkItem, status: str, exc: BaseException
+    ) -> None:
+        """The queue worker's failure hook: the failed item's stages say why."""
+        stages = _EXTRACT_STAGES if item.kind == EXTRACT_KIND else ("embed",)
         try:
-            async with session.begin_nested():
-                await body(session, item, payload)
-        except Exception as exc:
-            await record_stage_failure(
-                self._factory,
-                item.namespace,
-                version_id,
-                stages,
-                failure_status(item.attempts, item.max_attempts),
-                attempts=item.attempts,
-                error=failure_text(exc),
-            )
-            raise
+            version_id = ExtractPayload.decode(item.payload).version_id
+        except MalformedPayload:
+            return  # no version to mark: the payload itself was what failed
+        await record_stage_failure(
+            session,
+            item.namespace,
+            version_id,
+            stages,
+            status,
+            attempts=item.attempts,
+            error=failure_text(exc),
+        )
 
     async def _load(
         self, session: AsyncSession, item: WorkItem, version_id: uuid.UUID

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping
 
 from sqlalchemy import func, text, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.db.models import VersionStage
 from shared.pipeline.stages import PIPELINE_STAGES, UNFINISHED_STATUSES
@@ -79,7 +79,7 @@ async def set_stages(
 
 
 async def record_stage_failure(
-    factory: async_sessionmaker[AsyncSession],
+    session: AsyncSession,
     namespace: str,
     version_id: uuid.UUID,
     stages: Collection[str],
@@ -88,19 +88,19 @@ async def record_stage_failure(
     attempts: int,
     error: str,
 ) -> None:
-    """Mark unfinished `stages` failed (or dead-lettered) in a transaction of their own: the
-    handler's is about to roll back, and the stage rows must still say why."""
-    async with factory() as recorder, recorder.begin():
-        await recorder.execute(_FAILURE_LOCK_TIMEOUT)
-        await set_stages(
-            recorder,
-            namespace,
-            version_id,
-            dict.fromkeys(stages, status),
-            attempts=attempts,
-            last_error=error,
-            only_from=UNFINISHED_STATUSES,
-        )
+    """Mark unfinished `stages` failed (or dead-lettered). Run from the queue worker's failure
+    hook, in the transaction that records the failed attempt on the work item (the handler's
+    own has rolled back), so the stage rows and the item never disagree."""
+    await session.execute(_FAILURE_LOCK_TIMEOUT)
+    await set_stages(
+        session,
+        namespace,
+        version_id,
+        dict.fromkeys(stages, status),
+        attempts=attempts,
+        last_error=error,
+        only_from=UNFINISHED_STATUSES,
+    )
 
 
 async def record_stage(

@@ -8,7 +8,6 @@ __all__ = [
     "PIPELINE_STAGES",
     "SETTLED_STATUSES",
     "UNFINISHED_STATUSES",
-    "failure_status",
     "failure_text",
 ]
 
@@ -18,11 +17,6 @@ UNFINISHED_STATUSES: Final = ("pending", "running", "failed", "dead_letter")
 """Statuses a worker may overwrite: a settled stage is never reopened by a late or retried item."""
 
 _ERROR_CHARS = 2000
-
-
-def failure_status(attempts: int, max_attempts: int) -> str:
-    """The stage status after a failed attempt: the queue dead-letters the item on its last."""
-    return "dead_letter" if attempts >= max_attempts else "failed"
 
 
 def failure_text(exc: BaseException) -> str:

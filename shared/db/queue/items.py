@@ -23,6 +23,10 @@ BACKOFF_CAP_SECONDS = 60.0
 
 
 Handler = Callable[[AsyncSession, WorkItem], Awaitable[None]]
+# Called with the failed item's new status ('failed' or 'dead_letter') and the exception, in
+# the transaction that records the failure on the item, so what the hook writes (a version's
+# stage rows) and the item's status change together and readers never see one without the other.
+FailureHook = Callable[[AsyncSession, WorkItem, str, BaseException], Awaitable[None]]
 # Which runnable item of `kinds` a worker would rather take next (None: no preference). A hint
 # only: the item is still claimed with SKIP LOCKED, and the usual order applies when it is gone.
 Preference = Callable[[AsyncSession, Collection[str]], Awaitable[uuid.UUID | None]]

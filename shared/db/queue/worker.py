@@ -17,6 +17,7 @@ from shared.db.failures import is_unreachable
 from shared.db.models import WorkItem
 from shared.db.queue.items import (
     NOTIFY_CHANNEL,
+    FailureHook,
     Handler,
     LeaseLostError,
     Preference,
@@ -38,7 +39,8 @@ class Worker:
     """Claims items of `kinds` one at a time and runs `handler` on each.
 
     The handler's writes and the item's `succeeded` mark commit in one transaction; when the
-    handler raises, that transaction rolls back and the failure is recorded in a separate one.
+    handler raises, that transaction rolls back and the failure is recorded in a separate one,
+    together with whatever `on_failure` writes about it.
     Wake-ups come from LISTEN on `listen_url` (any PostgreSQL URL form); polling every
     `poll_seconds` covers missed notifications and a lost listener connection. Leases are
     short and renewed by a heartbeat (every third of `lease_seconds`) while a handler runs, so
@@ -57,8 +59,10 @@ class Worker:
         listen_url: str | None = None,
         prefer: Preference | None = None,
         observer: WorkObserver | None = None,
+        on_failure: FailureHook | None = None,
     ) -> None:
         self._factory = session_factory
+        self._on_failure = on_failure
         self._observer = observer or WorkObserver()
         self._prefer = prefer
         self._kinds = frozenset(kinds)
@@ -202,7 +206,7 @@ class Worker:
                 observed.outcome = "released"
                 return
             error = f"{type(exc).__name__}: {exc}"
-            status = await self._record_failure(item, error)
+            status = await self._record_failure(item, error, exc)
             observed.outcome = "dead_letter" if status == "dead_letter" else "failed"
             observed.error, observed.exception = error, exc
         finally:
@@ -224,12 +228,28 @@ class Worker:
                     return
                 await asyncio.sleep(min(0.5, self._poll_seconds))
 
-    async def _record_failure(self, item: WorkItem, error: str) -> str | None:
+    async def _record_failure(self, item: WorkItem, error: str, exc: BaseException) -> str | None:
         try:
             async with self._factory() as session, session.begin():
                 status = await fail(session, item.id, self._worker_id, error)
-        except _DB_ERRORS as exc:
+                if status is not None and self._on_failure is not None:
+                    await self._run_failure_hook(session, item, status, exc)
+        except _DB_ERRORS as db_exc:
             # The lease then expires and the item is retried, still counting the attempt.
-            logger.warning("worker %s: could not record failure: %s", self._worker_id, exc)
+            logger.warning("worker %s: could not record failure: %s", self._worker_id, db_exc)
             return None
         return status
+
+    async def _run_failure_hook(
+        self, session: AsyncSession, item: WorkItem, status: str, exc: BaseException
+    ) -> None:
+        assert self._on_failure is not None
+        # In a savepoint: the item's failure is recorded even when the hook's writes are not,
+        # and a faulty hook cannot stop the worker.
+        try:
+            async with session.begin_nested():
+                await self._on_failure(session, item, status, exc)
+        except Exception as hook_exc:
+            logger.warning(
+                "worker %s: failure hook for %s failed: %s", self._worker_id, item.id, hook_exc
+            )

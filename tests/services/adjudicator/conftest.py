@@ -262,10 +262,10 @@ async def drain_queue(
     worker_id: str = "test-worker",
 ) -> int:
     """Run every runnable item of `kind` through the real handler, as a Worker would."""
-    from services.adjudicator.worker import make_handler
+    from services.adjudicator.worker import make_handler, record_adjudicate_failure
     from shared.db.queue import claim, complete, fail
 
-    handler = make_handler(service, factory, worker_id)
+    handler = make_handler(service, worker_id)
     done = 0
     while (item := await claim(factory, [kind], worker_id, 60.0)) is not None:
         try:
@@ -274,7 +274,9 @@ async def drain_queue(
                 await complete(session, item.id, worker_id)
         except Exception as exc:  # what Worker does: record the failure separately
             async with factory() as session, session.begin():
-                await fail(session, item.id, worker_id, f"{type(exc).__name__}: {exc}")
+                status = await fail(session, item.id, worker_id, f"{type(exc).__name__}: {exc}")
+                if status is not None:
+                    await record_adjudicate_failure(session, item, status, exc)
             break
         done += 1
     return done

@@ -236,6 +236,53 @@ async def test_worker_handler_exception_rolls_back_its_writes_and_records_failur
         assert await session.get(Namespace, namespace) is None
 
 
+async def test_failure_hook_writes_commit_with_the_items_failure_and_a_faulty_hook_is_contained(
+    session_factory: Factory, namespace: str
+) -> None:
+    """Whatever the hook writes about a failure becomes visible together with the item's new
+    status (one transaction), and a hook that raises still leaves the failure recorded."""
+    kind = f"hooked-{namespace}"
+    seen: list[tuple[str, str, str | None]] = []
+
+    async def handler(session: AsyncSession, item: WorkItem) -> None:
+        raise ValueError(f"boom {item.payload['n']}")
+
+    async def hook(session: AsyncSession, item: WorkItem, status: str, exc: BaseException) -> None:
+        # The item's failure is already written in this transaction, and not yet committed.
+        own = (
+            await session.execute(select(WorkItem.status).where(WorkItem.id == item.id))
+        ).scalar_one()
+        async with session_factory() as other:
+            outside = (
+                await other.execute(select(WorkItem.status).where(WorkItem.id == item.id))
+            ).scalar_one()
+        seen.append((status, own, outside))
+        if item.payload["n"] == 2:
+            raise RuntimeError("hook bug")
+        session.add(Namespace(namespace=f"{namespace}-{item.payload['n']}"))
+
+    async with unit_of_work(session_factory) as session:
+        first = await enqueue(session, namespace, kind, {"n": 1})
+        second = await enqueue(session, namespace, kind, {"n": 2})
+        # One attempt each, so the first failure is the dead letter.
+        await session.execute(
+            update(WorkItem).where(WorkItem.id.in_([first, second])).values(max_attempts=1)
+        )
+    worker = Worker(session_factory, [kind], handler, "w-hook", poll_seconds=0.1, on_failure=hook)
+    await worker.start()
+    try:
+        for item_id in (first, second):
+            assert item_id is not None
+            item = await _wait_for_status(session_factory, item_id, {"dead_letter"})
+            assert item.last_error.startswith("ValueError: boom")
+    finally:
+        await worker.stop()
+    assert sorted(seen) == [("dead_letter", "dead_letter", "running")] * 2
+    async with session_factory() as session:
+        assert await session.get(Namespace, f"{namespace}-1") is not None
+        assert await session.get(Namespace, f"{namespace}-2") is None
+
+
 async def test_worker_stopped_mid_item_hands_it_back_without_spending_an_attempt(
     session_factory: Factory, namespace: str
 ) -> None:
