@@ -137,10 +137,12 @@ def _print(engine: str, half: str, summary: dict[str, Any], verbose: bool) -> No
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
+    only = set(args.only.split(",")) if args.only else None
+    sources = {"tune": Path(args.suite)} if args.suite else HALVES
     halves = {
-        name: load_cases(path)[: args.cases or None]
-        for name, path in HALVES.items()
-        if name in args.halves
+        name: [c for c in load_cases(path) if only is None or c["id"] in only][: args.cases or None]
+        for name, path in sources.items()
+        if name in args.halves and (only is None or name == "tune")
     }
     report: dict[str, Any] = {
         "command": "python -m bench.beliefs_quality " + shlex.join(sys.argv[1:]),
@@ -179,6 +181,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--halves", default="tune,holdout", help="comma-separated halves")
     parser.add_argument("--cases", type=int, default=0, help="first N cases per half (0: all)")
     parser.add_argument("--quick", action="store_true", help="8 tune cases, jev only")
+    parser.add_argument("--only", default="", help="comma-separated tune case ids (debugging)")
+    parser.add_argument("--suite", default="", help="run this case file as the tune half")
     parser.add_argument("--parallel", type=int, default=2, help="cases run at once")
     parser.add_argument("--case-timeout", type=float, default=900.0)
     parser.add_argument("--llm-base-url", default=None, help="use this server for prompt")

@@ -14,6 +14,7 @@ from services.adjudicator.predicates import (
     FILLER,
     IRREGULAR,
     LABELS,
+    LEADERSHIP_PHRASES,
     LEADERSHIP_VERBS,
     OTHER_PREDICATE_RE,
     PACKS,
@@ -162,7 +163,9 @@ class PredicateVocabulary:
             inverted,
             self._phases.get(key, "state"),
             key.split()[0] in PLACEMENT_VERBS,
-            key.split()[0] in LEADERSHIP_VERBS,
+            # "runs the payments team" leads it; "runs in Oregon" is where something is.
+            predicate in ("member_of", "works_on")
+            and (key in LEADERSHIP_PHRASES or key.split()[0] in LEADERSHIP_VERBS),
         )
 
     def _lookup(self, tokens: list[str]) -> tuple[str, tuple[str, bool]] | None:
@@ -278,7 +281,9 @@ class Normalizer:
             dropped.append(claim.predicate_text)
         obj = resolve(claim.object_text) if claim.object_text and directed else None
         if directed is not None and obj is not None and obj.id != subject.id:
-            placed = directed.for_object(obj.name)
+            # What the relation's object names decides it: a passive's is the clause's subject
+            # ("The Search team is led by Anika": Anika is a member of a team).
+            placed = directed.for_object((subject if directed.inverted else obj).name)
             if placed is None:
                 dropped.append(claim.predicate_text or "")
             else:
@@ -295,7 +300,7 @@ class Normalizer:
             directed = self.vocabulary.normalize_directed(predicate_text)
             if subject is None or obj is None or directed is None or subject.id == obj.id:
                 continue
-            placed = directed.for_object(obj.name)
+            placed = directed.for_object((subject if directed.inverted else obj).name)
             if placed is not None:
                 found.append(self._relation(claim, subject, obj, placed))
         return tuple(found)

@@ -9,6 +9,7 @@ __all__ = [
     "FILLER",
     "IRREGULAR",
     "LABELS",
+    "LEADERSHIP_PHRASES",
     "LEADERSHIP_VERBS",
     "OTHER_PREDICATE_RE",
     "PACKS",
@@ -125,6 +126,7 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "base in": ("located_in", False),
     "locate in": ("located_in", False),
     "host in": ("located_in", False),
+    "run in": ("located_in", False),
     "host on": ("located_in", False),
     "deploy in": ("located_in", False),
     "station in": ("located_in", False),
@@ -196,6 +198,15 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "work on": ("works_on", False),
     "start on": ("works_on", False),
     "take over": ("works_on", False),
+    "take charge of": ("works_on", False),
+    "take ownership of": ("works_on", False),
+    "assume ownership of": ("works_on", False),
+    "take responsibility for": ("works_on", False),
+    "assume responsibility for": ("works_on", False),
+    "have responsibility for": ("works_on", False),
+    "have ownership of": ("works_on", False),
+    "hand over": ("works_on", False),
+    "hand off": ("works_on", False),
     "own": ("works_on", False),
     "contribute to": ("works_on", False),
     "responsible for": ("works_on", False),
@@ -246,19 +257,26 @@ PLACEMENT_VERBS = frozenset(
 )  # fmt: skip
 # Leading something: a team's member, or working on a project or product ("leads Lighthouse").
 LEADERSHIP_VERBS = frozenset({"lead", "head", "run", "chair", "own", "co-lead", "colead"})
+# Phrases whose first word alone says nothing ("take part in"): taking a team over leads it,
+# handing it over stops leading it.
+LEADERSHIP_PHRASES = frozenset(
+    {"take over", "take charge of", "take ownership of", "assume ownership of", "hand over",
+     "hand off", "take responsibility for", "assume responsibility for"}
+)  # fmt: skip
 # Verbs that start a placement, or end one: "left Acme in March" closes the employment then.
 PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
          "move to", "transfer to", "switch to", "hire", "recruit", "relocate to", "go back to",
-         "move onto", "move into", "start on", "take over", "adopt", "become part of",
-         "migrate to", "start as"),
+         "move onto", "move into", "start on", "take over", "take charge of", "take ownership of",
+         "assume ownership of", "take responsibility for", "assume responsibility for", "adopt",
+         "become part of", "migrate to", "start as"),
         "start",
     ),
     **dict.fromkeys(
         ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
          "move from", "transfer from", "relocate from", "move away from", "step back from",
-         "step away from", "migrate from", "cease to be part of"),
+         "step away from", "migrate from", "cease to be part of", "hand over", "hand off"),
         "end",
     ),
 }  # fmt: skip

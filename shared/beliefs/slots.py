@@ -140,7 +140,12 @@ def _transcript(
     item: _Stored, placed: Placement, new_window: tuple[datetime | None, datetime | None, str]
 ) -> dict[str, Any]:
     if placed.superseded_by is not None and placed.superseded_by != item.superseded_by:
-        action, why = "supersede", "a later value of the slot closes it at its start"
+        action = "supersede"
+        why = (
+            "a later value of the slot closes it at its start"
+            if placed.valid_until is not None and new_window[1] != item.window[1]
+            else "the slot's next value succeeds it"
+        )
     elif placed.superseded_by is None and item.superseded_by is not None:
         action, why = "reopen", "no later value of the slot stands any more"
     else:

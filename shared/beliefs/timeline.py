@@ -10,7 +10,8 @@ the facts arrived in (spec/contradictions-corroboration-supersession.md):
 
 - A value with a stated start holds from it until the next later start of another value
   (supersession: its window is closed at the successor's world start) or its own stated end,
-  whichever is first. The last value stays open.
+  whichever is first; a value that ended by itself is still succeeded by the next one (it
+  names it), with its own end kept. The last value stays open.
 - Values stated from the same start conflict: they form a contradiction group.
 - A value with no stated start precedes the dated values said no earlier than it, and is
   closed at the first of their starts. Undated values said at different times succeed each
@@ -99,7 +100,16 @@ def _closed(m: SlotMember, successor: SlotMember | None) -> Placement:
     if successor is None or successor.stated_from is None:
         return _own(m)
     if m.stated_until is not None and m.stated_until < successor.stated_from:
-        return _own(m)  # it ended by itself before the next value began
+        # It ended by itself before the next value began ("left Ostrander last week … starting
+        # at Velloria on Monday"): its window is its own, and the next value still succeeds it.
+        own_window = _own(m)
+        return Placement(
+            own_window.valid_from,
+            own_window.valid_until,
+            own_window.precision,
+            successor.fact_id,
+            frozenset(),
+        )
     # An end at the successor's very start is the move itself ("moves from Customer Success
     # to Sales Engineering effective 14 October"): the successor supersedes it.
     own = "unknown" if m.stated_from is None else m.precision

@@ -142,6 +142,8 @@ def name_span(tok: Any) -> tuple[Any, ...] | None:
             if ent.start <= tok.i < ent.end:
                 words = tuple(t for t in ent if not t.is_punct or t.text in ("&", "-", "."))
                 words = tuple(t for t in words if t.lower_ not in ("the", "'s", "’s"))
+                if len(words) == 1 and words[0].lower_ in SYSTEM_HEADS:
+                    return None  # "the payments [API]": a kind of system, named by its modifiers
                 if words and all(t.lower_ not in _ROLE_WORDS for t in words):
                     return _with_leading_compounds(words)
     if not _proper(tok):
@@ -186,7 +188,10 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
         if child.dep_ == "prep" and child.lower_ in _ROLE_PREPOSITIONS:
             pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
             if pobj is not None:
-                span = name_span(pobj) or _team_phrase(pobj, inside)
+                # "VP of Marketing at Arbor Labs", "director of engineering at Corvid": the
+                # function is "of"; the organization is the named place of work after it.
+                held_at = _named_workplace(pobj, inside) if child.lower_ == "of" else None
+                span = held_at or name_span(pobj) or _team_phrase(pobj, inside)
                 if span:
                     return span
     for child in head.children:  # "the Northwind CTO"
@@ -194,6 +199,18 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
             span = name_span(child)
             if span:
                 return span
+    return None
+
+
+def _named_workplace(tok: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    """The name after an "at"/"with" that `tok` governs ("engineering at Corvid Health")."""
+    for child in tok.children:
+        if child.dep_ == "prep" and child.lower_ in ("at", "with") and child.i in inside:
+            pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
+            if pobj is not None and pobj.i in inside:
+                span = name_span(pobj)
+                if span:
+                    return span
     return None
 
 

@@ -68,7 +68,14 @@ def moved_to_place(
     place it moved to), when the verb transports its object to a place."""
     if head.lemma_.lower() not in TRANSPORT_VERBS or obj_tok.lemma_.lower() in SEATS:
         return None
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ("to", "into")):
+    # The small parser hangs "to the Ohio region" on the verb or on the thing moved.
+    preps = [
+        c
+        for t in (head, obj_tok)
+        for c in t.children
+        if c.dep_ == "prep" and c.lower_ in ("to", "into")
+    ]
+    for prep in preps:
         pobj = object_of(prep)
         if pobj is None or pobj.i in skip or pobj.i not in inside:
             continue

@@ -44,6 +44,7 @@ from services.ingest.extraction.mentions import (
     subject_things,
     title_topic,
 )
+from services.ingest.extraction.parse_repairs import repair_parse
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 
@@ -75,14 +76,18 @@ def load_rules_extractor() -> RulesExtractor:
 
         if not Language.has_factory(_SEMICOLONS):
             Language.component(_SEMICOLONS, func=_semicolon_boundaries)
+        if not Language.has_factory(_PARSE_REPAIRS):
+            Language.component(_PARSE_REPAIRS, func=repair_parse)
         nlp = spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
         nlp.add_pipe(_SEMICOLONS, before="parser")
+        nlp.add_pipe(_PARSE_REPAIRS, last=True)
         return nlp
 
     return RulesExtractor(load)
 
 
 _SEMICOLONS = "rememberstack_semicolon_boundaries"
+_PARSE_REPAIRS = "rememberstack_parse_repairs"
 
 
 def _semicolon_boundaries(doc: Any) -> Any:
@@ -98,7 +103,7 @@ class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "2.3.0"
+    version = "2.4.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader

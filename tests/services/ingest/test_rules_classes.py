@@ -469,7 +469,7 @@ def test_a_given_name_the_tagger_split_off_stays_in_the_name(
         ),
         (
             "We migrated the payments API to the Dublin region on 22 January 2025.",
-            "API",
+            "the payments API",
             "the Dublin region",
         ),
         (

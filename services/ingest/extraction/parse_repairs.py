@@ -1,0 +1,113 @@
+"""Repairs of two dependency misparses of the small English model that lose a clause's subject.
+
+Both are classes, not sentences: each is recognised from the tree's shape alone and rewritten
+into the tree the parser gives the same sentence when it gets it right.
+
+- **A plural noun modifier read as the root.** "The payments API is hosted in Frankfurt",
+  "The claims dashboards are owned by Amara" come out as a noun root ("payments") with the
+  real clause as a relative clause under it and no relative pronoun. The noun is a compound
+  of the clause's subject, and the verb is the root.
+- **A subject read as a noun the verb modifies.** "The trustees named Colm Byrne director of
+  programmes" comes out as a noun root with the verb as its participle modifier (`acl`). A
+  noun root whose participle has an object of its own is the subject of that verb.
+- **A compound read as a second subject.** "The invoices API is hosted in Sydney" gives the
+  verb two adjacent subjects; the first is a modifier of the second.
+- **A fronted phrase swallowing the subject.** "After six years at Tandem Logistics, Sofia
+  Reyes is joining Pellucid Health" makes "Sofia Reyes" an apposition of "Tandem Logistics"
+  and leaves the verb without a subject. A name in apposition after a comma, right before a
+  subjectless verb, is that verb's subject.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["repair_parse"]
+
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
+_MODIFIER_DEPS = frozenset({"compound", "amod", "det", "nummod", "poss"})
+
+
+def repair_parse(doc: Any) -> Any:
+    """A spaCy pipeline component (after the parser): fix the two misparses in place."""
+    for sent in list(doc.sents):
+        _noun_root(sent)
+        _participle_root(sent)
+        _double_subject(sent)
+        _swallowed_subject(sent)
+    return doc
+
+
+def _noun_root(sent: Any) -> None:
+    root = sent.root
+    if root.pos_ not in ("NOUN", "PROPN"):
+        return
+    verb = next((c for c in root.children if c.dep_ == "relcl" and c.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        return
+    subject = next((c for c in verb.children if c.dep_ in _SUBJECT_DEPS), None)
+    if subject is None or subject.i <= root.i or subject.pos_ not in ("NOUN", "PROPN"):
+        return
+    doc = root.doc
+    # Only the modifiers of one noun phrase may stand between the "root" and the subject.
+    if any(doc[k].dep_ not in _MODIFIER_DEPS for k in range(root.i + 1, subject.i)):
+        return
+    before = [c for c in root.children if c.i < root.i]
+    after = [c for c in root.children if c.i > root.i and c.i != verb.i]
+    verb.head, verb.dep_ = verb, "ROOT"
+    root.head, root.dep_ = subject, "compound"
+    for child in before:
+        child.head = subject
+    for child in after:
+        child.head = verb
+
+
+def _participle_root(sent: Any) -> None:
+    root = sent.root
+    if root.pos_ not in ("NOUN", "PROPN"):
+        return
+    verb = next((c for c in root.children if c.dep_ == "acl" and c.pos_ == "VERB"), None)
+    if verb is None or verb.i != root.i + 1:
+        return
+    if not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
+        return
+    after = [c for c in root.children if c.i > verb.i]
+    verb.head, verb.dep_ = verb, "ROOT"
+    root.head, root.dep_ = verb, "nsubj"
+    for child in after:
+        child.head = verb
+
+
+def _double_subject(sent: Any) -> None:
+    for verb in sent:
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if len(subjects) != 2:
+            continue
+        first, second = subjects
+        if first.i + 1 != second.i or first.pos_ != "NOUN":
+            continue
+        first.head, first.dep_ = second, "compound"
+        for child in [c for c in first.children if c.dep_ == "det"]:
+            child.head = second
+
+
+def _swallowed_subject(sent: Any) -> None:
+    verb = sent.root
+    if verb.pos_ not in ("VERB", "AUX") or any(c.dep_ in _SUBJECT_DEPS for c in verb.children):
+        return
+    doc = verb.doc
+    first = min([verb.i, *(c.i for c in verb.children if c.dep_ in ("aux", "auxpass"))])
+    for tok in sent:
+        if tok.dep_ != "appos" or tok.pos_ != "PROPN" or tok.i >= first:
+            continue
+        left, right = tok.left_edge.i, tok.right_edge.i
+        if right + 1 != first or left == 0 or doc[left - 1].text != ",":
+            continue
+        # The apposition must hang inside a phrase fronted before the verb ("After …,").
+        anchor = tok.head
+        while anchor.head.i != anchor.i and anchor.head.i != verb.i:
+            anchor = anchor.head
+        if anchor.head.i != verb.i or anchor.dep_ not in ("prep", "advcl", "npadvmod"):
+            continue
+        tok.head, tok.dep_ = verb, "nsubj"
+        return
