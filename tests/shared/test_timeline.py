@@ -78,9 +78,7 @@ def test_a_stated_end_before_the_successor_keeps_its_own_end_and_names_the_succe
     # "left Acme in March … starting at Globex in June": Globex is the next employer.
     a = _member("acme", _at(1), until=_at(3))
     b = _member("globex", _at(6))
-    assert place([a, b])[a.fact_id] == Placement(
-        _at(1), _at(3), "month", b.fact_id, frozenset()
-    )
+    assert place([a, b])[a.fact_id] == Placement(_at(1), _at(3), "month", b.fact_id, frozenset())
     assert place([a, b])[b.fact_id].superseded_by is None
 
 
