@@ -41,6 +41,9 @@ __all__ = [
 ]
 
 _MAX_PHRASE_TOKENS = 8
+# "Rosa now works at Everly": a state said as the change it is, which succeeds the slot's
+# earlier value even when neither is dated (a start with no stated time).
+_NOW_RE = re.compile(r"\b(now|nowadays|these days)\b", re.IGNORECASE)
 # Cues that a relation holds beside the subject's others: a second employer is no successor.
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
@@ -314,6 +317,8 @@ class Normalizer:
         window = claim.window
         polarity = claim.polarity
         stateful = directed.predicate in STATE_PREDICATES
+        if directed.phase == "state" and stateful and _NOW_RE.search(claim.claim_text):
+            directed = replace(directed, phase="start")
         if directed.phase == "end" and stateful:
             if window.valid_from is not None:
                 # "Left Acme in March": the employment held until then, at the latest to the
@@ -360,6 +365,9 @@ class Normalizer:
                 claim=claim,
                 subject_name=anchor.name,
                 label=observation_label(statement),
+                # "Omar now supports …": the new value of a stance or attribute says it is
+                # the change, so it succeeds an undated earlier value instead of rivalling it.
+                phase="start" if _NOW_RE.search(statement) else "state",
             ),
         )
 

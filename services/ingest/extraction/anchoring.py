@@ -20,6 +20,17 @@ _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "ccomp", "csubj", "csubjpass", "parataxis", "conj"})
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON"})
 _PERIOD_BOUNDS = frozenset({"from", "until", "till", "through", "thru"})
+# Verbs of a stance towards a proposal: "supports moving the launch to June", "is against
+# moving it to Q3" are views held now, about June or Q3; the complement's dates are the
+# proposal's, not the claim's. Intentions are not stances: "wants to roll it out from 1
+# December" is dated by its plan.
+_ATTITUDE_VERBS = frozenset(
+    {
+        "support", "oppose", "favour", "favor", "back", "endorse", "reject", "resist",
+        "welcome", "advocate", "object", "dislike",
+    }
+)  # fmt: skip
+_ATTITUDE_PREPOSITIONS = frozenset({"against", "for"})
 
 
 def _temporal_word(tok: Any, temporal: set[int]) -> bool:
@@ -53,6 +64,14 @@ def governs(
             return False  # the sentence root, and `content` was not on the way
         if x.pos_ in ("VERB", "AUX") and _own_clause(x):
             return False
+        if (
+            x.pos_ == "VERB"
+            and x.dep_ in ("xcomp", "pcomp", "dobj", "ccomp")
+            and (
+                parent.lemma_.lower() in _ATTITUDE_VERBS or parent.lower_ in _ATTITUDE_PREPOSITIONS
+            )
+        ):
+            return False  # what a stance is about: "supports moving the launch to June"
         if parent.i == content.i:
             return True  # an adjunct of the claim's own head (a verb, or a verbless value)
         if (

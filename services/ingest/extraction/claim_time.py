@@ -14,7 +14,14 @@ from services.ingest.extraction.clauses import Clause
 from services.ingest.extraction.dates import Tense, TimeWindow
 from shared.text.temporal import ATOM_RES
 
-__all__ = ["after_since", "claim_kind", "share_job_change_dates", "temporal_tokens", "tense_of"]
+__all__ = [
+    "after_since",
+    "claim_kind",
+    "share_job_change_dates",
+    "temporal_tokens",
+    "tense_of",
+    "value_change",
+]
 
 _STATE_VERBS = frozenset(
     {
@@ -37,6 +44,15 @@ _MEASURE_VERBS = frozenset(
 # Placements that end, and those that begin: a job change's two halves share its date.
 _ENDING_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 _NUMERIC_ENTS = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
+# Verbs that set a value someone controls: "the rate limit was raised to 250 on 1 May", "we cut
+# the price to $40 from March". The new value holds from that day on, open-ended.
+_CHANGE_VERBS = frozenset(
+    {
+        "raise", "increase", "cut", "reduce", "lower", "bump", "change", "set", "update",
+        "double", "halve", "lift", "drop", "decrease", "adjust", "reprice", "boost", "trim",
+        "expand", "shrink", "move",
+    }
+)  # fmt: skip
 
 
 # "From 1 March 2025, A joins X and B joins Y": a date fronted before the first clause,
@@ -116,8 +132,25 @@ def tense_of(head: Any) -> Tense:
     return "present"
 
 
+def value_change(content: Any) -> bool:
+    """ "was raised to 250 requests per second", "we cut the price to $40": a controlled value
+    set to a number (passive, or with an object), not a measurement that rose by itself."""
+    if content.lemma_.lower() not in _CHANGE_VERBS:
+        return False
+    if not any(c.dep_ in ("auxpass", "dobj", "nsubjpass") for c in content.children):
+        return False
+    return any(
+        prep.dep_ == "prep"
+        and prep.lower_ == "to"
+        and any(t.ent_type_ in _NUMERIC_ENTS or t.like_num for t in prep.subtree)
+        for prep in content.children
+    )
+
+
 def claim_kind(content: Any, clause: Clause, window: TimeWindow | None) -> ValidKind:
     lemma = content.lemma_.lower()
+    if window is not None and window.shape == "since" and value_change(content):
+        return "effective_period"
     progressive = content.tag_ == "VBG" and any(c.dep_ == "aux" for c in content.children)
     if lemma in _MEASURE_VERBS and any(t.ent_type_ in _NUMERIC_ENTS for t in clause.tokens):
         return "measurement_period"

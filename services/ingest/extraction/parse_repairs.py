@@ -12,6 +12,9 @@ into the tree the parser gives the same sentence when it gets it right.
   noun root whose participle has an object of its own is the subject of that verb.
 - **A compound read as a second subject.** "The invoices API is hosted in Sydney" gives the
   verb two adjacent subjects; the first is a modifier of the second.
+- **A verb read as an auxiliary.** "I oppose moving the launch" makes "oppose" an auxiliary
+  of "moving"; a word in the auxiliary slot that is no auxiliary is the clause's verb, with
+  the gerund as its complement.
 - **A fronted phrase swallowing the subject.** "After six years at Tandem Logistics, Sofia
   Reyes is joining Pellucid Health" makes "Sofia Reyes" an apposition of "Tandem Logistics"
   and leaves the verb without a subject. A name in apposition after a comma, right before a
@@ -34,6 +37,7 @@ def repair_parse(doc: Any) -> Any:
         _noun_root(sent)
         _participle_root(sent)
         _double_subject(sent)
+        _verb_as_auxiliary(sent)
         _swallowed_subject(sent)
     return doc
 
@@ -89,6 +93,39 @@ def _double_subject(sent: Any) -> None:
         first.head, first.dep_ = second, "compound"
         for child in [c for c in first.children if c.dep_ == "det"]:
             child.head = second
+
+
+_AUXILIARIES = frozenset(
+    {
+        "be", "have", "do", "will", "would", "shall", "should", "can", "could", "may", "might",
+        "must", "ought", "need", "dare", "get", "'s", "'re", "'m", "'ve", "'d", "'ll", "to",
+        "not", "n't", "going", "gon", "used",
+    }
+)  # fmt: skip
+
+
+def _verb_as_auxiliary(sent: Any) -> None:
+    gerund = sent.root
+    if gerund.tag_ != "VBG":
+        return
+    false_aux = next(
+        (
+            c
+            for c in gerund.children
+            if c.dep_ == "aux"
+            and c.i + 1 == gerund.i
+            and c.lemma_.lower() not in _AUXILIARIES
+            and c.lower_ not in _AUXILIARIES
+        ),
+        None,
+    )
+    if false_aux is None:
+        return
+    before = [c for c in gerund.children if c.i < false_aux.i]
+    false_aux.head, false_aux.dep_, false_aux.pos_ = false_aux, "ROOT", "VERB"
+    gerund.head, gerund.dep_ = false_aux, "xcomp"
+    for child in before:  # the subject, and what stands before it
+        child.head = false_aux
 
 
 def _swallowed_subject(sent: Any) -> None:

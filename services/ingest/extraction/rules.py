@@ -29,6 +29,7 @@ from services.ingest.extraction.claim_time import (
     share_job_change_dates,
     temporal_tokens,
     tense_of,
+    value_change,
 )
 from services.ingest.extraction.clauses import Clause, drop_reason, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
@@ -339,6 +340,9 @@ class RulesExtractor:
         )
         if window is not None and window.shape == "point" and after_since(clause, content, window):
             # "has used the API since the 2024 pilot": the state began with that event.
+            return replace(window, valid_until=None, precision="open", shape="since")
+        if window is not None and window.shape == "point" and value_change(content):
+            # "was raised to 250 on 1 May": the new value holds from then on.
             return replace(window, valid_until=None, precision="open", shape="since")
         return window
 

@@ -397,3 +397,36 @@ def test_taking_or_leaving_a_role_is_employment(phrase: str, predicate: str, pha
 def test_advising_or_consulting_is_an_affiliation(phrase: str) -> None:
     directed = PredicateVocabulary().normalize_directed(phrase)
     assert directed is not None and directed.predicate == "affiliated_with"
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj"),
+    [
+        ("Priya Nair now works for Northwind.", "Priya Nair", "works for", "Northwind"),
+        ("These days Dana is on the search team.", "Dana", "is on", "Search team"),
+        ("Tomasz is nowadays based in Lisbon.", "Tomasz", "is based in", "Lisbon"),
+    ],
+)
+def test_a_state_said_to_hold_now_is_the_start_of_a_new_value(
+    text: str, subject: str, predicate: str, obj: str
+) -> None:
+    (relation,) = (
+        Normalizer(PredicateVocabulary())
+        .normalize_claim(claim(text, subject, predicate, obj), resolve)
+        .assertions
+    )
+    assert relation.kind == "relation"
+    assert relation.phase == "start"
+
+
+def test_a_state_without_now_stays_a_state_and_a_stance_said_now_starts() -> None:
+    normalizer = Normalizer(PredicateVocabulary())
+    (plain,) = normalizer.normalize_claim(
+        claim("Priya Nair works for Northwind.", "Priya Nair", "works for", "Northwind"), resolve
+    ).assertions
+    assert plain.phase == "state"
+    (stance,) = normalizer.normalize_claim(
+        claim("Dana now supports the Q3 launch.", "Dana", "supports", "Q3 launch"), resolve
+    ).assertions
+    assert stance.kind == "observation"
+    assert stance.phase == "start"

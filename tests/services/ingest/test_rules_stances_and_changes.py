@@ -1,0 +1,87 @@
+"""World time of value changes and stances (issue 16, class 4), in phrasings written apart
+from the sentences the rules were built on: a value someone sets holds from the day it was
+set, open-ended; a stance is held now, whatever date the proposal it is about names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+
+SAID = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+def _main(extractor: RulesExtractor, text: str) -> ExtractedClaim:
+    claims = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    assert claims, f"no claim from {text!r}"
+    return claims[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("The rate limit was raised to 250 requests per second on 1 May 2025.", (2025, 5, 1)),
+        ("On 3 February the team increased the storage quota to 2 TB.", (2025, 2, 3)),
+        ("The seat price was cut to $18 on 12 June 2025.", (2025, 6, 12)),
+        ("Support lowered the first-response target to 4 hours on 2 July 2025.", (2025, 7, 2)),
+    ],
+)
+def test_a_value_set_on_a_day_holds_from_that_day_on(
+    extractor: RulesExtractor, text: str, start: tuple[int, int, int]
+) -> None:
+    claim = _main(extractor, text)
+    assert claim.claim_valid_from == datetime(*start, tzinfo=UTC)
+    assert claim.claim_valid_until is None
+    assert claim.claim_valid_precision == "open"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The warehouse temperature rose to 9 degrees on 4 August 2025.",
+        "Sales grew to 1,200 units in July 2025.",
+    ],
+)
+def test_a_measurement_that_moved_by_itself_keeps_its_own_period(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claim = _main(extractor, text)
+    assert claim.claim_valid_from is not None
+    assert claim.claim_valid_until is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dana Whitfield supports moving the launch to June.",
+        "Priya opposes shifting the audit to next March.",
+        "Omar is against delaying the release until Q3.",
+        "Marta favours pushing the migration to 1 October.",
+    ],
+)
+def test_a_stance_is_not_dated_by_the_proposal_it_is_about(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claim = _main(extractor, text)
+    assert (claim.claim_valid_from, claim.claim_valid_until) == (None, None)
+
+
+def test_a_plan_is_dated_by_what_it_plans(extractor: RulesExtractor) -> None:
+    claim = _main(extractor, "Helen wants to roll the feature out from 1 December 2025.")
+    assert claim.claim_valid_from == datetime(2025, 12, 1, tzinfo=UTC)
+
+
+def test_a_verb_misread_as_an_auxiliary_is_the_clause_verb(extractor: RulesExtractor) -> None:
+    claim = _main(extractor, "I oppose moving the launch to 14 July.")
+    assert claim.subject_text == "I"
+    assert claim.predicate_text is not None
+    assert claim.predicate_text.startswith("oppose")
+    assert claim.claim_valid_from is None
