@@ -30,6 +30,15 @@ from services.ingest.extraction.moves import (
     object_of,
     placed_person,
 )
+from services.ingest.extraction.placement_changes import (
+    END_VERBS,
+    START_VERBS,
+    Relation,
+    ended_before_joining,
+    handover,
+    left_behind,
+    subordinate_changes,
+)
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -47,11 +56,6 @@ _MILESTONES = {"start": "join", "first": "join", "starting": "join", "last": "le
 _MILESTONES |= {"end": "leave", "leaving": "leave", "final": "leave"}
 # A governing body named by what it governs ("the board of the Lagos Tech Fund").
 _GOVERNING_BODIES = frozenset({"board", "council", "trustees"})
-# Verbs that start a placement; an origin ("joined Globex from Initech") ends the old one.
-_START_VERBS = frozenset({"join", "start", "hire", "rejoin", "return", "begin", "recruit"})
-_START_VERBS |= MOTION_VERBS
-# Verbs that end a placement ("after leaving Square", "having quit Hooli").
-_END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
 # Verbs of moving whose destination (or origin) may be a place ("moved to Denver", "left
 # Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
@@ -77,15 +81,6 @@ _LIGHT_VERBS = frozenset({"take", "have", "assume", "gain", "hold", "share", "ke
 _LIGHT_PREPOSITIONS = frozenset({"of", "in", "for", "over", "on", "with"})
 # Nouns that look like objects but say how, not what ("works part-time at Globex").
 _ADVERBIAL_NOUNS = frozenset({"time", "part-time", "full-time", "remote", "home", "today"})
-
-
-@dataclass(frozen=True)
-class Relation:
-    """One (subject, predicate, object) a clause states; phrases are token tuples."""
-
-    subject: Phrase | None
-    predicate: str
-    object: Phrase | None
 
 
 @dataclass(frozen=True)
@@ -174,48 +169,12 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
     return None
 
 
-def _origin(head: Any, subject: Phrase | None, inside: set[int], skip: set[int]) -> list[Relation]:
-    """ "hired by Umbrella from Hooli", "moved from search to payments": the place left."""
-    if head.lemma_.lower() not in _START_VERBS:
-        return []
-    found = []
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):
-        pobj = object_of(prep)
-        if pobj is not None and pobj.i in inside and pobj.i not in skip:
-            origin = entity_phrase(pobj, inside)
-            if not is_place(origin):  # "joins from Cape Town" leaves no employer
-                found.append(Relation(subject, "leave", origin))
-    return found
-
-
 def _conjoined_objects(relation: Relation, obj_tok: Any, inside: set[int]) -> list[Relation]:
     """ "The committee includes Ngozi, Henrik Lund and Farah Siddiqui": one relation each."""
     found = []
     for tok in obj_tok.conjuncts:
         if tok.i in inside and tok.i > obj_tok.i and tok.pos_ in ("PROPN", "NOUN"):
             found.append(Relation(relation.subject, relation.predicate, entity_phrase(tok, inside)))
-    return found
-
-
-def _subordinate_ends(
-    head: Any, subject: Phrase | None, inside: set[int], skip: set[int]
-) -> list[Relation]:
-    """ "started at Stripe after leaving Square": a placement ended on the way."""
-    found = []
-    for prep in (c for c in head.children if c.dep_ in ("prep", "advcl") and c.i in inside):
-        verb = prep if prep.pos_ == "VERB" else None
-        if verb is None:
-            verb = next((g for g in prep.children if g.dep_ == "pcomp" and g.pos_ == "VERB"), None)
-        if verb is None or verb.lemma_.lower() not in _END_VERBS:
-            continue
-        if any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
-            continue  # a clause of its own, about someone else perhaps
-        obj = _first(verb, ("dobj",), inside, skip)
-        if obj is None:
-            prep2 = next((c for c in verb.children if c.dep_ == "prep"), None)
-            obj = object_of(prep2) if prep2 is not None else None
-        if obj is not None and obj.i in inside:
-            found.append(Relation(subject, "leave", entity_phrase(obj, inside)))
     return found
 
 
@@ -383,8 +342,8 @@ def read_frame(
                     and pobj.i not in skip
                     and pobj.ent_type_ not in ("DATE", "TIME")
                 ):
-                    if prep.lower_ == "from" and lemma in _START_VERBS:
-                        continue  # the origin: see `_origin`
+                    if prep.lower_ == "from" and lemma in START_VERBS:
+                        continue  # the origin: see `left_behind`
                     pred.append(prep.lower_)
                     obj_tok = pobj
                     break
@@ -429,11 +388,15 @@ def read_frame(
         if appointed is not None:
             pred = appointed.split()
     predicate = " ".join(pred)
+    # "spent five years at Delta before joining Orbit": the placement held ended there.
+    ended = obj is not None and ended_before_joining(head, inside, skip)
+    if ended:
+        predicate = "leave"
     if obj is not None and lemma in _PLACE_VERBS and is_place(obj):
         # "moved to Denver", "left Boston": where someone lives, not where they work
-        predicate = "relocate from" if lemma in _END_VERBS else "relocate to"
+        predicate = "relocate from" if lemma in END_VERBS else "relocate to"
     if moved_thing is None:
-        origin = _origin(head, subject, inside, skip)
+        origin = left_behind(head, subject, inside, skip)
     else:  # the system it left, if named
         left = moved_thing[2]
         origin = (
@@ -448,28 +411,8 @@ def read_frame(
     extras = [*_with_roles(main), *origin]
     if conjoined is not None:
         extras += _conjoined_objects(main, conjoined, inside)
-    extras += _workplace(head, subject, conjoined, inside)
-    extras += _subordinate_ends(head, subject, inside, skip)
-    extras += _handover(predicate, obj, head, inside, skip)
+    if not ended:
+        extras += _workplace(head, subject, conjoined, inside)
+    extras += subordinate_changes(head, subject, inside, skip)
+    extras += handover(predicate, obj, head, inside, skip)
     return Frame(main, tuple(extras))
-
-
-# A handover names both sides: "handed the team over to Femi" (Femi takes it over), "took
-# over the team from Omar" (Omar hands it over).
-_HANDOVERS = {"hand over": ("to", "take over"), "hand off": ("to", "take over")}
-_HANDOVERS |= {"take over": ("from", "hand over"), "take charge of": ("from", "hand over")}
-
-
-def _handover(
-    predicate: str, obj: Phrase | None, head: Any, inside: set[int], skip: set[int]
-) -> list[Relation]:
-    counterpart = _HANDOVERS.get(predicate)
-    if counterpart is None or obj is None:
-        return []
-    preposition, other_side = counterpart
-    for prep in head.children:
-        if prep.dep_ in ("prep", "dative") and prep.lower_ == preposition and prep.i in inside:
-            pobj = object_of(prep)
-            if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
-                return [Relation(entity_phrase(pobj, inside), other_side, obj)]
-    return []
