@@ -44,6 +44,8 @@ _MAX_PHRASE_TOKENS = 8
 # "Rosa now works at Everly": a state said as the change it is, which succeeds the slot's
 # earlier value even when neither is dated (a start with no stated time).
 _NOW_RE = re.compile(r"\b(now|nowadays|these days)\b", re.IGNORECASE)
+# "is no longer with Acme", "doesn't work at Acme any more": an ending, not a denial.
+_NO_LONGER_RE = re.compile(r"\b(no longer|not any ?more|any ?more|no more)\b", re.IGNORECASE)
 # Cues that a relation holds beside the subject's others: a second employer is no successor.
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
@@ -245,7 +247,8 @@ class Normalizer:
 
     Phases: an event that starts a state ("joined the search team in June") gives the state a
     known start and an open end; one that ends it ("left Acme in March") gives it that end. An
-    ending without a date says only that the state no longer holds: a negative relation.
+    ending without a date says it had ended by the time it was said: the same relation, closed
+    at the latest at the claim's said-on time.
     """
 
     def __init__(self, vocabulary: PredicateVocabulary) -> None:
@@ -319,14 +322,20 @@ class Normalizer:
         stateful = directed.predicate in STATE_PREDICATES
         if directed.phase == "state" and stateful and _NOW_RE.search(claim.claim_text):
             directed = replace(directed, phase="start")
+        if stateful and polarity == "negative" and _NO_LONGER_RE.search(claim.claim_text):
+            directed, polarity = replace(directed, phase="end"), "positive"
         if directed.phase == "end" and stateful:
             if window.valid_from is not None:
                 # "Left Acme in March": the employment held until then, at the latest to the
                 # end of March (the stated period's exclusive end).
                 window = Window(None, window.valid_until or window.valid_from, window.precision)
+            elif polarity == "positive":
+                # "Left Acme", "is no longer with Acme", no date: it held, and had ended by
+                # the time the source said so. The same relation, closed at the latest then,
+                # so the ending supports it and the slot closes it (not a rival denial).
+                window = Window(None, claim.asserted_at, "unknown")
             else:
-                # "Left Acme", no date: only that it no longer holds.
-                window, polarity = Window(), "negative" if polarity == "positive" else "positive"
+                window, polarity = Window(), "positive"  # "never left Acme": it still holds
         elif stateful and (directed.phase == "start" or claim.window_kind == "event_time"):
             # "Moved to the search team in June" starts a state that is still ongoing: a known
             # start with an open end, which is what precision `open` means.

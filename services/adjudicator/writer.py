@@ -88,6 +88,12 @@ def _outcome(decision: Decision) -> str:
 _STATE_KINDS = frozenset({"effective_period", "proposition_validity", "measurement_period", None})
 
 
+def _is_state(candidate: CandidateFact) -> bool:
+    """Whether a candidate is a value of a state: in a slot already, or without an end (an
+    event has its day; an undated rival of a dated event is a state, "is blocked")."""
+    return candidate.slot_id is not None or candidate.window.valid_until is None
+
+
 class FactWriter:
     """Applies the decisions of one batch of claims inside the caller's transaction.
 
@@ -225,8 +231,13 @@ class FactWriter:
 
     def _slot_of(self, assertion: Assertion, candidate: CandidateFact) -> uuid.UUID | None:
         """The slot an observation joins when it rivals a state: the candidate's, or a new one.
-        Relations need none (their slot is the subject and predicate)."""
-        if assertion.kind != "observation" or assertion.claim.window_kind not in _STATE_KINDS:
+        Relations need none (their slot is the subject and predicate). An event joins the
+        slot of a state it rivals ("was completed on 31 January" after "is blocked"): it is
+        the state's change on that day (see `shared.beliefs.slots`); rival events (two dates
+        for one cutover) stay a contradiction."""
+        if assertion.kind != "observation":
+            return None
+        if assertion.claim.window_kind not in _STATE_KINDS and not _is_state(candidate):
             return None
         slot = uuid.UUID(candidate.slot_id) if candidate.slot_id else uuid.uuid4()
         self.slots.add(SlotKey(slot_id=slot))

@@ -27,7 +27,7 @@ _MEMBERS = text(
            f.valid_from, f.valid_until, f.valid_precision, f.superseded_by_fact_id,
            f.contradiction_group_id,
            a.valid_from AS a_from, a.valid_until AS a_until, a.valid_precision AS a_precision,
-           a.phase, a.concurrent, c.asserted_at
+           a.phase, a.concurrent, c.asserted_at, c.claim_valid_kind
     FROM facts f
     JOIN assertions a ON a.namespace = f.namespace AND a.fact_id = f.id
     JOIN fact_evidence fe ON fe.namespace = f.namespace AND fe.fact_id = f.id

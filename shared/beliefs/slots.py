@@ -112,8 +112,8 @@ async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) 
     stored: dict[UUID, _Stored] = {}
     for r in rows:
         item = stored.get(r.id)
+        is_relation = r.object_entity_id is not None
         if item is None:
-            is_relation = r.object_entity_id is not None
             slot = (
                 SlotKey(r.subject_entity_id, r.predicate)
                 if is_relation and r.slot_id is None
@@ -127,7 +127,11 @@ async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) 
             )  # fmt: skip
         if r.a_from is not None:
             item.starts.append((r.a_from, r.a_precision, r.asserted_at))
-        if r.a_until is not None:
+        # An event that is a value of an observation slot ("the migration was completed on
+        # 31 January" after "is blocked") is the state's change on that day: it starts the
+        # value, which holds on; the event's own day is no end.
+        event_value = not is_relation and r.claim_valid_kind == "event_time"
+        if r.a_until is not None and not event_value:
             item.ends.append((r.a_until, r.a_precision))
         if r.asserted_at is not None:
             item.said.append(r.asserted_at)

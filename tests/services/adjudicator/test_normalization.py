@@ -430,3 +430,48 @@ def test_a_state_without_now_stays_a_state_and_a_stance_said_now_starts() -> Non
     ).assertions
     assert stance.kind == "observation"
     assert stance.phase == "start"
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "polarity"),
+    [
+        ("Priya Nair left Northwind.", "left", "positive"),
+        ("Priya Nair is no longer with Northwind.", "is with", "negative"),
+        ("Priya Nair doesn't work for Northwind any more.", "work for", "negative"),
+        ("Priya Nair no longer works at Northwind.", "works at", "negative"),
+    ],
+)
+def test_an_undated_ending_closes_the_relation_by_the_time_it_was_said(
+    text: str, predicate: str, polarity: Polarity
+) -> None:
+    (relation,) = (
+        Normalizer(PredicateVocabulary())
+        .normalize_claim(
+            claim(text, "Priya Nair", predicate, "Northwind", polarity=polarity), resolve
+        )
+        .assertions
+    )
+    assert (relation.predicate, relation.polarity, relation.phase) == (
+        "works_for",
+        "positive",
+        "end",
+    )
+    assert relation.window == Window(None, datetime(2026, 3, 2, tzinfo=UTC), "unknown")
+
+
+def test_a_plain_denial_stays_a_negative_relation() -> None:
+    (relation,) = (
+        Normalizer(PredicateVocabulary())
+        .normalize_claim(
+            claim(
+                "Priya Nair does not work for Northwind.",
+                "Priya Nair",
+                "work for",
+                "Northwind",
+                polarity="negative",
+            ),
+            resolve,
+        )
+        .assertions
+    )
+    assert (relation.polarity, relation.phase) == ("negative", "state")

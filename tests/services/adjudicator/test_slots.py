@@ -162,3 +162,30 @@ async def test_a_confirmed_observation_is_labelled_by_its_first_said_claim_in_an
     assert [(f["label"], f["evidence_count"]) for f in facts] == [
         ("The Krakow office headcount is 64.", 2)
     ]
+
+
+@pytest.mark.parametrize("state_first", [True, False], ids=["in order", "event first"])
+async def test_an_event_that_changes_a_state_starts_its_next_value_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, state_first: bool
+) -> None:
+    # "was completed on 31 January" after "is blocked": the status changed that day and the
+    # new value holds on; the blocked status is closed at the change, not rivalled by it.
+    blocked = await corpus.document("Weekly report 3")
+    await corpus.claim(
+        blocked, "The Ledger migration is blocked by a vendor issue.", "Ledger migration",
+        "is blocked by", None, said=day(2026, 1, 20), kind="proposition_validity",
+    )  # fmt: skip
+    completed = await corpus.document("Weekly report 5")
+    await corpus.claim(
+        completed, "The Ledger migration was completed on 31 January 2026.", "Ledger migration",
+        "was completed", None, said=day(2026, 2, 3), valid_from=day(2026, 1, 31),
+        valid_until=day(2026, 1, 31), precision="day", kind="event_time",
+    )  # fmt: skip
+    await run(adj_service, corpus, *((blocked, completed) if state_first else (completed, blocked)))
+    facts = {f["label"]: f for f in await corpus.facts() if f["invalidated_at"] is None}
+    done = facts["The Ledger migration was completed."]
+    stuck = facts["The Ledger migration is blocked by a vendor issue."]
+    assert (done["valid_from"], done["valid_until"]) == (day(2026, 1, 31), None)
+    assert stuck["valid_until"] == day(2026, 1, 31)
+    assert stuck["superseded_by_fact_id"] == done["id"]
+    assert done["contradiction_group_id"] is None and stuck["contradiction_group_id"] is None
