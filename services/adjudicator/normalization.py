@@ -322,7 +322,12 @@ class Normalizer:
         stateful = directed.predicate in STATE_PREDICATES
         if directed.phase == "state" and stateful and _NOW_RE.search(claim.claim_text):
             directed = replace(directed, phase="start")
-        if stateful and polarity == "negative" and _NO_LONGER_RE.search(claim.claim_text):
+        if (
+            stateful
+            and polarity == "negative"
+            and window.is_unknown  # a dated "no longer … since 2024" supersedes with the negation
+            and _NO_LONGER_RE.search(claim.claim_text)
+        ):
             directed, polarity = replace(directed, phase="end"), "positive"
         if directed.phase == "end" and stateful:
             if window.valid_from is not None:
