@@ -41,6 +41,9 @@ __all__ = [
 ]
 
 _MAX_PHRASE_TOKENS = 8
+# Particles between a motion verb and its preposition that change nothing the vocabulary keys
+# on; tried only when the phrase with them is not in the table ("move over to" → "move to").
+_DIRECTION_PARTICLES = frozenset({"over", "across", "back", "along", "down"})
 # "Rosa now works at Everly": a state said as the change it is, which succeeds the slot's
 # earlier value even when neither is dated (a start with no stated time).
 _NOW_RE = re.compile(r"\b(now|nowadays|these days)\b", re.IGNORECASE)
@@ -156,6 +159,9 @@ class PredicateVocabulary:
         if not tokens or len(tokens) > _MAX_PHRASE_TOKENS:
             return None
         found = self._lookup(tokens)
+        if found is None and len(tokens) > 2 and tokens[1] in _DIRECTION_PARTICLES:
+            # "is moving over to", "switched across to": the particle only adds direction.
+            found = self._lookup([tokens[0], *tokens[2:]])
         if found is None and len(tokens) > 1 and tokens[-1] == "by":
             active = self._lookup(tokens[:-1])
             if active is not None:

@@ -35,9 +35,12 @@ from services.ingest.extraction.placement_changes import (
     START_VERBS,
     Relation,
     ended_before_joining,
+    former_placements,
     handover,
+    job_taken_at,
     left_behind,
     subordinate_changes,
+    there_antecedent,
 )
 
 __all__ = ["Frame", "Relation", "read_frame"]
@@ -347,11 +350,17 @@ def read_frame(
                     pred.append(prep.lower_)
                     obj_tok = pobj
                     break
+        if obj_tok is None and (there := there_antecedent(head, skip)) is not None:
+            pred.append("at")  # "… and starts there on 2 June"
+            obj_tok = there
         if obj_tok is not None and lemma in _LIGHT_VERBS:
             light = _light_verb_object(obj_tok, inside, skip)
             if light is not None:  # "took part in X", "has responsibility for X"
                 pred += [obj_tok.lemma_.lower(), light[0]]
                 obj_tok = light[1]
+        taken_at = None if obj_tok is None else job_taken_at(head, obj_tok, inside, skip)
+        if taken_at is not None:  # "accepted an offer from Lumen Bio": joining it
+            pred, obj_tok = ["join"], taken_at
         appointed = _APPOINTMENTS.get(lemma)
         if appointed is not None and obj_tok is not None and not is_role_word(obj_tok):
             # "The board named Marco Bell head of sales": the one named, and the role.
@@ -415,4 +424,5 @@ def read_frame(
         extras += _workplace(head, subject, conjoined, inside)
     extras += subordinate_changes(head, subject, inside, skip)
     extras += handover(predicate, obj, head, inside, skip)
+    extras += former_placements(subj_tok, subject, inside, skip)
     return Frame(main, tuple(extras))

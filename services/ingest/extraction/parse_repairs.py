@@ -1,4 +1,4 @@
-"""Repairs of two dependency misparses of the small English model that lose a clause's subject.
+"""Repairs of dependency misparses of the small English model that lose a clause's subject.
 
 Both are classes, not sentences: each is recognised from the tree's shape alone and rewritten
 into the tree the parser gives the same sentence when it gets it right.
@@ -17,8 +17,12 @@ into the tree the parser gives the same sentence when it gets it right.
   the gerund as its complement.
 - **A fronted phrase swallowing the subject.** "After six years at Tandem Logistics, Sofia
   Reyes is joining Pellucid Health" makes "Sofia Reyes" an apposition of "Tandem Logistics"
-  and leaves the verb without a subject. A name in apposition after a comma, right before a
-  subjectless verb, is that verb's subject.
+  and leaves the verb without a subject ("In addition to his job at Brava Media, Iker Sola
+  works for …" makes it a conjunct). A name in apposition or an unlisted conjunct after a
+  comma, right before a subjectless verb, is that verb's subject. When the parser instead
+  makes the fronted phrase's last name the subject ("After years at Brava Media, Iker Sola
+  works …": "Media" the subject, "Sola" its conjunct), a subject right after a preposition
+  is that preposition's object and its conjunct the subject.
 """
 
 from __future__ import annotations
@@ -128,14 +132,28 @@ def _verb_as_auxiliary(sent: Any) -> None:
         child.head = false_aux
 
 
+def _unlisted_conjunct(tok: Any) -> bool:
+    """A conjunct with no "and" or earlier conjunct beside it: "Acme, Globex and Initech" is a
+    list; "at Brava Media, Iker Sola works" is a misread subject."""
+    return tok.dep_ == "conj" and not any(
+        c.dep_ in ("cc", "conj") for c in tok.head.children if c.i != tok.i
+    )
+
+
 def _swallowed_subject(sent: Any) -> None:
     verb = sent.root
-    if verb.pos_ not in ("VERB", "AUX") or any(c.dep_ in _SUBJECT_DEPS for c in verb.children):
+    if verb.pos_ not in ("VERB", "AUX"):
         return
     doc = verb.doc
     first = min([verb.i, *(c.i for c in verb.children if c.dep_ in ("aux", "auxpass"))])
+    subject = next((c for c in verb.children if c.dep_ in _SUBJECT_DEPS), None)
+    if subject is not None:
+        _subject_inside_fronted_phrase(verb, subject, first)
+        return
     for tok in sent:
-        if tok.dep_ != "appos" or tok.pos_ != "PROPN" or tok.i >= first:
+        if tok.pos_ != "PROPN" or tok.i >= first:
+            continue
+        if tok.dep_ != "appos" and not _unlisted_conjunct(tok):
             continue
         left, right = tok.left_edge.i, tok.right_edge.i
         if right + 1 != first or left == 0 or doc[left - 1].text != ",":
@@ -148,3 +166,23 @@ def _swallowed_subject(sent: Any) -> None:
             continue
         tok.head, tok.dep_ = verb, "nsubj"
         return
+
+
+def _subject_inside_fronted_phrase(verb: Any, subject: Any, first: int) -> None:
+    """ "After years at Brava Media, Iker Sola works": no subject follows a preposition."""
+    doc = subject.doc
+    start = subject.left_edge.i
+    if subject.pos_ != "PROPN" or start == 0 or subject.i >= first:
+        return
+    preposition = doc[start - 1]
+    if preposition.pos_ != "ADP" or preposition.dep_ != "prep":
+        return
+    conjunct = next(
+        (c for c in subject.children if c.pos_ == "PROPN" and _unlisted_conjunct(c)), None
+    )
+    if conjunct is None or conjunct.right_edge.i + 1 != first:
+        return
+    if doc[conjunct.left_edge.i - 1].text != ",":
+        return
+    subject.head, subject.dep_ = preposition, "pobj"
+    conjunct.head, conjunct.dep_ = verb, "nsubj"

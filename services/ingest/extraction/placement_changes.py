@@ -15,16 +15,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.arguments import Phrase, entity_phrase, is_name
-from services.ingest.extraction.moves import MOTION_VERBS, is_place, object_of
+from services.ingest.extraction.moves import MOTION_VERBS, is_place, is_unit, object_of
 
 __all__ = [
     "END_VERBS",
     "START_VERBS",
     "Relation",
     "ended_before_joining",
+    "former_placements",
     "handover",
+    "job_taken_at",
     "left_behind",
     "subordinate_changes",
+    "there_antecedent",
 ]
 
 # Verbs that start a placement; an origin ("joined Globex from Initech") ends the old one.
@@ -39,6 +42,10 @@ _JOINING_VERBS = frozenset(
 # Verbs of holding a placement for a time: "spent five years at Delta before joining Orbit".
 _HOLDING_VERBS = frozenset({"work", "spend", "be", "serve", "stay", "remain", "last"})
 _BEFORE = frozenset({"before", "prior"})
+# "Marta Silva (formerly at Ubiq)", "Jun Park, previously with Koto,": a placement the
+# subject held before the one the clause states.
+_FORMERLY = frozenset({"formerly", "previously", "once", "earlier"})
+_FORMER_PREPOSITIONS = frozenset({"at", "of", "with", "from", "in", "on"})
 
 
 @dataclass(frozen=True)
@@ -50,19 +57,115 @@ class Relation:
     object: Phrase | None
 
 
+# "After six years at Tandem, Sofia joined Pellucid": a time spent somewhere, then a start.
+_STINTS = frozenset({"year", "month", "decade", "stint", "spell", "time", "tenure", "career"})
+
+
+def _stint_ended(head: Any, subject: Phrase | None, inside: set[int]) -> list[Relation]:
+    """ "After six years at Tandem Logistics, Sofia Reyes is joining Pellucid": the
+    placement the time was spent in ends where the new one starts."""
+    found = []
+    for after in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "after"):
+        stint = object_of(after)
+        if stint is None or stint.lemma_.lower() not in _STINTS:
+            continue
+        for prep in (c for c in stint.children if c.dep_ == "prep" and c.lower_ in ("at", "with")):
+            pobj = object_of(prep)
+            if pobj is not None and pobj.i in inside and is_name(pobj):
+                left = entity_phrase(pobj, inside)
+                if not is_place(left):
+                    found.append(Relation(subject, "leave", left))
+    return found
+
+
 def left_behind(
     head: Any, subject: Phrase | None, inside: set[int], skip: set[int]
 ) -> list[Relation]:
     """ "hired by Umbrella from Hooli", "moved from search to payments": the place left."""
     if head.lemma_.lower() not in START_VERBS:
         return []
-    found = []
+    found = _stint_ended(head, subject, inside)
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):
         pobj = object_of(prep)
         if pobj is not None and pobj.i in inside and pobj.i not in skip:
             left = entity_phrase(pobj, inside)
             if not is_place(left):  # "joins from Cape Town" leaves no employer
                 found.append(Relation(subject, "leave", left))
+    return found
+
+
+# "accepted an offer from Lumen", "took a job at Ember", "starts a new role with Quarry":
+# taking the job is joining where it is.
+_TAKING_VERBS = frozenset({"accept", "take", "land", "get", "start", "begin", "secure"})
+_JOB_NOUNS = frozenset({"offer", "job", "position", "role", "post"})
+_JOB_PREPOSITIONS = frozenset({"from", "at", "with", "in", "on"})
+
+
+def job_taken_at(head: Any, obj_tok: Any, inside: set[int], skip: set[int]) -> Any | None:
+    """Where the job a clause's verb takes is: "accepted an offer from [Lumen Bio]"."""
+    if head.lemma_.lower() not in _TAKING_VERBS or obj_tok.lemma_.lower() not in _JOB_NOUNS:
+        return None
+    # The parser hangs the preposition on the noun or, right after it, on the verb.
+    after = [c for c in head.children if c.i > obj_tok.i]
+    for prep in [*obj_tok.children, *after]:
+        if prep.dep_ != "prep" or prep.lower_ not in _JOB_PREPOSITIONS or prep.i not in inside:
+            continue
+        pobj = object_of(prep)
+        if pobj is None or pobj.i not in inside or pobj.i in skip:
+            continue
+        if is_name(pobj) or is_unit(entity_phrase(pobj, inside)):
+            return pobj
+    return None
+
+
+def there_antecedent(head: Any, skip: set[int]) -> Any | None:
+    """ "accepted an offer from Lumen Bio and starts there on 2 June": the organization
+    named last before "there" in its sentence; a place ("moved to Oslo and works
+    there") is where, not whom, one works for."""
+    if head.lemma_.lower() not in START_VERBS | {"work"}:
+        return None
+    there = next((c for c in head.children if c.dep_ == "advmod" and c.lower_ == "there"), None)
+    if there is None:
+        return _job_started(head, skip)
+    before = set(range(there.sent.start, there.i))
+    for tok in reversed(there.doc[there.sent.start : there.i]):
+        if tok.i in skip or tok.dep_ == "compound" or tok.ent_type_ in ("PERSON", "DATE"):
+            continue
+        if is_name(tok) and not is_place(entity_phrase(tok, before)):
+            return tok
+    return None
+
+
+def _job_started(head: Any, skip: set[int]) -> Any | None:
+    """ "has accepted a job at Lumen Bio and starts on 2 June": starting, with nothing named,
+    is starting the job the verb it is coordinated with takes."""
+    taker = head.head
+    if head.dep_ != "conj" or head.lemma_.lower() not in ("start", "begin") or taker is head:
+        return None
+    job = next((c for c in taker.children if c.dep_ == "dobj"), None)
+    return None if job is None else job_taken_at(taker, job, {t.i for t in taker.subtree}, skip)
+
+
+def former_placements(
+    subj_tok: Any, subject: Phrase | None, inside: set[int], skip: set[int]
+) -> list[Relation]:
+    """ "Marta Silva (formerly at Ubiq Systems) joined Trellis": the subject's modifier names a
+    placement it has left; the parser hangs "at Ubiq" on the name with "formerly" inside."""
+    if subj_tok is None or subject is None:
+        return []
+    found = []
+    for prep in subj_tok.children:
+        if prep.dep_ != "prep" or prep.lower_ not in _FORMER_PREPOSITIONS:
+            continue
+        if not any(c.dep_ == "advmod" and c.lower_ in _FORMERLY for c in prep.children):
+            continue
+        pobj = object_of(prep)
+        if pobj is None or pobj.i not in inside or pobj.i in skip:
+            continue
+        left = entity_phrase(pobj, inside)
+        if not (is_name(pobj) or is_unit(left)):
+            continue  # "previously at version 2"; "previously with the Payments team" names one
+        found.append(Relation(subject, "relocate from" if is_place(left) else "leave", left))
     return found
 
 

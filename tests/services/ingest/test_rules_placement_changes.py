@@ -83,3 +83,70 @@ def test_a_phrase_that_names_no_new_placement_starts_none(
     assert not [f for f in found if f[2] == "start"], found
     if employer is not None:  # someone else's joining ends nothing of the subject's
         assert (person, "works_for", "state", employer) in found
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "old", "new"),
+    [
+        ("Marta Silva (formerly at Ubiq Systems) joined Trellis Health in January 2025.",
+         "Marta Silva", "Ubiq Systems", "Trellis Health"),
+        ("Jun Park, previously with Koto Foods, has joined Ember Goods.", "Jun Park",
+         "Koto Foods", "Ember Goods"),
+        ("After a decade with Orrin Labs, Kai Moss joined Quillwork in 2024.", "Kai Moss",
+         "Orrin Labs", "Quillwork"),
+        ("After six years at Tandem Logistics, Sofia Reyes is joining Pellucid Health.",
+         "Sofia Reyes", "Tandem Logistics", "Pellucid Health"),
+    ],
+)  # fmt: skip
+def test_a_former_placement_said_beside_the_subject_or_as_time_spent_there_ends(
+    extractor: RulesExtractor, text: str, person: str, old: str, new: str
+) -> None:
+    found = _placements(extractor, text)
+    assert (person, "works_for", "end", old) in found
+    assert (person, "works_for", "start", new) in found
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "employer"),
+    [
+        ("Nina Hale has accepted an offer from Lumen Bio.", "Nina Hale", "Lumen Bio"),
+        ("Omar Haddad took a position at Cinder Analytics last week.", "Omar Haddad",
+         "Cinder Analytics"),
+        ("Tomas Reyes started a new role with Quarry AI in March.", "Tomas Reyes", "Quarry AI"),
+    ],
+)  # fmt: skip
+def test_taking_a_job_somewhere_is_joining_it(
+    extractor: RulesExtractor, text: str, person: str, employer: str
+) -> None:
+    assert (person, "works_for", "start", employer) in _placements(extractor, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nina Hale accepted an offer from Lumen Bio and starts there on 2 June 2025.",
+        "Nina Hale has accepted a job at Lumen Bio and starts on 2 June 2025.",
+        "Nina Hale took a role at Lumen Bio and will begin on 2 June 2025.",
+    ],
+)
+def test_a_start_coordinated_with_taking_a_job_is_dated_at_that_employer(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claims = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    dated = [c for c in claims if c.claim_valid_from == datetime(2025, 6, 2, tzinfo=UTC)]
+    assert [(c.subject_text, c.object_text) for c in dated] == [("Nina Hale", "Lumen Bio")]
+    assert VOCABULARY.normalize(dated[0].predicate_text or "") == "works_for"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nina Hale accepted the proposal from Lumen Bio.",
+        "Nina Hale took a seat at the back.",
+        "Nina Hale moved to Oslo and works there as a nurse.",
+    ],
+)
+def test_taking_something_else_or_working_in_a_place_joins_no_employer(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert not [f for f in _placements(extractor, text) if f[1] == "works_for"]
