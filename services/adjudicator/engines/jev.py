@@ -68,6 +68,8 @@ STANCE_WEIGHTS: Mapping[str, float] = {
     "transition*later_start": -2.0,
 }
 
+_NO_CHANGE: Mapping[str, float] = {"transition": 0.0}
+
 
 def _value(features: Mapping[str, float], term: str) -> float:
     product = 1.0
@@ -160,7 +162,12 @@ class JevEngine:
         feats["proposition_weight"] = 0.5 + 0.5 * feats["same_proposition"]
         feats["successor_signal"] = min(1.0, feats["rival"] + feats["transition"])
         window_p = self._window_probabilities(assertion, best.candidate, feats)
-        p_contra = _sigmoid(_logit(STANCE_WEIGHTS, feats))
+        # A change cue lowers the contradiction head because a dated change closes its
+        # predecessor instead. With no start to close at ("I now oppose it"), the old value is
+        # a rival all the same: the slot's timeline then orders the two, the one saying the
+        # change succeeding the other, in either arrival order.
+        closable = "close" in window_p
+        p_contra = _sigmoid(_logit(STANCE_WEIGHTS, feats if closable else feats | _NO_CHANGE))
         scores = {"p_match": best.p_match, "p_contradicts": p_contra} | {
             f"p_{k}": v for k, v in window_p.items()
         }

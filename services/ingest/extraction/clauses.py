@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.arguments import is_name, name_span
+from services.ingest.extraction.parse_repairs import LABEL_DEP
 
 __all__ = ["Clause", "drop_reason", "split_clauses"]
 
@@ -182,13 +183,22 @@ def _leading_clause(root: Any) -> Any | None:
     return None
 
 
+def _after_label(root: Any) -> int:
+    """Where the root's clause starts: after a line-opening label ("Members: …")."""
+    start = root.sent.start
+    label = next((c for c in root.children if c.dep_ == LABEL_DEP and c.i == start), None)
+    if label is None:
+        return start
+    return label.right_edge.i + 1 if label.right_edge.i > label.i else label.i + 1
+
+
 def split_clauses(sent: Any) -> list[Clause]:
     """Split a sentence at coordinated clauses, with their own subject or sharing the first
     one's; the pieces are contiguous so each keeps an exact source span."""
     root = sent.root
     conj = sorted(_conj_heads(root, _subject_of(root)), key=lambda hs: _clause_start(hs[0]))
     heads = [(root, None), *conj]
-    starts = [sent.start] + [_clause_start(h) for h, _ in heads[1:]]
+    starts = [_after_label(root)] + [_clause_start(h) for h, _ in heads[1:]]
     lead = _leading_clause(root)
     if lead is not None:  # "Olumide moved teams, so he now leads on-call"
         heads.insert(0, (lead, None))

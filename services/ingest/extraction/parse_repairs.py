@@ -23,13 +23,23 @@ into the tree the parser gives the same sentence when it gets it right.
   makes the fronted phrase's last name the subject ("After years at Brava Media, Iker Sola
   works …": "Media" the subject, "Sola" its conjunct), a subject right after a preposition
   is that preposition's object and its conjunct the subject.
+- **A label read as the clause's head.** "Members: Dara Singh is on the Checkout team",
+  "Team news: Omar Ali joined Search" hang the clause on the label noun ("Members" the root,
+  "is" its modifier), and "Owner: Priya Das owns …" makes the label a second subject. A short
+  line-opening label before a colon, followed by a verb with a subject of its own, is no part
+  of the clause: the verb becomes the root and the label a loose dependent (`dep`) that
+  `clauses.split_clauses` leaves out of the claim.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["repair_parse"]
+__all__ = ["LABEL_DEP", "repair_parse"]
+
+# The dependency a line-opening label gets once it is detached from the clause after it.
+LABEL_DEP = "dep"
+_MAX_LABEL_WORDS = 3
 
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 _MODIFIER_DEPS = frozenset({"compound", "amod", "det", "nummod", "poss"})
@@ -43,6 +53,7 @@ def repair_parse(doc: Any) -> Any:
         _double_subject(sent)
         _verb_as_auxiliary(sent)
         _swallowed_subject(sent)
+        _label_before_clause(sent)
     return doc
 
 
@@ -186,3 +197,42 @@ def _subject_inside_fronted_phrase(verb: Any, subject: Any, first: int) -> None:
         return
     subject.head, subject.dep_ = preposition, "pobj"
     conjunct.head, conjunct.dep_ = verb, "nsubj"
+
+
+def _label_before_clause(sent: Any) -> None:
+    """ "Members: Dara Singh is on the Checkout team": the label is no part of the clause."""
+    doc = sent.doc
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None or not 0 < colon.i - sent.start <= _MAX_LABEL_WORDS:
+        return
+    label = [doc[k] for k in range(sent.start, colon.i)]
+    # Nouns, names, adjectives or a gerund ("Hiring update:"), never a clause's own words.
+    if not all(
+        t.is_alpha and (t.pos_ in ("NOUN", "PROPN", "ADJ") or t.tag_ == "VBG") for t in label
+    ):
+        return
+    verb = next(
+        (
+            t
+            for t in doc[colon.i + 1 : sent.end]
+            if t.pos_ in ("VERB", "AUX")
+            and t.dep_ not in ("aux", "auxpass")
+            and any(c.dep_ in _SUBJECT_DEPS and c.i > colon.i for c in t.children)
+        ),
+        None,
+    )
+    if verb is None:
+        return
+    label_ids = {t.i for t in label}
+    reaches_label = verb.head.i in label_ids or (
+        verb.dep_ == "ROOT" and any(c.i in label_ids for c in verb.children)
+    )
+    if not reaches_label:
+        return
+    head = next(t for t in label if t.head.i not in label_ids or t.head.i == t.i)
+    others = [c for t in label for c in t.children if c.i not in label_ids | {verb.i, colon.i}]
+    verb.head, verb.dep_ = verb, "ROOT"
+    head.head, head.dep_ = verb, LABEL_DEP
+    colon.head = head
+    for child in others:
+        child.head = verb

@@ -189,3 +189,38 @@ async def test_an_event_that_changes_a_state_starts_its_next_value_in_any_order(
     assert stuck["valid_until"] == day(2026, 1, 31)
     assert stuck["superseded_by_fact_id"] == done["id"]
     assert done["contradiction_group_id"] is None and stuck["contradiction_group_id"] is None
+
+
+@pytest.mark.parametrize("old_first", [True, False], ids=["in order", "change first"])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Omar Reyes supports the rewrite of the billing service.",
+         "Omar Reyes now opposes the rewrite of the billing service."),
+        ("Omar Reyes opposes moving the launch to June.",
+         "Omar Reyes now supports moving the launch to June."),
+    ],
+)  # fmt: skip
+async def test_an_undated_stance_said_as_a_change_succeeds_the_old_one_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, old: str, new: str, old_first: bool
+) -> None:
+    # No date to close at: the new stance is a rival of the old one, and the slot's timeline
+    # lets the one that says the change ("now") succeed it whichever arrives first.
+    said = {old: day(2026, 3, 3), new: day(2026, 3, 20)}
+    docs = {}
+    for text in (old, new):
+        docs[text] = await corpus.document(f"chat {said[text]:%d %B}")
+        verb = text.split()[3] if " now " in text else text.split()[2]
+        await corpus.claim(
+            docs[text], text, "Omar Reyes", verb, None, said=said[text],
+            kind="proposition_validity",
+        )  # fmt: skip
+    order = (old, new) if old_first else (new, old)
+    await run(adj_service, corpus, *(docs[t] for t in order))
+    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert len(facts) == 2
+    was = next(f for f in facts if " now " not in f["label"])
+    now = next(f for f in facts if " now " in f["label"])
+    assert was["superseded_by_fact_id"] == now["id"]
+    assert now["superseded_by_fact_id"] is None and now["valid_until"] is None
+    assert was["contradiction_group_id"] is None and now["contradiction_group_id"] is None

@@ -165,6 +165,13 @@ def test_a_light_verb_takes_its_meaning_from_the_noun_it_carries(
         ),
         ("After four years at Brandt Capital, Olu Bakare has joined Meridian Trust.", "Olu Bakare"),
         ("Following a stint at Kinsale Ventures, Rhea Kapoor moved to Ostia Labs.", "Rhea Kapoor"),
+        # … or as its conjunct, or with the fronted phrase's last name as the subject.
+        (
+            "In addition to his job at Brava Media, Iker Sola works for Oddfellow Studio.",
+            "Iker Sola",
+        ),
+        ("After years at Brava Media, Iker Sola works for Oddfellow Studio.", "Iker Sola"),
+        ("Alongside her post at Koto Foods, Ama Mensah works for Ember Goods.", "Ama Mensah"),
         # A subject the parser reads as a noun modified by the verb.
         ("The trustees named Colm Byrne director of programmes at Larch Foundation.", "Colm Byrne"),
     ],
@@ -173,6 +180,25 @@ def test_misparsed_subjects_are_repaired_from_the_shape_of_the_tree(
     extractor: RulesExtractor, text: str, subject: str
 ) -> None:
     assert _main(extractor, text).subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "claim_text", "expected"),
+    [
+        ("Members: Dara Singh is on the Checkout team.", "Dara Singh is on the Checkout team",
+         ("Dara Singh", "member_of", "state", "the Checkout team")),
+        ("Team news: Omar Ali joined the Search team.", "Omar Ali joined the Search team",
+         ("Omar Ali", "member_of", "start", "the Search team")),
+        ("Hiring update: Lena Fox has joined Brightline.", "Lena Fox has joined Brightline",
+         ("Lena Fox", "works_for", "start", "Brightline")),
+    ],
+)  # fmt: skip
+def test_a_label_before_a_colon_is_no_part_of_the_clause_after_it(
+    extractor: RulesExtractor, text: str, claim_text: str, expected: tuple[str, ...]
+) -> None:
+    claim = _main(extractor, text)
+    assert claim.claim_text == claim_text
+    assert _relation(claim.subject_text, claim.predicate_text, claim.object_text) == expected
 
 
 @pytest.mark.parametrize(
