@@ -70,6 +70,12 @@ _TRANSITION = re.compile(
     r"joined|joins|now|took over|takes over|became|becomes|promoted|stepped down|handed over|"
     r"succeeded|succeeds|changed to|is back)\b"
 )
+# A controlled value set anew ("we lowered the Exports API limit to 30", "was raised to 250"):
+# the change of an attribute, said as the change it is.
+_VALUE_SET = re.compile(
+    r"\b(raised|lowered|increased|decreased|reduced|cut|bumped|upped|dropped|lifted|"
+    r"doubled|halved)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
+)
 _CORRECTION = re.compile(
     r"\b(rescheduled|postponed|pushed|delayed|brought forward|moved up|moved back|slipped|"
     r"shifted|correction|corrected|actually|instead of|rather than|not on|updated to|"
@@ -298,8 +304,18 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         correction = 0.6
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
     # wording; a claim that says the value holds beside others ("also", "part-time") is none.
-    announced = bool(_TRANSITION.search(a_low)) or assertion.phase == "start"
-    transition = float(announced and correction < 1.0 and not assertion.concurrent)
+    announced = (
+        bool(_TRANSITION.search(a_low) or _VALUE_SET.search(a_low)) or assertion.phase == "start"
+    )
+    # The same pair arriving the other way round: the fact is the dated change and the
+    # assertion an older value ("allows 60" after "we lowered the limit to 30 on 2 April").
+    # The change between them is the same whichever side arrives first.
+    succeeded = (
+        c_win.valid_from is not None
+        and (a_win.valid_from is None or a_win.valid_from < c_win.valid_from)
+        and bool(_VALUE_SET.search(c_low))
+    )
+    transition = float((announced or succeeded) and correction < 1.0 and not assertion.concurrent)
 
     values_equal = bool(a_values) and bool(c_values) and _values_equal(a_values, c_values)
     values_conflict = bool(a_values) and bool(c_values) and not values_equal

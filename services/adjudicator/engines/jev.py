@@ -66,9 +66,10 @@ STANCE_WEIGHTS: Mapping[str, float] = {
     "correction": -4.0,
     "transition": -3.0,
     "transition*later_start": -2.0,
+    # A rival of a change with no start to close at: an undated change of the value, or an
+    # older value arriving after the dated change of it. Either way a value of the same slot.
+    "changed_rival": 3.0,
 }
-
-_NO_CHANGE: Mapping[str, float] = {"transition": 0.0}
 
 
 def _value(features: Mapping[str, float], term: str) -> float:
@@ -163,11 +164,17 @@ class JevEngine:
         feats["successor_signal"] = min(1.0, feats["rival"] + feats["transition"])
         window_p = self._window_probabilities(assertion, best.candidate, feats)
         # A change cue lowers the contradiction head because a dated change closes its
-        # predecessor instead. With no start to close at ("I now oppose it"), the old value is
-        # a rival all the same: the slot's timeline then orders the two, the one saying the
-        # change succeeding the other, in either arrival order.
+        # predecessor instead. With no start to close at ("I now oppose it", or an older value
+        # arriving after the dated change of it), the two are rival values of one slot, whose
+        # timeline then orders them in either arrival order.
         closable = "close" in window_p
-        p_contra = _sigmoid(_logit(STANCE_WEIGHTS, feats if closable else feats | _NO_CHANGE))
+        stance = dict(feats, changed_rival=0.0)
+        if not closable:
+            stance["changed_rival"], stance["transition"] = (
+                feats["rival"] * feats["transition"],
+                0.0,
+            )
+        p_contra = _sigmoid(_logit(STANCE_WEIGHTS, stance))
         scores = {"p_match": best.p_match, "p_contradicts": p_contra} | {
             f"p_{k}": v for k, v in window_p.items()
         }

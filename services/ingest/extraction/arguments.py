@@ -10,6 +10,7 @@ origin, a relative clause). A possessed thing ("Acme's 2025 audit") is anchored 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import Any
 from shared.text.units import TEAM_HEADS, is_team_head
 
 __all__ = [
+    "ATTRIBUTE_HEADS",
     "NAME_LABELS",
     "PLACE_HEADS",
     "SYSTEM_HEADS",
@@ -338,6 +340,10 @@ def entity_phrase(
     if named_thing_owner:
         core = _core(head, inside - named_thing_owner)
         return Phrase(core, tuple(_appositive_roles(head, core, inside)))
+    if anchor_possessor and head.lemma_.lower() in ATTRIBUTE_HEADS:
+        measured = _measured_thing(head, inside)
+        if measured is not None:  # "the Exports API rate limit is 60": the Exports API's
+            return Phrase(measured)
     if anchor_possessor and head.lower_ not in TEAM_HEADS | PLACE_HEADS:
         # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it. A
         # compound counts only when NER calls it an owner and the head is no system or product
@@ -360,6 +366,38 @@ def entity_phrase(
             return Phrase(name_span(owner) or (owner,))
     core = _core(head, inside)
     return Phrase(core, tuple(_appositive_roles(head, core, inside)))
+
+
+# Nouns naming a quantity or setting of the thing compounded before them ("the Exports API
+# rate limit", "the Growth plan price"): a value of that thing, which the subject anchors on,
+# so "The Exports API allows 60 requests" and "the Exports API limit is 30" share an anchor.
+ATTRIBUTE_HEADS = frozenset(
+    {
+        "limit", "price", "cost", "fee", "budget", "quota", "headcount", "capacity", "rate",
+        "threshold", "cap", "allowance", "pricing", "sla", "latency", "timeout", "retention",
+    }
+)  # fmt: skip
+
+
+def _capitalised_modifier(tok: Any) -> bool:
+    """A capitalised adjective inside a sentence is part of a name ("the Pro plan")."""
+    return bool(tok.dep_ == "amod" and tok.text[:1].isupper() and tok.i != tok.sent.start)
+
+
+def _measured_thing(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    """The named thing an attribute noun is a value of: the compounds before it, less the
+    attribute words ("rate" of "rate limit"), when one of them is a name."""
+    words = [
+        t
+        for t in head.subtree
+        if t.i < head.i and t.i in inside and t.lemma_.lower() not in ATTRIBUTE_HEADS
+        and (t.dep_ == "compound" or _capitalised_modifier(t))
+    ]  # fmt: skip
+    if not words or not any(is_name(t) or _capitalised_modifier(t) for t in words):
+        return None
+    if any(b.i - a.i != 1 for a, b in itertools.pairwise(words)):
+        return None  # not one run of words
+    return tuple(words)
 
 
 def _owner_of_named_thing(head: Any, inside: set[int]) -> set[int]:

@@ -185,11 +185,10 @@ def _leading_clause(root: Any) -> Any | None:
 
 def _after_label(root: Any) -> int:
     """Where the root's clause starts: after a line-opening label ("Members: …")."""
-    start = root.sent.start
+    start: int = root.sent.start
     label = next((c for c in root.children if c.dep_ == LABEL_DEP and c.i == start), None)
-    if label is None:
-        return start
-    return label.right_edge.i + 1 if label.right_edge.i > label.i else label.i + 1
+    # The repair hangs the colon on the label, so the label's subtree ends with it.
+    return start if label is None else int(label.right_edge.i) + 1
 
 
 def split_clauses(sent: Any) -> list[Clause]:

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.arguments import (
+    ATTRIBUTE_HEADS,
     Phrase,
     entity_phrase,
     is_name,
     is_role_word,
     role_predicate,
 )
+from services.ingest.extraction.claim_time import value_change
 from services.ingest.extraction.moves import (
     MOTION_VERBS,
     SEATS,
@@ -416,6 +418,16 @@ def read_frame(
         # project or team changes the whole it belongs to, it is not employed by it.
         predicate = "become part of"
         origin = [Relation(r.subject, "cease to be part of", r.object) for r in origin]
+    changed = next((c for c in head.children if c.dep_ == "dobj"), None)
+    if (
+        changed is not None
+        and changed.lemma_.lower() in ATTRIBUTE_HEADS
+        and (subj_tok is None or subj_tok.pos_ == "PRON")
+        and value_change(head)
+    ):
+        # "We lowered the Exports API limit to 30": the value is the limit's, as in the
+        # passive "the limit was lowered to 30"; who set it anchors nothing.
+        subject, obj = entity_phrase(changed, inside, anchor_possessor=True), None
     main = Relation(subject, predicate, obj)
     extras = [*_with_roles(main), *origin]
     if conjoined is not None:

@@ -224,3 +224,28 @@ async def test_an_undated_stance_said_as_a_change_succeeds_the_old_one_in_any_or
     assert was["superseded_by_fact_id"] == now["id"]
     assert now["superseded_by_fact_id"] is None and now["valid_until"] is None
     assert was["contradiction_group_id"] is None and now["contradiction_group_id"] is None
+
+
+@pytest.mark.parametrize("old_first", [True, False], ids=["in order", "change first"])
+async def test_a_value_someone_sets_anew_supersedes_the_value_said_another_way(
+    adj_service: AdjudicationService, corpus: Any, old_first: bool
+) -> None:
+    # "allows 60" and "we lowered the limit to 30 on 2 April": one attribute, a dated change.
+    wiki = await corpus.document("Exports API")
+    await corpus.claim(
+        wiki, "The Exports API allows 60 requests per minute.", "Exports API", "allows", None,
+        said=day(2026, 1, 10), kind="proposition_validity",
+    )  # fmt: skip
+    review = await corpus.document("Ops review")
+    await corpus.claim(
+        review, "We lowered the Exports API limit to 30 requests per minute on 2 April 2026.",
+        "Exports API", "lowered", None, said=day(2026, 4, 3), valid_from=day(2026, 4, 2),
+        precision="day", kind="effective_period",
+    )  # fmt: skip
+    await run(adj_service, corpus, *((wiki, review) if old_first else (review, wiki)))
+    facts = {f["label"]: f for f in await corpus.facts() if f["invalidated_at"] is None}
+    sixty = next(f for label, f in facts.items() if "60" in label)
+    thirty = next(f for label, f in facts.items() if "30" in label)
+    assert sixty["superseded_by_fact_id"] == thirty["id"]
+    assert sixty["valid_until"] == day(2026, 4, 2)
+    assert (thirty["valid_from"], thirty["valid_until"]) == (day(2026, 4, 2), None)

@@ -85,3 +85,33 @@ def test_a_verb_misread_as_an_auxiliary_is_the_clause_verb(extractor: RulesExtra
     assert claim.predicate_text is not None
     assert claim.predicate_text.startswith("oppose")
     assert claim.claim_valid_from is None
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor"),
+    [
+        ("The Exports API allows 60 requests per minute.", "Exports API"),
+        ("The Exports API rate limit is 60 requests per minute.", "Exports API"),
+        ("We lowered the Exports API limit to 30 requests per minute on 2 April 2025.",
+         "Exports API"),
+        ("The Exports API limit was lowered to 30 requests per minute.", "Exports API"),
+        ("They raised the Pro plan price to $40 in May.", "Pro plan"),
+        ("The Pro plan price is $40 per month.", "Pro plan"),
+        ("The Lisbon office headcount is 64.", "Lisbon office"),
+    ],
+)  # fmt: skip
+def test_a_quantity_of_a_named_thing_is_anchored_on_the_thing_however_it_is_phrased(
+    extractor: RulesExtractor, text: str, anchor: str
+) -> None:
+    # So successive values said as "allows", "the limit is" or "we lowered the limit to" are
+    # statements about one entity and can supersede each other.
+    assert _main(extractor, text).subject_text == anchor
+
+
+def test_an_unnamed_quantity_and_a_rescheduled_event_keep_their_own_subjects(
+    extractor: RulesExtractor,
+) -> None:
+    assert _main(extractor, "The rate limit is 10 requests per second.").subject_text == (
+        "The rate limit"
+    )
+    assert _main(extractor, "I oppose moving the launch to 14 July.").subject_text == "I"
