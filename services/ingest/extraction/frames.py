@@ -44,6 +44,14 @@ from services.ingest.extraction.placement_changes import (
     subordinate_changes,
     there_antecedent,
 )
+from services.ingest.extraction.roles import (
+    APPOINTMENTS,
+    LIGHT_VERBS,
+    held_at,
+    light_verb_object,
+    role_holder,
+    with_roles,
+)
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -69,21 +77,6 @@ _DIRECTIONS = frozenset({"back", "down", "away", "aside", "off", "out"})
 _BECOME = {"work for": "join", "member of": "join", "part of": "become part of"}
 # Verbs whose object is an employer, so "the CTO of Acme" there stands for Acme.
 _EMPLOYMENT_VERBS = frozenset({"work", "join", "start", "hire", "employ", "leave", "quit"})
-# Verbs that put someone into a role, keep them in it or take them out of it, by the placement
-# they start, state or end: "was named head of sales at Veridian" starts working there,
-# "serves as chief of staff at Halden" works there, "stepped down as head of the Payments
-# team" ends the membership. Only with a role as the object, and only when the role names
-# where it is held.
-_APPOINTMENTS = {
-    "name": "join", "appoint": "join", "promote": "join", "elect": "join", "tap": "join",
-    "choose": "join", "select": "join", "install": "join", "reappoint": "join",
-    "serve": "work for", "act": "work for", "remain": "work for", "continue": "work for",
-    "stay": "work for", "step": "leave", "resign": "leave", "retire": "leave",
-}  # fmt: skip
-# Verbs whose bare noun object carries the meaning ("took part in", "took charge of", "has
-# responsibility for", "has experience with"): the predicate is verb + noun + preposition.
-_LIGHT_VERBS = frozenset({"take", "have", "assume", "gain", "hold", "share", "keep", "bear"})
-_LIGHT_PREPOSITIONS = frozenset({"of", "in", "for", "over", "on", "with"})
 # Nouns that look like objects but say how, not what ("works part-time at Globex").
 _ADVERBIAL_NOUNS = frozenset({"time", "part-time", "full-time", "remote", "home", "today"})
 
@@ -202,62 +195,11 @@ def _workplace(
     return []
 
 
-def _light_verb_object(noun: Any, inside: set[int], skip: set[int]) -> tuple[str, Any] | None:
-    """The preposition and its object after a light verb's bare noun: "part in the summit"."""
-    if noun.pos_ != "NOUN" or any(c.dep_ in ("det", "poss", "nummod") for c in noun.children):
-        return None
-    # The parser hangs the preposition on the noun or, right after it, on the verb.
-    after = [c for c in noun.head.children if c.i == noun.right_edge.i + 1]
-    for prep in [*noun.children, *after]:
-        if prep.dep_ == "prep" and prep.lower_ in _LIGHT_PREPOSITIONS and prep.i in inside:
-            pobj = object_of(prep)
-            if pobj is not None and pobj.i in inside and pobj.i not in skip:
-                return prep.lower_, pobj
-    return None
-
-
-def _held_at(head: Any, inside: set[int], skip: set[int]) -> Phrase | None:
-    """ "retired as head of research at Moreau Labs": the organization the verb's "at" names
-    when the parser hangs it on the verb rather than on the role."""
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "at"):
-        pobj = object_of(prep)
-        if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
-            place = entity_phrase(pobj, inside)
-            if not is_place(place):
-                return place
-    return None
-
-
-def _role_holder(role: Any, inside: set[int]) -> Phrase | None:
-    """ "appointed Ravi Menon chief financial officer": the parser may make the person a
-    modifier of the role; the one appointed is then the clause's subject."""
-    person = next(
-        (
-            c
-            for c in role.children
-            if c.dep_ in ("nmod", "compound") and c.i in inside and c.ent_type_ == "PERSON"
-        ),
-        None,
-    )
-    return entity_phrase(person, inside) if person is not None else None
-
-
 def _personal(phrase: Phrase) -> bool:
     """A phrase naming a person: a personal pronoun or a name NER calls a person."""
     return any(
         t.lower_ in ("i", "he", "she", "we") or t.ent_type_ == "PERSON" for t in phrase.tokens
     )
-
-
-def _with_roles(relation: Relation) -> list[Relation]:
-    """The roles the subject's and object's phrases state, as relations of their own."""
-    found = []
-    for phrase in (relation.subject, relation.object):
-        if phrase is None:
-            continue
-        for role in phrase.roles:
-            found.append(Relation(Phrase(phrase.tokens), role.predicate, Phrase(role.target)))
-    return found
 
 
 def read_frame(
@@ -355,15 +297,15 @@ def read_frame(
         if obj_tok is None and (there := there_antecedent(head, skip)) is not None:
             pred.append("at")  # "… and starts there on 2 June"
             obj_tok = there
-        if obj_tok is not None and lemma in _LIGHT_VERBS:
-            light = _light_verb_object(obj_tok, inside, skip)
+        if obj_tok is not None and lemma in LIGHT_VERBS:
+            light = light_verb_object(obj_tok, inside, skip)
             if light is not None:  # "took part in X", "has responsibility for X"
                 pred += [obj_tok.lemma_.lower(), light[0]]
                 obj_tok = light[1]
         taken_at = None if obj_tok is None else job_taken_at(head, obj_tok, inside, skip)
         if taken_at is not None:  # "accepted an offer from Lumen Bio": joining it
             pred, obj_tok = ["join"], taken_at
-        appointed = _APPOINTMENTS.get(lemma)
+        appointed = APPOINTMENTS.get(lemma)
         if appointed is not None and obj_tok is not None and not is_role_word(obj_tok):
             # "The board named Marco Bell head of sales": the one named, and the role.
             role_tok = _first(head, ("oprd", "attr"), inside, skip)
@@ -380,7 +322,7 @@ def read_frame(
                 else entity_phrase(obj_tok, inside, keep_roles=keep_roles)
             )
             if appointed is not None:
-                holder = _role_holder(obj_tok, inside)
+                holder = role_holder(obj_tok, inside)
                 held: Phrase | None = obj if obj_tok not in obj.tokens else None
                 if (
                     held is not None
@@ -388,14 +330,14 @@ def read_frame(
                     and set(held.tokens) & set(holder.tokens)
                 ):
                     held = None  # "named [Colm Byrne] director": the person, not the employer
-                held = held or _held_at(head, inside, skip)
+                held = held or held_at(head, inside, skip)
                 if held is not None:  # the role named where it is held
                     pred, obj = appointed.split(), held
                     subject = holder or subject
             conjoined = obj_tok
     if head is xcomp and is_role_word(head) and obj is not None:
         # "was promoted to lead the Observability team": the parser reads the role as a verb.
-        appointed = _APPOINTMENTS.get(content.lemma_.lower())
+        appointed = APPOINTMENTS.get(content.lemma_.lower())
         if appointed is not None:
             pred = appointed.split()
     predicate = " ".join(pred)
@@ -429,7 +371,7 @@ def read_frame(
         # passive "the limit was lowered to 30"; who set it anchors nothing.
         subject, obj = entity_phrase(changed, inside, anchor_possessor=True), None
     main = Relation(subject, predicate, obj)
-    extras = [*_with_roles(main), *origin]
+    extras = [*with_roles(main), *origin]
     if conjoined is not None:
         extras += _conjoined_objects(main, conjoined, inside)
     if not ended:

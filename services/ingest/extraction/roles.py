@@ -1,0 +1,90 @@
+"""Roles given, held or given up, and light verbs: what a clause's verb means through its noun.
+
+"was named head of sales at Veridian" starts a placement at Veridian, "took part in the summit"
+is a predicate of verb, noun and preposition; a role in a phrase ("Dana Whitfield, the CTO of
+Northwind") is a relation of its own. `frames.read_frame` uses these to build its relations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.ingest.extraction.arguments import Phrase, entity_phrase, is_name
+from services.ingest.extraction.moves import is_place, object_of
+from services.ingest.extraction.placement_changes import Relation
+
+__all__ = [
+    "APPOINTMENTS",
+    "LIGHT_VERBS",
+    "held_at",
+    "light_verb_object",
+    "role_holder",
+    "with_roles",
+]
+
+# Verbs that put someone into a role, keep them in it or take them out of it, by the placement
+# they start, state or end: "was named head of sales at Veridian" starts working there,
+# "serves as chief of staff at Halden" works there, "stepped down as head of the Payments
+# team" ends the membership. Only with a role as the object, and only when the role names
+# where it is held.
+APPOINTMENTS = {
+    "name": "join", "appoint": "join", "promote": "join", "elect": "join", "tap": "join",
+    "choose": "join", "select": "join", "install": "join", "reappoint": "join",
+    "serve": "work for", "act": "work for", "remain": "work for", "continue": "work for",
+    "stay": "work for", "step": "leave", "resign": "leave", "retire": "leave",
+}  # fmt: skip
+# Verbs whose bare noun object carries the meaning ("took part in", "took charge of", "has
+# responsibility for", "has experience with"): the predicate is verb + noun + preposition.
+LIGHT_VERBS = frozenset({"take", "have", "assume", "gain", "hold", "share", "keep", "bear"})
+_LIGHT_PREPOSITIONS = frozenset({"of", "in", "for", "over", "on", "with"})
+
+
+def light_verb_object(noun: Any, inside: set[int], skip: set[int]) -> tuple[str, Any] | None:
+    """The preposition and its object after a light verb's bare noun: "part in the summit"."""
+    if noun.pos_ != "NOUN" or any(c.dep_ in ("det", "poss", "nummod") for c in noun.children):
+        return None
+    # The parser hangs the preposition on the noun or, right after it, on the verb.
+    after = [c for c in noun.head.children if c.i == noun.right_edge.i + 1]
+    for prep in [*noun.children, *after]:
+        if prep.dep_ == "prep" and prep.lower_ in _LIGHT_PREPOSITIONS and prep.i in inside:
+            pobj = object_of(prep)
+            if pobj is not None and pobj.i in inside and pobj.i not in skip:
+                return prep.lower_, pobj
+    return None
+
+
+def held_at(head: Any, inside: set[int], skip: set[int]) -> Phrase | None:
+    """ "retired as head of research at Moreau Labs": the organization the verb's "at" names
+    when the parser hangs it on the verb rather than on the role."""
+    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "at"):
+        pobj = object_of(prep)
+        if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
+            place = entity_phrase(pobj, inside)
+            if not is_place(place):
+                return place
+    return None
+
+
+def role_holder(role: Any, inside: set[int]) -> Phrase | None:
+    """ "appointed Ravi Menon chief financial officer": the parser may make the person a
+    modifier of the role; the one appointed is then the clause's subject."""
+    person = next(
+        (
+            c
+            for c in role.children
+            if c.dep_ in ("nmod", "compound") and c.i in inside and c.ent_type_ == "PERSON"
+        ),
+        None,
+    )
+    return entity_phrase(person, inside) if person is not None else None
+
+
+def with_roles(relation: Relation) -> list[Relation]:
+    """The roles the subject's and object's phrases state, as relations of their own."""
+    found = []
+    for phrase in (relation.subject, relation.object):
+        if phrase is None:
+            continue
+        for role in phrase.roles:
+            found.append(Relation(Phrase(phrase.tokens), role.predicate, Phrase(role.target)))
+    return found
