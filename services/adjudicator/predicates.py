@@ -93,6 +93,16 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "resign from": ("works_for", False),
     "step down from": ("works_for", False),
     "retire from": ("works_for", False),
+    # Being let go ends the employment; the active voice's subject is the employer ("Acme
+    # laid off Ivo"), the passive's agent too ("was let go by Acme", parsed "let to go by").
+    "lay off": ("works_for", True),
+    "lay off from": ("works_for", False),
+    "let go": ("works_for", True),
+    "let to go": ("works_for", True),
+    "fire": ("works_for", True),
+    "fire from": ("works_for", False),
+    "dismiss": ("works_for", True),
+    "head up": ("member_of", False),
     "move from": ("works_for", False),
     "transfer from": ("works_for", False),
     "recruit": ("works_for", True),
@@ -252,7 +262,7 @@ PLACEMENT_VERBS = frozenset(
     {
         "join", "rejoin", "start", "begin", "return", "move", "transfer", "switch", "leave",
         "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "on", "stay",
-        "remain", "at", "go",
+        "remain", "at", "go", "lay", "let", "fire", "dismiss",
     }
 )  # fmt: skip
 # Leading something: a team's member, or working on a project or product ("leads Lighthouse").
@@ -276,7 +286,8 @@ PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
          "move from", "transfer from", "relocate from", "move away from", "step back from",
-         "step away from", "migrate from", "cease to be part of", "hand over", "hand off"),
+         "step away from", "migrate from", "cease to be part of", "hand over", "hand off",
+         "lay off", "lay off from", "let go", "let to go", "fire", "fire from", "dismiss"),
         "end",
     ),
 }  # fmt: skip
@@ -286,6 +297,7 @@ IRREGULAR: dict[str, str] = {
     "built": "build",
     "made": "make",
     "led": "lead",
+    "laid": "lay",
     "knew": "know",
     "known": "know",
     "took": "take",

@@ -108,6 +108,26 @@ def test_verb_phrase_maps_onto_core_predicate(phrase: str, predicate: str) -> No
     assert PredicateVocabulary().normalize(phrase) == predicate
 
 
+@pytest.mark.parametrize(
+    ("phrase", "inverted", "phase"),
+    [
+        ("was laid off from", False, "end"),
+        ("laid off", True, "end"),  # "Brightline laid off Ivo": the employer is the subject
+        ("was let to go by", False, "end"),  # the parse of "was let go by Brightline"
+        ("was fired by", False, "end"),
+        ("fired", True, "end"),
+        ("is moving over to", False, "start"),
+        ("switched across to", False, "start"),
+    ],
+)
+def test_being_let_go_ends_and_a_direction_particle_changes_nothing(
+    phrase: str, inverted: bool, phase: str
+) -> None:
+    directed = PredicateVocabulary().normalize_directed(phrase)
+    assert directed is not None
+    assert (directed.predicate, directed.inverted, directed.phase) == ("works_for", inverted, phase)
+
+
 @pytest.mark.parametrize("escape", ["other:sponsors", "other:co_chairs", "other:v2_migrates"])
 def test_valid_other_escape_is_kept(escape: str) -> None:
     vocabulary = PredicateVocabulary()
