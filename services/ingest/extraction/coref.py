@@ -153,6 +153,12 @@ class Rewriter:
         ]
         if not before:
             return None
+        if token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "advcl":
+            # "Jo Kim joined Helix after she left Corvid": the subject of an adverbial clause
+            # continues the sentence's subject, not the nearest name (an object).
+            here = [m for m in before if m.position >= token.sent.start_char and m.is_subject]
+            if here:
+                return here[-1]
         if token.dep_ in ("nsubj", "nsubjpass"):
             # Only across a sentence boundary: inside one, the nearest name is the antecedent.
             earlier = [m for m in before if m.position < token.sent.start_char]

@@ -130,6 +130,24 @@ def test_pronoun_resolves_to_person_named_in_context(extractor: RulesExtractor) 
     assert c.claim_valid_precision == "year"
 
 
+@pytest.mark.parametrize(
+    ("text", "rendered"),
+    [
+        ("Jo Kim joined Helix after she left Corvid.", "Jo Kim joined Helix after Jo Kim left"),
+        ("Ravi Shah moved to Lumen because he wanted a smaller team.",
+         "Because Ravi Shah wanted a smaller team"),  # a claim of its own
+        ("Omar told Lia Berg that she should lead the team.", "Omar told Lia Berg that Lia Berg"),
+    ],
+)  # fmt: skip
+def test_the_subject_of_an_adverbial_clause_continues_the_sentence_subject(
+    extractor: RulesExtractor, text: str, rendered: str
+) -> None:
+    # The small NER calls some companies people ("Helix"); the nearest name is then wrong.
+    # A reported clause ("told Lia that she") keeps the nearest name.
+    claims = _one(extractor, text)
+    assert any(c.claim_text.startswith(rendered) for c in claims), [c.claim_text for c in claims]
+
+
 def test_document_reference_resolves_to_title(extractor: RulesExtractor) -> None:
     (c,) = _one(
         extractor, "This report covers the outage on 2025-11-03.", document_title="Outage review"
