@@ -160,6 +160,9 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "module of": ("part_of", False),
     "belong to": ("part_of", False),
     "become part of": ("part_of", False),
+    # "Aster Group acquired Quill": Quill is part of Aster from then ("was acquired by" is
+    # the passive). "bought" stays out: one buys far more than companies.
+    "acquire": ("part_of", True),
     "cease to be part of": ("part_of", False),
     "sit under": ("part_of", False),
     "fall under": ("part_of", False),
@@ -280,7 +283,7 @@ PHASES: dict[str, str] = {
          "move to", "transfer to", "switch to", "hire", "recruit", "relocate to", "go back to",
          "move onto", "move into", "start on", "take over", "take charge of", "take ownership of",
          "assume ownership of", "take responsibility for", "assume responsibility for", "adopt",
-         "become part of", "migrate to", "start as"),
+         "become part of", "migrate to", "start as", "acquire"),
         "start",
     ),
     **dict.fromkeys(

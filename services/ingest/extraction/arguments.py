@@ -144,6 +144,10 @@ def name_span(tok: Any) -> tuple[Any, ...] | None:
             if ent.start <= tok.i < ent.end:
                 words = tuple(t for t in ent if not t.is_punct or t.text in ("&", "-", "."))
                 words = tuple(t for t in words if t.lower_ not in ("the", "'s", "’s"))
+                # The small NER sometimes runs a name into the verb after it ("[Leo is]
+                # Quill's new VP"): a lower-case verb ending the span is no part of the name.
+                while len(words) > 1 and words[-1].pos_ in ("AUX", "VERB") and words[-1].is_lower:
+                    words = words[:-1]
                 if len(words) == 1 and words[0].lower_ in SYSTEM_HEADS:
                     return None  # "the payments [API]": a kind of system, named by its modifiers
                 if words and all(t.lower_ not in _ROLE_WORDS for t in words):

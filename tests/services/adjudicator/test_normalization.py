@@ -101,6 +101,7 @@ def test_synonym_table_has_at_least_sixty_phrases() -> None:
         ("attended", "participated_in"),
         ("took part in", "participated_in"),
         ("no longer works for", "works_for"),
+        ("was acquired by", "part_of"),
         ("works_on", "works_on"),
     ],
 )

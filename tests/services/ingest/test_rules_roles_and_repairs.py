@@ -172,6 +172,8 @@ def test_a_light_verb_takes_its_meaning_from_the_noun_it_carries(
         ),
         ("After years at Brava Media, Iker Sola works for Oddfellow Studio.", "Iker Sola"),
         ("Alongside her post at Koto Foods, Ama Mensah works for Ember Goods.", "Ama Mensah"),
+        # A name NER runs into the verb after it ("[Leo is] Quill's new VP").
+        ("Leo is Quill's new VP of Sales.", "Leo"),
         # A subject the parser reads as a noun modified by the verb.
         ("The trustees named Colm Byrne director of programmes at Larch Foundation.", "Colm Byrne"),
     ],
