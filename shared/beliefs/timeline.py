@@ -16,7 +16,9 @@ the facts arrived in (spec/contradictions-corroboration-supersession.md):
 - A value with no stated start precedes the dated values said no earlier than it, and is
   closed at the first of their starts. Undated values said at different times succeed each
   other only when the later one says the change ("joined", "moved to", "now"); it then
-  supersedes the earlier with an unknown end. Otherwise undated rivals conflict.
+  supersedes the earlier with an unknown end. An undated value that has ended ("formerly at
+  Birch Labs", "left Acme") does not conflict with one that holds. Otherwise undated rivals
+  conflict.
 - A value the claims say holds beside the others ("also", "part-time at") is outside the
   chain: its window is its own and it neither supersedes nor conflicts.
 
@@ -126,6 +128,10 @@ def _conflict(a: SlotMember, b: SlotMember) -> bool:
     if a.stated_from is not None and b.stated_from is not None:
         return a.stated_from == b.stated_from
     if a.stated_from is None and b.stated_from is None:
+        if (a.stated_until is None) != (b.stated_until is None):
+            # "Anya Roth, formerly of Birch Labs, leads research at Tessel": one value has
+            # ended, the other holds; nothing says they ever held at the same time.
+            return False
         return not (a.announces_change and _said_later(a, b)) and not (
             b.announces_change and _said_later(b, a)
         )
