@@ -116,7 +116,6 @@ def test_undated_rivals_without_a_change_conflict() -> None:
     assert placed[a.fact_id].rivals == {b.fact_id}
 
 
-
 def test_an_undated_value_that_has_ended_does_not_conflict_with_one_that_holds() -> None:
     # "Anya Roth, formerly of Birch Labs, leads research at Tessel" (one claim, one said-on).
     birch = _member("birch", None, said=_at(2), until=_at(2), precision="unknown")
