@@ -164,4 +164,8 @@ def claim_kind(content: Any, clause: Clause, window: TimeWindow | None) -> Valid
         if lemma in _PERIOD_STATES or progressive or window is not None:
             return "effective_period"
         return "proposition_validity"
+    if window is None and any(
+        c.dep_ == "auxpass" and c.tag_ in ("VBZ", "VBP") for c in content.children
+    ):
+        return "proposition_validity"  # "is blocked by a vendor issue", "are owned by": a state
     return "event_time"

@@ -115,3 +115,23 @@ def test_an_unnamed_quantity_and_a_rescheduled_event_keep_their_own_subjects(
         "The rate limit"
     )
     assert _main(extractor, "I oppose moving the launch to 14 July.").subject_text == "I"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Ledger migration is blocked by a vendor issue.",
+        "The claims dashboards are owned by Amara Okafor.",
+        "The export job is paused until further notice.",
+    ],
+)
+def test_a_present_tense_passive_without_a_date_is_a_state_not_an_event(
+    extractor: RulesExtractor, text: str
+) -> None:
+    # An event kind made "is blocked" and a later "was completed on 31 January" two separate
+    # occurrences when the completion arrived first, so the order changed the beliefs.
+    assert _main(extractor, text).claim_valid_kind != "event_time"
+
+
+def test_a_past_passive_stays_an_event(extractor: RulesExtractor) -> None:
+    assert _main(extractor, "The contract was signed by Acme.").claim_valid_kind == "event_time"
