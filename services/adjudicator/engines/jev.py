@@ -170,10 +170,8 @@ class JevEngine:
         closable = "close" in window_p
         stance = dict(feats, changed_rival=0.0)
         if not closable:
-            stance["changed_rival"], stance["transition"] = (
-                feats["rival"] * feats["transition"],
-                0.0,
-            )
+            stance["changed_rival"] = feats["rival"] * feats["transition"]
+            stance["transition"] = 0.0
         p_contra = _sigmoid(_logit(STANCE_WEIGHTS, stance))
         scores = {"p_match": best.p_match, "p_contradicts": p_contra} | {
             f"p_{k}": v for k, v in window_p.items()

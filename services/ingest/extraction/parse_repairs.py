@@ -27,7 +27,7 @@ into the tree the parser gives the same sentence when it gets it right.
   "Team news: Omar Ali joined Search" hang the clause on the label noun ("Members" the root,
   "is" its modifier), and "Owner: Priya Das owns …" makes the label a second subject. A short
   line-opening label before a colon, followed by a verb with a subject of its own, is no part
-  of the clause: the verb becomes the root and the label a loose dependent (`dep`) that
+  of the clause: the verb becomes the root and the label a dependent (`LABEL_DEP`) that
   `clauses.split_clauses` leaves out of the claim.
 """
 
@@ -37,8 +37,9 @@ from typing import Any
 
 __all__ = ["LABEL_DEP", "repair_parse"]
 
-# The dependency a line-opening label gets once it is detached from the clause after it.
-LABEL_DEP = "dep"
+# The dependency a line-opening label gets once it is detached from the clause after it: a
+# name of our own, so no label the parser assigns ("dep" included) is mistaken for one.
+LABEL_DEP = "line_label"
 _MAX_LABEL_WORDS = 3
 
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
