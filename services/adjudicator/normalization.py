@@ -23,6 +23,7 @@ from services.adjudicator.predicates import (
     STATE_PREDICATES,
     SYNONYMS,
 )
+from shared.beliefs.slots import OWNED_BY_ESCAPE
 from shared.text.temporal import strip_temporal, temporal_spans
 from shared.text.units import is_project_head, is_team_head
 
@@ -166,9 +167,13 @@ class PredicateVocabulary:
             active = self._lookup(tokens[:-1])
             if active is not None:
                 found = (active[0], (active[1][0], not active[1][1]))
-        if found is None or found[1][0] not in self.predicates:
+        if found is None:
             return None
         key, (predicate, inverted) = found
+        if predicate not in self.predicates:
+            if predicate != "assigned_to":
+                return None
+            predicate = OWNED_BY_ESCAPE  # an owner without the work pack (see slots)
         return DirectedPredicate(
             predicate,
             inverted,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from shared.beliefs.slots import OWNED_BY_ESCAPE
+
 __all__ = [
     "CORE_PREDICATES",
     "FILLER",
@@ -47,7 +49,7 @@ _STATE_PREDICATE_NAMES = (
     "related_to works_for member_of affiliated_with located_in part_of knows_about knows "
     "works_on uses reports_to blocks depends_on assigned_to pursues"
 )
-STATE_PREDICATES = frozenset(_STATE_PREDICATE_NAMES.split())
+STATE_PREDICATES = frozenset(_STATE_PREDICATE_NAMES.split()) | {OWNED_BY_ESCAPE}
 
 # Verb phrase (lemma form) -> (predicate, subject/object swapped). Passives ("founded by",
 # "blocked by") need no entry: a trailing "by" inverts whatever the active form maps to.
@@ -106,6 +108,7 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "move from": ("works_for", False),
     "transfer from": ("works_for", False),
     "recruit": ("works_for", True),
+    "poach": ("works_for", True),
     "be at": ("works_for", False),
     "be with": ("works_for", False),
     "start as": ("works_for", False),
@@ -212,15 +215,11 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "start on": ("works_on", False),
     "take over": ("works_on", False),
     "take charge of": ("works_on", False),
-    "take ownership of": ("works_on", False),
-    "assume ownership of": ("works_on", False),
     "take responsibility for": ("works_on", False),
     "assume responsibility for": ("works_on", False),
     "have responsibility for": ("works_on", False),
-    "have ownership of": ("works_on", False),
     "hand over": ("works_on", False),
     "hand off": ("works_on", False),
-    "own": ("works_on", False),
     "contribute to": ("works_on", False),
     "responsible for": ("works_on", False),
     "maintain": ("works_on", False),
@@ -253,7 +252,14 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "decide": ("decided_by", True),
     "approve": ("decided_by", True),
     "assigned to": ("assigned_to", False),
+    # Ownership is one relation, the owned thing's: "the Payments team owns billing" and
+    # "billing is owned by the Payments team" are both billing -> assigned_to -> Payments team,
+    # so a new owner is a successor in the thing's slot, whichever phrasing each source used.
     "owned by": ("assigned_to", False),
+    "own": ("assigned_to", True),
+    "take ownership of": ("assigned_to", True),
+    "assume ownership of": ("assigned_to", True),
+    "have ownership of": ("assigned_to", True),
     "handled by": ("assigned_to", False),
     "pursue": ("pursues", False),
     "aim for": ("pursues", False),
@@ -264,8 +270,8 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
 PLACEMENT_VERBS = frozenset(
     {
         "join", "rejoin", "start", "begin", "return", "move", "transfer", "switch", "leave",
-        "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "on", "stay",
-        "remain", "at", "go", "lay", "let", "fire", "dismiss",
+        "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "poach", "on",
+        "stay", "remain", "at", "go", "lay", "let", "fire", "dismiss",
     }
 )  # fmt: skip
 # Leading something: a team's member, or working on a project or product ("leads Lighthouse").
@@ -280,10 +286,11 @@ LEADERSHIP_PHRASES = frozenset(
 PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
-         "move to", "transfer to", "switch to", "hire", "recruit", "relocate to", "go back to",
-         "move onto", "move into", "start on", "take over", "take charge of", "take ownership of",
-         "assume ownership of", "take responsibility for", "assume responsibility for", "adopt",
-         "become part of", "migrate to", "start as", "acquire"),
+         "move to", "transfer to", "switch to", "hire", "recruit", "poach", "relocate to",
+         "go back to", "move onto", "move into", "start on", "take over", "take charge of",
+         "take ownership of", "assume ownership of", "take responsibility for",
+         "assume responsibility for", "adopt", "become part of", "migrate to", "start as",
+         "acquire"),
         "start",
     ),
     **dict.fromkeys(

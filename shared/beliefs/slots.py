@@ -26,15 +26,28 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.beliefs import slot_repository
 from shared.beliefs.timeline import Placement, SlotMember, place
 
-__all__ = ["FUNCTIONAL_PREDICATES", "SlotKey", "settle_slots"]
+__all__ = ["FUNCTIONAL_PREDICATES", "OWNED_BY_ESCAPE", "SlotKey", "settle_slots"]
 
 _NEVER = datetime.min.replace(tzinfo=UTC)
 
 # One object at a time unless a claim says otherwise ("also works part-time at …"): a
 # different object later is a successor, at the same time a conflict. A project or team is
 # part of one whole ("moved from the Harbor Foundation to Coastal Commons").
+#
+# An owner is the owned thing's slot ("billing is owned by the Payments team"): the work pack
+# calls it `assigned_to`; without the pack the core vocabulary has no name for it, and it is
+# stored under this escape rather than dropped, so a change of owner still supersedes.
+OWNED_BY_ESCAPE = "other:owned_by"
 FUNCTIONAL_PREDICATES = frozenset(
-    {"works_for", "member_of", "reports_to", "located_in", "assigned_to", "part_of"}
+    {
+        "works_for",
+        "member_of",
+        "reports_to",
+        "located_in",
+        "assigned_to",
+        "part_of",
+        OWNED_BY_ESCAPE,
+    }
 )
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
 from services.adjudicator.engines.categories import Category, find_categories, strip_categories
@@ -74,7 +76,8 @@ _TRANSITION = re.compile(
 # the change of an attribute, said as the change it is.
 _VALUE_SET = re.compile(
     r"\b(raised|lowered|increased|decreased|reduced|cut|bumped|upped|dropped|lifted|"
-    r"doubled|halved)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
+    r"doubled|halved|grew|grown|rose|risen|fell|fallen|jumped|climbed|shrank|shrunk|"
+    r"went up|went down)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
 )
 _CORRECTION = re.compile(
     r"\b(rescheduled|postponed|pushed|delayed|brought forward|moved up|moved back|slipped|"
@@ -106,6 +109,8 @@ _CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
 # Words that open the window a value holds in ("Starting 1 February", "effective June"): when,
 # not what.
 _CUE_STEMS |= {"start", "effective", "begin", "beginn", "onward", "onwards"}
+# How a quantity moved ("grew to 150 employees", "fell to 40"), not what it counts.
+_CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
 # "… is $350, up from $300": the value it changed from is not a value the claim states.
 _CHANGED_FROM = re.compile(
     r"[,;(]?\s*\b(?:up|down|increased|decreased|raised|lowered)\s+from\s+[^,;.)]+"
@@ -119,6 +124,15 @@ _SKELETON_SYNONYMS = {
     "expect": "schedul",
     "think": "believ",
     "feel": "believ",
+    # A price in any of its verbs ("costs $48", "is priced at $40", "charges $5").
+    "cost": "pric",
+    "charg": "pric",
+    # A headcount in any of its words ("employs 120 people", "grew to 150 employees").
+    "employ": "staff",
+    "peopl": "staff",
+    "headcount": "staff",
+    "worker": "staff",
+    "person": "staff",
 }
 
 
@@ -140,11 +154,22 @@ class DateValue:
 Value = DateValue | tuple[float, str] | Category
 
 
+# Every candidate's statement and evidence texts are read again for each assertion compared
+# with it (a candidate with 40 pieces of evidence is 40 texts per comparison): the readings
+# are pure functions of the text, so they are computed once per process and text.
+_TEXT_CACHE = 8192
+
+
 def extract_values(text: str) -> list[Value]:
     """Dates, numbers, statuses and stances stated in `text`, in order.
 
     Each character of a date or number is read at most once.
     """
+    return list(_values_of(text))
+
+
+@lru_cache(maxsize=_TEXT_CACHE)
+def _values_of(text: str) -> tuple[Value, ...]:
     lowered = text.lower()
     found: list[tuple[int, Value]] = list(find_categories(lowered))
     for pattern, (gy, gm, gd) in _DATE_PATTERNS:
@@ -164,7 +189,7 @@ def extract_values(text: str) -> list[Value]:
             number = float(match.group(2).replace(",", ""))
             unit = (match.group(1) or "") + (match.group(3) or "").lower()
             found.append((match.start(), (number, unit)))
-    return [value for _, value in sorted(found, key=lambda item: item[0])]
+    return tuple(value for _, value in sorted(found, key=lambda item: item[0]))
 
 
 def _same_value(a: Value, b: Value) -> bool:
@@ -183,7 +208,8 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) >= 5 else word
 
 
-def _content_tokens(text: str, *, skeleton: bool) -> set[str]:
+@lru_cache(maxsize=_TEXT_CACHE)
+def _content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
     """Content words; the skeleton also drops values and cue words, leaving the attribute."""
     lowered = text.lower()
     if skeleton:
@@ -196,7 +222,7 @@ def _content_tokens(text: str, *, skeleton: bool) -> set[str]:
             for w in kept
             if not any(ch.isdigit() for ch in w) and w not in _MONTHS and w not in _CUE_STEMS
         }
-    return kept
+    return frozenset(kept)
 
 
 def _without_fronted(text: str, subject: str) -> str:
@@ -208,12 +234,12 @@ def _without_fronted(text: str, subject: str) -> str:
     return text[at:] if at > 0 else text
 
 
-def _containment(a: set[str], b: set[str]) -> float:
+def _containment(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     """Overlap coefficient: how much of the terser set the other holds."""
     return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
-def _similarity(a: set[str], b: set[str]) -> float:
+def _similarity(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     """Mean of Jaccard and overlap coefficient: robust to one statement being terser."""
     if not a or not b:
         return 0.0

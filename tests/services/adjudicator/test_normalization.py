@@ -153,9 +153,8 @@ def test_invalid_other_escape_is_dropped(escape: str) -> None:
         ("is blocked by", "blocks"),
         ("depends on", "depends_on"),
         ("pursues", "pursues"),
-        ("assigned to", "assigned_to"),
     ],
-)
+)  # ("assigned to" has an escape without the pack: see the owner test below)
 def test_work_pack_predicates_only_map_when_pack_enabled(phrase: str, predicate: str) -> None:
     assert PredicateVocabulary().normalize(phrase) is None
     assert PredicateVocabulary(["work"]).normalize(phrase) == predicate
@@ -496,3 +495,28 @@ def test_a_plain_denial_stays_a_negative_relation() -> None:
         .assertions
     )
     assert (relation.polarity, relation.phase) == ("negative", "state")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "phrase", "obj"),
+    [
+        ("The Search team owns the Ledger API.", "Search team", "owns", "Ledger API"),
+        ("The Ledger API is owned by the Search team.", "Ledger API", "is owned by", "Search team"),
+        ("Search team took ownership of the Ledger API.", "Search team", "took ownership of",
+         "Ledger API"),
+        ("The Ledger API is assigned to the Search team.", "Ledger API", "is assigned to",
+         "Search team"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("packs", [(), ("work",)])
+def test_every_phrasing_of_an_owner_is_one_relation_of_the_owned_thing(
+    text: str, subject: str, phrase: str, obj: str, packs: tuple[str, ...]
+) -> None:
+    # One slot whichever way a source put it, so a new owner supersedes the old one; without
+    # the work pack the relation is the `other:owned_by` escape rather than dropped.
+    result = Normalizer(PredicateVocabulary(packs)).normalize_claim(
+        claim(text, subject, phrase, obj), resolve
+    )
+    (relation,) = result.assertions
+    assert relation.predicate == ("assigned_to" if packs else "other:owned_by")
+    assert (relation.subject_name, relation.object_name) == ("Ledger API", "Search team")

@@ -249,3 +249,109 @@ async def test_a_value_someone_sets_anew_supersedes_the_value_said_another_way(
     assert sixty["superseded_by_fact_id"] == thirty["id"]
     assert sixty["valid_until"] == day(2026, 4, 2)
     assert (thirty["valid_from"], thirty["valid_until"]) == (day(2026, 4, 2), None)
+
+
+@pytest.mark.parametrize("old_first", [True, False], ids=["in order", "change first"])
+@pytest.mark.parametrize(
+    ("subject", "old", "new"),
+    [
+        ("Kelvo", "Kelvo employs 85 people.", "Kelvo grew to 110 employees in March 2026."),
+        ("Rotterdam office", "The Rotterdam office has a headcount of 40.",
+         "The Rotterdam office shrank to 32 staff in March 2026."),
+    ],
+)  # fmt: skip
+async def test_a_count_said_in_other_words_moves_to_its_new_value(
+    adj_service: AdjudicationService,
+    corpus: Any,
+    subject: str,
+    old: str,
+    new: str,
+    old_first: bool,
+) -> None:
+    # People, employees, staff and headcount count one thing; "grew to" says the change.
+    wiki = await corpus.document(f"{subject} profile")
+    await corpus.claim(
+        wiki, old, subject, old.split()[-3], None, said=day(2026, 1, 10),
+        kind="proposition_validity",
+    )  # fmt: skip
+    update = await corpus.document(f"{subject} update")
+    await corpus.claim(
+        update, new, subject, "grew to", None, said=day(2026, 3, 20), valid_from=day(2026, 3, 1),
+        precision="open", kind="effective_period",
+    )  # fmt: skip
+    await run(adj_service, corpus, *((wiki, update) if old_first else (update, wiki)))
+    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    was = next(f for f in facts if f["valid_from"] is None)
+    now = next(f for f in facts if f["valid_from"] is not None)
+    assert was["superseded_by_fact_id"] == now["id"]
+    assert was["valid_until"] == day(2026, 3, 1) and now["valid_until"] is None
+    assert was["contradiction_group_id"] is None and now["contradiction_group_id"] is None
+
+
+@pytest.mark.parametrize("earlier_first", [True, False], ids=["in order", "later first"])
+async def test_prices_stated_from_different_starts_in_different_verbs_are_a_chain(
+    adj_service: AdjudicationService, corpus: Any, earlier_first: bool
+) -> None:
+    # "is priced at $40" from January and "costs $48" from March: one price, two periods.
+    january = await corpus.document("Pricing, January")
+    await corpus.claim(
+        january, "As of 1 January 2026 the Team plan is priced at $40 per month.", "Team plan",
+        "is priced at", None, said=day(2026, 1, 2), valid_from=day(2026, 1, 1), precision="open",
+        kind="effective_period",
+    )  # fmt: skip
+    march = await corpus.document("Pricing, March")
+    await corpus.claim(
+        march, "Starting 1 March 2026, the Team plan costs $48 per month.", "Team plan", "costs",
+        None, said=day(2026, 2, 20), valid_from=day(2026, 3, 1), precision="open",
+        kind="effective_period",
+    )  # fmt: skip
+    await run(adj_service, corpus, *((january, march) if earlier_first else (march, january)))
+    facts = {f["label"]: f for f in await corpus.facts() if f["invalidated_at"] is None}
+    forty = next(f for label, f in facts.items() if "40" in label)
+    forty_eight = next(f for label, f in facts.items() if "48" in label)
+    assert forty["superseded_by_fact_id"] == forty_eight["id"]
+    assert forty["valid_until"] == day(2026, 3, 1) and forty_eight["valid_until"] is None
+    assert forty["contradiction_group_id"] is None
+
+
+@pytest.mark.parametrize("old_first", [True, False], ids=["in order", "new owner first"])
+@pytest.mark.parametrize(
+    ("old", "old_verb", "new", "new_verb"),
+    [
+        ("Ana Ruiz owns the Onboarding flow.", "owns",
+         "From 1 April 2026 the Onboarding flow is owned by Ben Cho.", "is owned by"),
+        ("The Onboarding flow is owned by Ana Ruiz.", "is owned by",
+         "Ben Cho took ownership of the Onboarding flow on 1 April 2026.", "took ownership of"),
+    ],
+)  # fmt: skip
+async def test_a_new_owner_supersedes_the_old_one_whichever_way_each_is_said(
+    adj_service: AdjudicationService,
+    corpus: Any,
+    old: str,
+    old_verb: str,
+    new: str,
+    new_verb: str,
+    old_first: bool,
+) -> None:
+    # Active or passive, the owner is the owned thing's slot: one owner at a time.
+    def parties(text: str, verb: str, owner: str) -> tuple[str, str]:
+        thing = "Onboarding flow"
+        return (owner, thing) if text.startswith(owner) else (thing, owner)
+
+    wiki = await corpus.document("Owners")
+    subject, obj = parties(old, old_verb, "Ana Ruiz")
+    await corpus.claim(wiki, old, subject, old_verb, obj, said=day(2026, 1, 10))
+    notes = await corpus.document("Handover notes")
+    subject, obj = parties(new, new_verb, "Ben Cho")
+    await corpus.claim(
+        notes, new, subject, new_verb, obj, said=day(2026, 4, 2), valid_from=day(2026, 4, 1),
+        precision="day" if "on 1 April" in new else "open",
+        kind="event_time" if "on 1 April" in new else "effective_period",
+    )  # fmt: skip
+    await run(adj_service, corpus, *((wiki, notes) if old_first else (notes, wiki)))
+    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert {f["predicate"] for f in facts} == {"other:owned_by"}
+    was = next(f for f in facts if "Ana Ruiz" in f["label"])
+    now = next(f for f in facts if "Ben Cho" in f["label"])
+    assert was["superseded_by_fact_id"] == now["id"]
+    assert was["valid_until"] == day(2026, 4, 1) and now["valid_until"] is None
