@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.coref import is_honorific
 from shared.text.units import TEAM_HEADS, is_team_head
 
 __all__ = [
@@ -27,11 +28,14 @@ __all__ = [
     "Role",
     "entity_like",
     "entity_phrase",
+    "holds_position",
     "is_bare",
     "is_name",
     "is_role_word",
     "name_span",
+    "position_workplace",
     "role_predicate",
+    "without_honorific",
 ]
 
 # NER labels whose spans are names of things an agent may ask about. Dates, numbers and money
@@ -151,7 +155,7 @@ def name_span(tok: Any) -> tuple[Any, ...] | None:
                 if len(words) == 1 and words[0].lower_ in SYSTEM_HEADS:
                     return None  # "the payments [API]": a kind of system, named by its modifiers
                 if words and all(t.lower_ not in _ROLE_WORDS for t in words):
-                    return _with_leading_compounds(words)
+                    return without_honorific(_with_leading_compounds(words))
     if not _proper(tok):
         return (tok,)
     head = tok
@@ -166,20 +170,68 @@ def name_span(tok: Any) -> tuple[Any, ...] | None:
         and doc[start - 1].lower_ not in _ROLE_WORDS
     ):
         start -= 1
-    return _with_leading_compounds(tuple(doc[start : head.i + 1]))
+    return without_honorific(_with_leading_compounds(tuple(doc[start : head.i + 1])))
+
+
+def without_honorific(words: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The name's tokens less a leading title of address ("Dr.", "Ms")."""
+    while len(words) > 1 and is_honorific(words[0].text):
+        words = words[1:]
+    return words
 
 
 def role_predicate(role_word: str, target_text: str) -> str:
-    """The verb phrase a role maps to: founders founded it, members of a team are members, and
-    holding any other position in an organization is working for it."""
+    """The verb phrase a role maps to: founders founded it, owners own it, members of a team
+    are members, and holding any other position in an organization is working for it."""
     if role_word.lower() in _FOUNDER_WORDS:
         return "found"
+    if role_word.lower() == "owner":
+        return "own"  # "Dana, the owner of the Ledger API": the API's owner, not an employer
     return "member of" if is_team_head(target_text) else "work for"
 
 
 def is_role_word(tok: Any) -> bool:
     """A title or position ("CTO", "head", "engineer")."""
     return tok.lower_ in _ROLE_WORDS or tok.lemma_.lower() in _ROLE_WORDS
+
+
+# Nouns that stand "at <Org>" without working there: its customers and visitors, the events
+# held there, and study (which is not employment).
+_NOT_POSITIONS = frozenset(
+    {
+        "customer", "client", "guest", "visitor", "patient", "user", "investor", "shareholder",
+        "speaker", "attendee", "tenant", "subscriber", "fan", "regular", "buyer", "supplier",
+        "vendor", "competitor", "rival", "student", "alumnus", "alumna", "graduate", "resident",
+        "meeting", "workshop", "event", "conference", "session", "talk", "offsite", "review",
+        "demo", "presentation", "training", "call", "interview", "visit", "trip", "launch",
+        "party", "dinner", "lunch", "outage", "incident", "deal", "contract", "project",
+    }
+)  # fmt: skip
+
+
+def position_workplace(attr: Any, copula: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    """The organisation a copula's complement is a position in when the parser hung the "at"
+    on the verb ("Chen Jie is a paralegal at Harlow Finch": "at" under "is")."""
+    if attr.pos_ != "NOUN" or attr.lemma_.lower() in _NOT_POSITIONS:
+        return None
+    if any(c.dep_ == "prep" for c in attr.children):
+        return None
+    workplace = _named_workplace(copula, inside)
+    if workplace is None or any(t.ent_type_ in ("GPE", "LOC") for t in workplace):
+        return None
+    return workplace if workplace[0].i > attr.i else None
+
+
+def holds_position(tok: Any, inside: set[int]) -> bool:
+    """A position: a title from the list, or any common noun held at a named organisation
+    ("a professor at Kessler University", "a nurse with Mercy Health"): the structure says it
+    is a job when the title is one nobody listed."""
+    if is_role_word(tok):
+        return True
+    if tok.pos_ != "NOUN" or tok.lemma_.lower() in _NOT_POSITIONS:
+        return False
+    workplace = _named_workplace(tok, inside)
+    return workplace is not None and not any(t.ent_type_ in ("GPE", "LOC") for t in workplace)
 
 
 def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
@@ -251,7 +303,7 @@ def _appositive_roles(head: Any, holder: tuple[Any, ...], inside: set[int]) -> l
     for child in head.children:
         if child.dep_ != "appos" or child.i not in inside:
             continue
-        if is_role_word(child):
+        if holds_position(child, inside):
             target = _role_target(child, inside)
             if target:
                 tokens = _core(child, inside)
@@ -324,7 +376,7 @@ def entity_phrase(
     """
     if head.pos_ == "PRON":
         return Phrase((head,))
-    if is_role_word(head) and not keep_roles:
+    if holds_position(head, inside) and not keep_roles:
         target = _role_target(head, inside)
         named = next(
             (c for c in head.children if c.dep_ == "appos" and c.i in inside and is_name(c)), None
@@ -397,11 +449,27 @@ def _measured_thing(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
         if t.i < head.i and t.i in inside and t.lemma_.lower() not in ATTRIBUTE_HEADS
         and (t.dep_ == "compound" or _capitalised_modifier(t))
     ]  # fmt: skip
-    if not words or not any(is_name(t) or _capitalised_modifier(t) for t in words):
+    if not words:
+        return _measured_after(head, inside)
+    if not any(is_name(t) or _capitalised_modifier(t) for t in words):
         return None
     if any(b.i - a.i != 1 for a, b in itertools.pairwise(words)):
         return None  # not one run of words
     return tuple(words)
+
+
+def _measured_after(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    """The named thing in a complement of the attribute noun ("headcount at the Lyon office",
+    "the price of the Pro plan", "the rate limit for the Search API")."""
+    for prep in head.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("at", "of", "for", "in") or prep.i < head.i:
+            continue
+        pobj = next((g for g in prep.children if g.dep_ == "pobj" and g.i in inside), None)
+        if pobj is not None:
+            phrase = entity_phrase(pobj, inside)
+            if entity_like(phrase):
+                return phrase.tokens
+    return None
 
 
 def _owner_of_named_thing(head: Any, inside: set[int]) -> set[int]:

@@ -53,6 +53,18 @@ _CHANGE_VERBS = frozenset(
         "expand", "shrink", "move",
     }
 )  # fmt: skip
+# Verbs a count moves by itself with, and the counts that are levels rather than flows.
+_GROWTH_VERBS = frozenset(
+    {"grow", "rise", "fall", "climb", "jump", "shrink", "expand", "drop", "increase", "decrease"}
+    | {"double", "halve"}
+)
+_STOCK_NOUNS = frozenset(
+    {
+        "employee", "staff", "people", "person", "headcount", "engineer", "worker", "member",
+        "user", "customer", "client", "subscriber", "seat", "account", "store", "office",
+        "location", "branch", "site", "team",
+    }
+)  # fmt: skip
 
 
 # "From 1 March 2025, A joins X and B joins Y": a date fronted before the first clause,
@@ -134,17 +146,30 @@ def tense_of(head: Any) -> Tense:
 
 def value_change(content: Any) -> bool:
     """ "was raised to 250 requests per second", "we cut the price to $40": a controlled value
-    set to a number (passive, or with an object), not a measurement that rose by itself."""
-    if content.lemma_.lower() not in _CHANGE_VERBS:
-        return False
-    if not any(c.dep_ in ("auxpass", "dobj", "nsubjpass") for c in content.children):
-        return False
-    return any(
-        prep.dep_ == "prep"
+    set to a number (passive, or with an object), not a measurement that rose by itself. A
+    count of what an organisation has ("grew to 150 employees", "the team shrank to 9 people")
+    moves the same way: it stays at the new number until it moves again, where revenue that
+    "rose to $5M in Q3" is what Q3 measured."""
+    lemma = content.lemma_.lower()
+    targets = [
+        prep
+        for prep in content.children
+        if prep.dep_ == "prep"
         and prep.lower_ == "to"
         and any(t.ent_type_ in _NUMERIC_ENTS or t.like_num for t in prep.subtree)
-        for prep in content.children
-    )
+    ]
+    if not targets:
+        return False
+    if lemma in _CHANGE_VERBS and any(
+        c.dep_ in ("auxpass", "dobj", "nsubjpass") for c in content.children
+    ):
+        return True
+    if lemma not in _GROWTH_VERBS:
+        return False
+    subject = next((c for c in content.children if c.dep_ == "nsubj"), None)
+    counted = [t for prep in targets for t in prep.subtree]
+    counted += [t for t in subject.subtree] if subject is not None else []
+    return any(t.lemma_.lower() in _STOCK_NOUNS for t in counted)
 
 
 def claim_kind(content: Any, clause: Clause, window: TimeWindow | None) -> ValidKind:

@@ -7,7 +7,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Mention", "Rewriter", "ShortForms", "context_mentions", "third_person"]
+__all__ = [
+    "Mention",
+    "Rewriter",
+    "ShortForms",
+    "context_mentions",
+    "is_honorific",
+    "third_person",
+]
 
 _PERSON_PRONOUNS = {"he", "him", "she", "himself", "herself"}
 _PERSON_POSSESSIVE = {"his", "hers"}
@@ -86,6 +93,15 @@ def context_mentions(context: str | None, known: Mapping[str, str]) -> list[Ment
     return found
 
 
+# "Dr. Lena Brandt" and "Lena Brandt" are one person: a title of address is no part of a name.
+_HONORIFICS = frozenset({"dr", "prof", "mr", "mrs", "ms", "mx", "sir", "dame", "rev", "hon"})
+
+
+def is_honorific(word: str) -> bool:
+    """A title of address written before a name ("Dr.", "Ms", "Prof")."""
+    return word.lower().rstrip(".") in _HONORIFICS
+
+
 @dataclass(frozen=True)
 class ShortForms:
     """Full names a document used before a passage, by their given name and surname, so a
@@ -99,6 +115,8 @@ class ShortForms:
         index: dict[str, list[str]] = {}
         for name in dict.fromkeys(names):
             words = name.split()
+            while words and is_honorific(words[0]):
+                words = words[1:]
             if len(words) < 2 or not all(w[:1].isupper() for w in words):
                 continue  # "Ahmed joined Cobaltline" is no name, whatever NER said
             for word in {words[0], words[-1]}:

@@ -16,8 +16,10 @@ from services.ingest.extraction.arguments import (
     ATTRIBUTE_HEADS,
     Phrase,
     entity_phrase,
+    holds_position,
     is_name,
     is_role_word,
+    position_workplace,
     role_predicate,
 )
 from services.ingest.extraction.claim_time import value_change
@@ -148,8 +150,13 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
         relational = attr.lemma_.lower() in _RELATIONAL_NOUNS
         if relational and prep is not None and prep.lower_ == "of" and pobj is not None:
             return f"{attr.lemma_.lower()} of", _body_of(pobj, inside)
+        workplace = position_workplace(attr, head, inside)
+        if workplace is not None:
+            return role_predicate(attr.lower_, "".join(t.text_with_ws for t in workplace)), Phrase(
+                workplace
+            )
         phrase = entity_phrase(attr, inside)
-        if is_role_word(attr) and attr not in phrase.tokens:
+        if holds_position(attr, inside) and attr not in phrase.tokens:
             # A role held in an organization: "the CTO of Northwind" names Northwind.
             target_text = "".join(t.text_with_ws for t in phrase.tokens).strip()
             return role_predicate(attr.lower_, target_text), phrase

@@ -12,6 +12,7 @@ from services.ingest.extraction.arguments import (
     entity_phrase,
     is_name,
     name_span,
+    without_honorific,
 )
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import Mention, ShortForms, context_mentions
@@ -71,8 +72,10 @@ def mentions(
                 elif _person_name(cand):
                     tail_names.setdefault(cand, PERSON_LABEL)
         found.extend(context_mentions(inp.context, tail_names))
-    for ent in doc.ents:
-        label = entity_label(ent.label_)
+    for whole in doc.ents:
+        # "Dr. Lena Brandt" is mentioned as "Lena Brandt": the title of address is no name.
+        ent = whole[len(whole) - len(without_honorific(tuple(whole))) :]
+        label = entity_label(whole.label_)  # (a slice of a span has no label)
         full = expand_short_form(ent.text) if len(ent) == 1 else None
         if full is not None and _person_name(full):
             label = PERSON_LABEL

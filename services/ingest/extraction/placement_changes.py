@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 # Verbs that start a placement; an origin ("joined Globex from Initech") ends the old one.
-START_VERBS = frozenset({"join", "start", "hire", "rejoin", "return", "begin", "recruit"})
+_HIRING_VERBS = frozenset({"hire", "recruit", "poach"})
+START_VERBS = frozenset({"join", "start", "rejoin", "return", "begin"}) | _HIRING_VERBS
 START_VERBS |= MOTION_VERBS
 # Verbs that end a placement ("after leaving Square", "having quit Hooli").
 END_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})
@@ -81,9 +82,15 @@ def _stint_ended(head: Any, subject: Phrase | None, inside: set[int]) -> list[Re
 def left_behind(
     head: Any, subject: Phrase | None, inside: set[int], skip: set[int]
 ) -> list[Relation]:
-    """ "hired by Umbrella from Hooli", "moved from search to payments": the place left."""
+    """ "hired by Umbrella from Hooli", "moved from search to payments": the place left.
+    In the active voice the one who leaves is the one hired ("Northwind hired Carla Mendes
+    from Contoso"), not the employer."""
     if head.lemma_.lower() not in START_VERBS:
         return []
+    if head.lemma_.lower() in _HIRING_VERBS:
+        hired = next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
+        if hired is not None:
+            subject = entity_phrase(hired, inside)
     found = _stint_ended(head, subject, inside)
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):
         pobj = object_of(prep)

@@ -46,6 +46,7 @@ from services.ingest.extraction.mentions import (
     title_topic,
 )
 from services.ingest.extraction.parse_repairs import repair_parse
+from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 
@@ -79,8 +80,11 @@ def load_rules_extractor() -> RulesExtractor:
             Language.component(_SEMICOLONS, func=_semicolon_boundaries)
         if not Language.has_factory(_PARSE_REPAIRS):
             Language.component(_PARSE_REPAIRS, func=repair_parse)
+        if not Language.has_factory(UNKNOWN_WORDS):
+            Language.factory(UNKNOWN_WORDS, func=make_unknown_words)
         nlp = spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
         nlp.add_pipe(_SEMICOLONS, before="parser")
+        nlp.add_pipe(UNKNOWN_WORDS, after="lemmatizer")
         nlp.add_pipe(_PARSE_REPAIRS, last=True)
         return nlp
 
@@ -104,7 +108,7 @@ class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "2.6.0"
+    version = "2.7.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader

@@ -1,0 +1,58 @@
+"""Names at the start of a sentence that the small tagger reads as common words.
+
+At a sentence start a capital says nothing, and the small model tags an unfamiliar name there
+by its shape: "Northwind hired Carla Mendes" gets a common noun "Northwind", so the clause's
+subject looks bare and is read as the document's topic. The lemmatizer already ships the
+English word lists it lemmatizes with (WordNet's nouns, verbs, adjectives and adverbs): a
+capitalised sentence-opening word in none of them is no common word, so it is a proper noun.
+Known words keep their tag ("Headcount is 64", "Revenue fell", "Security approved it"). A name
+read as an adverb ("Tandemly signed …") also left its verb without a subject: it is that subject.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["UNKNOWN_WORDS", "make_unknown_words"]
+
+UNKNOWN_WORDS = "rememberstack_unknown_words"
+# Tags a name is misread as at a sentence start; a verb there is most often an imperative.
+_MISREAD = frozenset({"NOUN", "ADJ", "ADV"})
+_MIN_LENGTH = 3
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
+
+
+def make_unknown_words(nlp: Any, name: str) -> Any:
+    """A spaCy component factory (after the lemmatizer): retag unknown sentence openers."""
+    lookups = nlp.get_pipe("lemmatizer").lookups
+    index = lookups.get_table("lemma_index")
+    exceptions = lookups.get_table("lemma_exc")
+    words = frozenset(
+        word
+        for table in (index, exceptions)
+        for pos in ("noun", "verb", "adj", "adv")
+        for word in table.get(pos, ())
+    )
+
+    def retag(doc: Any) -> Any:
+        for sent in doc.sents:
+            opener = next((t for t in sent if t.is_alpha), None)
+            if opener is None or opener.pos_ not in _MISREAD or opener.tag_ == "NNS":
+                continue
+            text = opener.text
+            if len(text) < _MIN_LENGTH or not text[0].isupper() or text.isupper():
+                continue
+            if opener.lower_ in words or opener.lemma_.lower() in words:
+                continue
+            opener.pos_, opener.tag_, opener.lemma_ = "PROPN", "NNP", text
+            verb = opener.head
+            if (
+                opener.dep_ in ("advmod", "npadvmod", "amod")
+                and verb.pos_ in ("VERB", "AUX")
+                and opener.i < verb.i
+                and not any(c.dep_ in _SUBJECT_DEPS for c in verb.children)
+            ):
+                opener.dep_ = "nsubj"  # "Tandemly signed the renewal": read as an adverb
+        return doc
+
+    return retag

@@ -1,0 +1,150 @@
+"""Positions, titles of address, unfamiliar names at a sentence start, the employer a hire
+leaves, and counts that move (issue 16, classes 1 and 3; issue 17, class 2): each class in
+phrasings written apart from the probe sentences it was found on."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+
+SAID = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+def _claims(extractor: RulesExtractor, text: str, title: str | None = None) -> list[ExtractedClaim]:
+    return extractor.extract_batch(
+        [ExtractionInput(text=text, said_on=SAID, document_title=title)]
+    )[0]
+
+
+def _relations(claims: list[ExtractedClaim]) -> set[tuple[str | None, str | None, str | None]]:
+    found = set()
+    for claim in claims:
+        found.add((claim.subject_text, claim.predicate_text, claim.object_text))
+        found.update(
+            (r.subject_text, r.predicate_text, r.object_text) for r in claim.extra_relations
+        )
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ama Owusu is a midwife at Korle Bu Teaching Hospital.",
+         ("Ama Owusu", "work for", "Korle Bu Teaching Hospital")),
+        ("Pedro Alves is the head sommelier at Casa Nova Wines.",
+         ("Pedro Alves", "work for", "Casa Nova Wines")),
+        ("Yuki Tanaka, an actuary with Meridian Re, said the model needs another review.",
+         ("Yuki Tanaka", "work for", "Meridian Re")),
+        ("Chen Jie is a paralegal at Harlow Finch LLP.",
+         ("Chen Jie", "work for", "Harlow Finch LLP")),
+    ],
+)  # fmt: skip
+def test_any_position_held_at_a_named_organisation_is_employment(
+    extractor: RulesExtractor, text: str, expected: tuple[str, str, str]
+) -> None:
+    # The title is in no list; "<noun> at/with <Org>" says it is a job.
+    assert expected in _relations(_claims(extractor, text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ida Berg is a longtime customer at Globex Bank.",
+        "Tom Hale was a speaker at Vantage Summit.",
+        "The offsite is a workshop at Pellucid Labs.",
+    ],
+)
+def test_standing_at_an_organisation_without_working_there_is_no_employment(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert not any(p == "work for" for _, p, _ in _relations(_claims(extractor, text)))
+
+
+@pytest.mark.parametrize(
+    ("text", "subjects"),
+    [
+        ("Dr. Amara Obi leads the trial. Amara Obi said recruitment is on track.",
+         {"Amara Obi"}),
+        ("Prof. Ian Hale chairs the ethics board.", {"Ian Hale"}),
+        ("Ms. Rosa Diaz joined Vexa Labs in May. Diaz now runs the data team.", {"Rosa Diaz"}),
+    ],
+)  # fmt: skip
+def test_a_title_of_address_is_no_part_of_the_name(
+    extractor: RulesExtractor, text: str, subjects: set[str]
+) -> None:
+    found = {c.subject_text for c in _claims(extractor, text)} | {
+        c.holder for c in _claims(extractor, text) if c.holder
+    }
+    assert subjects <= found
+    assert not any(s and s.split()[0].rstrip(".") in ("Dr", "Prof", "Ms") for s in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Quorvex hired two senior engineers last month.", "Quorvex"),
+        ("Tandemly signed the renewal on Monday.", "Tandemly"),
+        ("Brightlane acquired Pico Labs in April.", "Brightlane"),
+    ],
+)
+def test_an_unfamiliar_name_opening_a_sentence_is_the_subject_not_the_topic(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    # The small tagger reads these as common nouns; no English word list has them.
+    (claim, *_) = _claims(extractor, text, title="Weekly update")
+    assert claim.subject_text == subject
+
+
+def test_a_common_word_opening_a_sentence_still_reads_as_the_topic(
+    extractor: RulesExtractor,
+) -> None:
+    (claim,) = _claims(extractor, "Revenue fell 5% in August.", title="Harbor Foods update")
+    assert claim.subject_text == "Harbor Foods"
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("Globex recruited Ana Silva from Initech in March.", ("Ana Silva", "leave", "Initech")),
+        ("Zentra poached Omar Haddad from Lumio Health.", ("Omar Haddad", "leave", "Lumio Health")),
+        ("Last week Fernhill Capital hired Jo Park from Danske Markets.",
+         ("Jo Park", "leave", "Danske Markets")),
+    ],
+)  # fmt: skip
+def test_the_one_hired_leaves_the_employer_they_were_hired_from(
+    extractor: RulesExtractor, text: str, left: tuple[str, str, str]
+) -> None:
+    relations = _relations(_claims(extractor, text))
+    assert left in relations
+    assert not any(p == "leave" and s != left[0] for s, p, _ in relations)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("Kelvo grew to 85 employees in April 2025.", datetime(2025, 4, 1, tzinfo=UTC)),
+        ("The support team shrank to 6 people in May 2025.", datetime(2025, 5, 1, tzinfo=UTC)),
+        ("Daily active users rose to 12,000 in March 2025.", datetime(2025, 3, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_count_that_moves_holds_from_then_on(
+    extractor: RulesExtractor, text: str, start: datetime
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert (claim.claim_valid_from, claim.claim_valid_until) == (start, None)
+    assert claim.claim_valid_precision == "open"
+
+
+def test_a_flow_that_rose_is_what_its_period_measured(extractor: RulesExtractor) -> None:
+    (claim,) = _claims(extractor, "Revenue rose to $2M in Q2 2025.")
+    assert claim.claim_valid_precision == "quarter"
+    assert claim.claim_valid_until is not None
