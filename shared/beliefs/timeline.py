@@ -16,7 +16,8 @@ the facts arrived in (spec/contradictions-corroboration-supersession.md):
 - A value with no stated start precedes the dated values said no earlier than it, and is
   closed at the first of their starts. Undated values said at different times succeed each
   other only when the later one says the change ("joined", "moved to", "now"); it then
-  supersedes the earlier with an unknown end. An undated value that has ended ("formerly at
+  supersedes the earlier with an unknown end (or its own end, said with the change: "has left
+  Finch. She is now at Lumen"). An undated value that has ended ("formerly at
   Birch Labs", "left Acme") does not conflict with one that holds. Otherwise undated rivals
   conflict.
 - A value the claims say holds beside the others ("also", "part-time at") is outside the
@@ -160,8 +161,14 @@ def place(members: Iterable[SlotMember]) -> dict[UUID, Placement]:
 
 
 def _announced_after(m: SlotMember, undated: Sequence[SlotMember]) -> SlotMember | None:
-    """The first undated value said after `m` that says it is the change ("now at Globex")."""
-    change = [u for u in undated if u.value != m.value and u.announces_change and _said_later(u, m)]
+    """The first undated value said after `m` that says it is the change ("now at Globex").
+    When `m` has ended, the change may be said with it ("has left Finch & Co. She is now a
+    partner at Lumen"): the same said-on time is enough."""
+
+    def follows(u: SlotMember) -> bool:
+        return _said_later(u, m) or (m.stated_until is not None and _said_no_earlier(u, m))
+
+    change = [u for u in undated if u.value != m.value and u.announces_change and follows(u)]
     return min(change, key=lambda u: (u.said_first, u.value, u.order_key)) if change else None
 
 

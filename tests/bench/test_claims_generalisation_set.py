@@ -27,6 +27,7 @@ from bench.locomo_entities import LABELLED
 from services.adjudicator.normalization import PredicateVocabulary
 from services.adjudicator.predicates import CORE_PREDICATES
 from services.ingest.extraction.base import ExtractedClaim
+from shared.beliefs.slots import OWNED_BY_ESCAPE
 
 ROW_FIELDS = {
     "id",
@@ -80,7 +81,8 @@ def _check_claim(row: dict[str, Any], claim: dict[str, Any]) -> None:
     rid = row["id"]
     assert CLAIM_FIELDS <= claim.keys() <= CLAIM_FIELDS | OPTIONAL_CLAIM_FIELDS, rid
     assert 1 <= len(claim["contains"]) <= 4 and all(p.strip() for p in claim["contains"]), rid
-    assert claim["predicate"] is None or claim["predicate"] in CORE_PREDICATES, rid
+    # The core vocabulary, or the owner escape the default vocabulary stores owners under.
+    assert claim["predicate"] in (None, *CORE_PREDICATES, OWNED_BY_ESCAPE), rid
     assert claim.get("phase") in (None, *PHASES), rid
     assert claim["polarity"] in ("positive", "negative"), rid
     assert claim["precision"] in PRECISIONS, rid

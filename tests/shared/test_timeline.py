@@ -127,6 +127,24 @@ def test_an_undated_value_that_has_ended_does_not_conflict_with_one_that_holds()
     assert placed[tessel.fact_id].valid_until is None
 
 
+def test_an_ended_value_is_succeeded_by_the_change_said_with_its_end() -> None:
+    # "Dana Reyes has left Finch & Co. She is now a partner at Lumen Advisory" (one said-on).
+    finch = _member("finch", None, said=_at(5), until=_at(5), precision="unknown")
+    lumen = _member("lumen", None, said=_at(5), change=True)
+    placed = place([finch, lumen])
+    assert placed[finch.fact_id].superseded_by == lumen.fact_id
+    assert placed[finch.fact_id].valid_until == _at(5)
+    assert placed[lumen.fact_id].superseded_by is None
+    assert placed[lumen.fact_id].rivals == frozenset()
+
+
+def test_a_holding_value_is_not_succeeded_by_a_change_said_at_the_same_time() -> None:
+    # Without an end, the same said-on time says nothing about which came first.
+    a = _member("acme", None, said=_at(5))
+    b = _member("globex", None, said=_at(5), change=True)
+    assert place([a, b])[a.fact_id].superseded_by is None
+
+
 _MEMBERS = st.lists(
     st.builds(
         _member,

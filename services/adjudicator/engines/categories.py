@@ -6,8 +6,9 @@ skeleton) names the attribute, and different values of it are rivals — a later
 one stated for the same period conflicts. Without this the two statements differ by one content
 word and look like unrelated propositions, and a status never changes.
 
-Status words count only where the sentence assigns them (after a copula or "rated", "marked",
-"turned"), so "the red team" is not a status, nor "went live" (a launch is an event). A stance
+Status words count only where the sentence assigns them (after a copula, "rated", "marked",
+"turned", or a status line's "status:"), so "the red team" is not a status, nor "went live" (a
+launch is an event). A stance
 is the direction of the holder's position: "supports", "backs", "is in favour of" are one value and
 "opposes", "is against", "rejects" the other, so "backs" after "opposes" is a change of stance
 whatever verbs the two writers chose.
@@ -36,7 +37,8 @@ _STATUS_WORDS = (
 )
 _STATUS = re.compile(
     r"\b(?:is|are|was|were|be|been|being|remains?|remained|stays?|stayed|turned|turns|"
-    r"rated|marked|flagged|moved to|back to|now)\s+(?:(?:now|still|back|again|officially)\s+)?"
+    r"rated|marked|flagged|moved to|back to|now|status\s*[:\u2013\u2014-])"
+    r"\s+(?:(?:now|still|back|again|officially)\s+)?"
     rf"({_STATUS_WORDS})\b"
 )
 # A bare "support" or "oppose" is a stance only after its holder ("I support", "we now

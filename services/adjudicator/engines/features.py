@@ -109,6 +109,8 @@ _CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
 # Words that open the window a value holds in ("Starting 1 February", "effective June"): when,
 # not what.
 _CUE_STEMS |= {"start", "effective", "begin", "beginn", "onward", "onwards"}
+# "Nova status: green" and "Nova is red" name one attribute: a status word says no more.
+_CUE_STEMS |= {"statu"}
 # How a quantity moved ("grew to 150 employees", "fell to 40"), not what it counts.
 _CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
 # "… is $350, up from $300": the value it changed from is not a value the claim states.

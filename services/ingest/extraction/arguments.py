@@ -431,6 +431,7 @@ ATTRIBUTE_HEADS = frozenset(
     {
         "limit", "price", "cost", "fee", "budget", "quota", "headcount", "capacity", "rate",
         "threshold", "cap", "allowance", "pricing", "sla", "latency", "timeout", "retention",
+        "status", "health", "eta",
     }
 )  # fmt: skip
 

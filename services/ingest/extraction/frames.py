@@ -23,6 +23,7 @@ from services.ingest.extraction.arguments import (
     role_predicate,
 )
 from services.ingest.extraction.claim_time import value_change
+from services.ingest.extraction.key_values import key_value_subject
 from services.ingest.extraction.moves import (
     MOTION_VERBS,
     SEATS,
@@ -41,6 +42,7 @@ from services.ingest.extraction.placement_changes import (
     ended_before_joining,
     former_placements,
     handover,
+    held_besides,
     job_taken_at,
     left_behind,
     subordinate_changes,
@@ -222,6 +224,9 @@ def read_frame(
     subject = entity_phrase(subj_tok, inside, anchor_possessor=True) if subj_tok else None
     head = content
     pred = [head.lemma_.lower()]
+    key = key_value_subject(content, inside) if subject is None else None
+    if key is not None:  # "Project Nova status: green" says Project Nova's status is green
+        subject, pred = key, ["be"]
     xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ == "VERB"), None)
     if xcomp is not None and not any(c.dep_ in _OBJECT_DEPS for c in head.children):
         pred += ["to", xcomp.lemma_.lower()]
@@ -386,4 +391,5 @@ def read_frame(
     extras += subordinate_changes(head, subject, inside, skip)
     extras += handover(predicate, obj, head, inside, skip)
     extras += former_placements(subj_tok, subject, inside, skip)
+    extras += held_besides(head, subject, inside)
     return Frame(main, tuple(extras))

@@ -41,6 +41,10 @@ _NOT_NAME_STARTS = frozenset(
         "The", "A", "An", "This", "That", "These", "Those", "Our", "Their", "His", "Her", "My",
         "Your", "We", "They", "It", "In", "On", "At", "For", "And", "But", "If", "When", "Then",
         "So", "As", "By", "To", "Of", "From", "With", "Update", "Correction", "Note",
+        # Greetings and sign-offs open an email's lines ("Hi all,", "Thanks, Jo"); several are
+        # given names somewhere, none is one there.
+        "Hi", "Hey", "Hello", "Dear", "Thanks", "Thank", "Cheers", "Best", "Regards", "Kind",
+        "Warm", "Welcome", "Morning", "Yes", "No", "Ok", "Okay", "Sure", "Great", "Congrats",
     }
 )  # fmt: skip
 

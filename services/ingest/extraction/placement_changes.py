@@ -24,6 +24,7 @@ __all__ = [
     "ended_before_joining",
     "former_placements",
     "handover",
+    "held_besides",
     "job_taken_at",
     "left_behind",
     "subordinate_changes",
@@ -282,3 +283,49 @@ def handover(
             if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
                 return [Relation(entity_phrase(pobj, inside), other_side, obj)]
     return []
+
+
+# "In addition to her job at Sable", "Besides running Orrin Labs", "Alongside his role as CEO
+# of Vantage": a placement held beside the clause's, in a phrase before or after it.
+_BESIDES = frozenset({"besides", "beside", "alongside"})
+_ADDITION = {"in": "addition", "on": "top"}  # "in addition to", "on top of"
+_HELD_NOUNS = _JOB_NOUNS | {"work", "day", "duty", "duties", "seat", "stint"}
+
+
+def held_besides(head: Any, subject: Phrase | None, inside: set[int]) -> list[Relation]:
+    """The placement a "besides"/"in addition to" phrase says the subject holds (the
+    claim's own cue says it holds beside the main one, so neither succeeds the other)."""
+    found = []
+    for prep in (c for c in head.children if c.dep_ == "prep"):
+        held = _besides_object(prep)
+        if held is None or held.i not in inside:
+            continue
+        if held.pos_ == "VERB":  # "besides running Orrin Labs", "besides working at Koto"
+            obj = next((c for c in held.children if c.dep_ == "dobj" and c.i in inside), None)
+            if obj is not None and is_name(obj):
+                found.append(Relation(subject, held.lemma_.lower(), entity_phrase(obj, inside)))
+            for at in (c for c in held.children if c.dep_ == "prep" and c.lower_ in ("at", "for")):
+                pobj = object_of(at)
+                if pobj is not None and pobj.i in inside and is_name(pobj):
+                    found.append(Relation(subject, "work at", entity_phrase(pobj, inside)))
+        elif held.lemma_.lower() in _HELD_NOUNS:  # "her job at Sable", "his role as CEO of X"
+            for at in (c for c in held.children if c.dep_ == "prep" and c.i in inside):
+                pobj = object_of(at)
+                if pobj is None or pobj.i not in inside:
+                    continue
+                place = entity_phrase(pobj, inside)  # "CEO of Vantage" names Vantage
+                if any(is_name(t) for t in place.tokens) and not is_place(place):
+                    found.append(Relation(subject, "work for", place))
+                    break
+    return found
+
+
+def _besides_object(prep: Any) -> Any | None:
+    if prep.lower_ in _BESIDES:
+        return next((c for c in prep.children if c.dep_ in ("pobj", "pcomp")), None)
+    noun = _ADDITION.get(prep.lower_)
+    inner = next((c for c in prep.children if c.dep_ == "pobj" and c.lower_ == noun), None)
+    if inner is None:
+        return None
+    to = next((c for c in inner.children if c.dep_ == "prep" and c.lower_ in ("to", "of")), None)
+    return next((c for c in to.children if c.dep_ in ("pobj", "pcomp")), None) if to else None

@@ -148,3 +148,53 @@ def test_a_flow_that_rose_is_what_its_period_measured(extractor: RulesExtractor)
     (claim,) = _claims(extractor, "Revenue rose to $2M in Q2 2025.")
     assert claim.claim_valid_precision == "quarter"
     assert claim.claim_valid_until is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("In addition to her job at Sable Systems, Noor Hamid now sits on the board of Lark "
+         "Foundation.", ("Noor Hamid", "work for", "Sable Systems")),
+        ("Besides running Orrin Labs, Kai Sato advises Pellwick Capital.",
+         ("Kai Sato", "run", "Orrin Labs")),
+        ("Rahul Mehta joined the board of Lumina Health, alongside his role as CEO of Vantage "
+         "Robotics.", ("Rahul Mehta", "work for", "Vantage Robotics")),
+        ("On top of his work at Koto Foods, Ben Ike teaches at Lagos Tech.",
+         ("Ben Ike", "work for", "Koto Foods")),
+    ],
+)  # fmt: skip
+def test_a_placement_held_beside_the_clause_s_is_a_relation_too(
+    extractor: RulesExtractor, text: str, held: tuple[str, str, str]
+) -> None:
+    # The claim's own cue ("in addition to", "besides") keeps both placements standing.
+    assert held in _relations(_claims(extractor, text))
+
+
+def test_a_greeting_is_no_one_a_pronoun_can_mean(extractor: RulesExtractor) -> None:
+    # "Hi" is a given name somewhere; opening an email it is a greeting, never "her".
+    (claim, *_) = extractor.extract_batch(
+        [
+            ExtractionInput(
+                text="In addition to her job at Sable Systems, Noor Hamid sits on two boards.",
+                said_on=SAID,
+                context="Subject: Board news\n\nHi all,",
+            )
+        ]
+    )[0]
+    assert "Hi's" not in claim.claim_text and "Hi " not in claim.claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Project Nova status: green.", "Project Nova"),
+        ("Checkout API health - degraded.", "Checkout API"),
+        ("Atlas migration status: on hold.", "Atlas migration"),
+    ],
+)
+def test_a_verbless_key_value_line_is_a_claim_about_the_key_s_thing(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    (claim,) = _claims(extractor, text, title="Weekly status")
+    assert claim.subject_text == subject
+    assert (claim.predicate_text or "").split()[0] == "be"  # "be", or "be on" for "on hold"
