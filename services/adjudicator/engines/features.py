@@ -79,10 +79,12 @@ _VALUE_SET = re.compile(
     r"doubled|halved|grew|grown|rose|risen|fell|fallen|jumped|climbed|shrank|shrunk|"
     r"went up|went down)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
 )
+# "not on" corrects only as a replaced value ("is on 14 May, not on 12 May"); "is not on the
+# Platform team" is a denial.
 _CORRECTION = re.compile(
     r"\b(rescheduled|postponed|pushed|delayed|brought forward|moved up|moved back|slipped|"
-    r"shifted|correction|corrected|actually|instead of|rather than|not on|updated to|"
-    r"extended|extends|prolonged|shortened|cut short|curtailed)\b"
+    r"shifted|correction|corrected|actually|instead of|rather than|updated to|"
+    r"extended|extends|prolonged|shortened|cut short|curtailed)\b|,\s*not on\b"
 )
 # A period whose end moved ("the freeze was extended through 21 March").
 _NEW_END = re.compile(r"\b(extended|extends|prolonged|shortened|cut short|curtailed)\b")

@@ -174,7 +174,7 @@ class DateResolver:
         if not atoms:
             return None
         atoms.sort(key=lambda a: a.start)
-        return _combine(text, atoms, reschedule)
+        return _combine(text, _without_weekday_labels(text, atoms), reschedule)
 
     def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> _Atom | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -448,6 +448,24 @@ def _month_day_atom(day: int, s: int, e: int, today: date, tense: Tense) -> _Ato
         return None
     d = date(month.year, month.month, day)
     return _Atom(d, d, "day", s, e)
+
+
+def _without_weekday_labels(text: str, atoms: list[_Atom]) -> list[_Atom]:
+    """ "on Tuesday 17 June 2025", "Thursday, 3 April": the weekday names the date written
+    after it, it is no date of its own (resolved from the said-on day it was a week early)."""
+    kept = []
+    for a, b in itertools.zip_longest(atoms, atoms[1:]):
+        words = text[a.start : a.end].lower().replace(",", " ").split()
+        weekday = bool(words) and words[-1] in WEEKDAYS
+        if (
+            weekday
+            and b is not None
+            and b.precision == "day"
+            and not text[a.end : b.start].strip(" ,")
+        ):
+            continue
+        kept.append(a)
+    return kept
 
 
 def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWindow:

@@ -54,6 +54,7 @@ from services.ingest.extraction.roles import (
     held_at,
     light_verb_object,
     role_holder,
+    succession,
     with_roles,
 )
 
@@ -382,6 +383,10 @@ def read_frame(
         # "We lowered the Exports API limit to 30": the value is the limit's, as in the
         # passive "the limit was lowered to 30"; who set it anchors nothing.
         subject, obj = entity_phrase(changed, inside, anchor_possessor=True), None
+    handed_on = succession(head, inside, skip)
+    if handed_on is not None:  # "replaced Tom Hart as head of the Sales team"
+        obj, predecessor = handed_on
+        predicate, origin = "join", [*origin, Relation(predecessor, "leave", obj)]
     main = Relation(subject, predicate, obj)
     extras = [*with_roles(main), *origin]
     if conjoined is not None:

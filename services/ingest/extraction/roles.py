@@ -19,6 +19,7 @@ __all__ = [
     "held_at",
     "light_verb_object",
     "role_holder",
+    "succession",
     "with_roles",
 ]
 
@@ -88,3 +89,30 @@ def with_roles(relation: Relation) -> list[Relation]:
         for role in phrase.roles:
             found.append(Relation(Phrase(phrase.tokens), role.predicate, Phrase(role.target)))
     return found
+
+
+# "Mia Chen replaced Tom Hart as head of the Sales team", "Nadia Karim succeeded Omar Said as
+# CFO of Tessera Bank", "Leo Park took over from Ana Lima as lead of the Web team": a role
+# changes hands, so the one named second leaves where the role is held and the subject joins.
+_SUCCESSION_VERBS = frozenset({"replace", "succeed", "relieve"})
+
+
+def succession(head: Any, inside: set[int], skip: set[int]) -> tuple[Phrase, Phrase] | None:
+    """(where the role is held, the predecessor) when the clause hands a role on."""
+    lemma = head.lemma_.lower()
+    over = any(c.dep_ == "prt" and c.lower_ == "over" for c in head.children)
+    if lemma in _SUCCESSION_VERBS:
+        before = next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
+    elif lemma == "take" and over:
+        source = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"), None)
+        before = object_of(source) if source is not None else None
+    else:
+        return None
+    as_prep = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "as"), None)
+    role = object_of(as_prep) if as_prep is not None else None
+    if before is None or role is None or before.i in skip or role.i not in inside:
+        return None
+    where = entity_phrase(role, inside)
+    if role in where.tokens or not where.tokens:
+        return None  # "replaced Tom as the main contact": no place the role is held in
+    return where, entity_phrase(before, inside)

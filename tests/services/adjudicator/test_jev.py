@@ -779,3 +779,25 @@ def test_a_stated_replacement_corrects_the_fact_it_names_not_a_rival_one(
     for candidates in ((named, other), (other, named)):
         decision = decide(incoming, *candidates)
         assert (decision.action, decision.candidate_id) == ("adjust", "fact-1")
+
+
+@pytest.mark.parametrize(
+    ("positive", "pos_verb", "negative", "neg_verb"),
+    [
+        ("Ravi is a member of the Platform team.", "is a member of",
+         "Ravi is not on the Platform team.", "is on"),
+        ("Tomasz is on the Search team.", "is on", "Tomasz is not on the Search team.", "is on"),
+    ],
+)  # fmt: skip
+def test_a_denial_with_not_on_is_no_correction_of_dates(
+    positive: str, pos_verb: str, negative: str, neg_verb: str
+) -> None:
+    # "not on" replaces a value only after one ("is on 14 May, not on 12 May").
+    subject = positive.split(" is ")[0]
+    team = "Platform team" if "Platform" in positive else "Search team"
+    existing = fact(assertion(positive, subject, pos_verb, team))
+    incoming = assertion(negative, subject, neg_verb, team, polarity="negative")
+    decision = decide(incoming, existing)
+    assert decision.action in ("contradict_evidence", "supersede")
+    assert decision.window_action != "replace"
+    assert_confident(decision)

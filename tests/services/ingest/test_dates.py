@@ -106,3 +106,22 @@ def test_durations_and_vague_phrases_stay_undated(text: str, phrase: str) -> Non
 def test_relative_phrase_without_said_on_is_not_resolved() -> None:
     assert DateResolver().resolve("I went there yesterday", None, "past") is None
     assert _window("it shipped in 2025", tense="past")[2] == "year"
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("The vendor demo is on Tuesday 17 March 2026.", date(2026, 3, 17)),
+        ("Kickoff is Thursday, 2 April.", date(2026, 4, 2)),
+        ("We ship on Fri 27 March 2026.", date(2026, 3, 27)),
+    ],
+)
+def test_a_weekday_written_before_a_date_names_that_date(text: str, day: date) -> None:
+    # The weekday labels the date after it; resolved alone it would be this week's.
+    window = DateResolver().resolve(text, MONDAY)
+    assert window is not None
+    assert (window.valid_from, window.valid_until, window.precision) == (
+        datetime(day.year, day.month, day.day, tzinfo=UTC),
+        datetime(day.year, day.month, day.day, tzinfo=UTC),
+        "day",
+    )

@@ -198,3 +198,31 @@ def test_a_verbless_key_value_line_is_a_claim_about_the_key_s_thing(
     (claim,) = _claims(extractor, text, title="Weekly status")
     assert claim.subject_text == subject
     assert (claim.predicate_text or "").split()[0] == "be"  # "be", or "be on" for "on hold"
+
+
+@pytest.mark.parametrize(
+    ("text", "joined", "left"),
+    [
+        ("Priya Das replaced Leo Marsh as head of the Data team in May.",
+         ("Priya Das", "join", "the Data team"), ("Leo Marsh", "leave", "the Data team")),
+        ("Wen Li succeeded Ola Berg as CTO of Fjord Analytics on 1 March.",
+         ("Wen Li", "join", "Fjord Analytics"), ("Ola Berg", "leave", "Fjord Analytics")),
+        ("Sam Ito took over from Rui Alves as lead of the Mobile team.",
+         ("Sam Ito", "join", "the Mobile team"), ("Rui Alves", "leave", "the Mobile team")),
+    ],
+)  # fmt: skip
+def test_a_role_handed_on_starts_the_successor_and_ends_the_predecessor(
+    extractor: RulesExtractor,
+    text: str,
+    joined: tuple[str, str, str],
+    left: tuple[str, str, str],
+) -> None:
+    relations = _relations(_claims(extractor, text))
+    assert {joined, left} <= relations
+
+
+def test_replacing_someone_in_no_named_place_hands_nothing_on(extractor: RulesExtractor) -> None:
+    assert not any(
+        p == "leave"
+        for _, p, _ in _relations(_claims(extractor, "Ben replaced Tom as the main contact."))
+    )
