@@ -224,6 +224,24 @@ def relation_label(subject: str, predicate: str, obj: str, polarity: Polarity) -
     return f"{subject} {phrase} {obj}"
 
 
+def _held_together(assertions: tuple[Assertion, ...]) -> tuple[Assertion, ...]:
+    """ "works at Kessler University and at Orbis Pharma": relations one claim states of one
+    subject under one predicate, as states, hold side by side (neither succeeds the other)."""
+    objects: dict[tuple[str | None, str | None], set[str | None]] = {}
+    for a in assertions:
+        if a.kind == "relation" and a.phase == "state" and a.polarity == "positive":
+            objects.setdefault((a.subject_entity_id, a.predicate), set()).add(a.object_entity_id)
+    return tuple(
+        replace(a, concurrent=True)
+        if len(objects.get((a.subject_entity_id, a.predicate), ())) > 1
+        and a.kind == "relation"
+        and a.phase == "state"
+        and a.polarity == "positive"
+        else a
+        for a in assertions
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class NormalizationResult:
     """The assertions a claim yields and the predicate phrases that could not be mapped."""
@@ -305,7 +323,7 @@ class Normalizer:
                 dropped.append(claim.predicate_text or "")
             else:
                 relation = (self._relation(claim, subject, obj, placed),)
-                return NormalizationResult(relation + extras, ())
+                return NormalizationResult(_held_together(relation + extras), ())
         return NormalizationResult(self._observation(claim, subject) + extras, tuple(dropped))
 
     def _extra_relations(

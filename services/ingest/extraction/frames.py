@@ -186,6 +186,29 @@ def _conjoined_objects(relation: Relation, obj_tok: Any, inside: set[int]) -> li
     return found
 
 
+def _conjoined_places(relation: Relation, inside: set[int]) -> list[Relation]:
+    """ "works at Kessler University and at Orbis Pharma", "is part-time at Studio Nine and
+    also part-time at Fernwood Press": a second preposition (or complement) coordinated with
+    the one the object hangs on states the same relation to its own object."""
+    obj = relation.object
+    pobj = next((t for t in obj.tokens if t.dep_ == "pobj"), None) if obj is not None else None
+    if pobj is None or relation.predicate.split()[0] in START_VERBS | END_VERBS | {"relocate"}:
+        return []  # a change goes one place after the other ("moved to Lisbon and then Porto")
+    prep = pobj.head
+    others = [c for c in prep.conjuncts if c.pos_ == "ADP" and c.lower_ == prep.lower_]
+    # "part-time at A and also part-time at B": the complement is coordinated, not the "at".
+    for conj in (c for c in prep.head.conjuncts if c.i > prep.i):
+        others += [c for c in conj.children if c.dep_ == "prep" and c.lower_ == prep.lower_]
+    found = []
+    for other in others:
+        target = next((g for g in other.children if g.dep_ == "pobj"), None)
+        if target is not None and target.i in inside and target.i > pobj.i and is_name(target):
+            found.append(
+                Relation(relation.subject, relation.predicate, entity_phrase(target, inside))
+            )
+    return found
+
+
 def _workplace(
     head: Any, subject: Phrase | None, obj_tok: Any | None, inside: set[int]
 ) -> list[Relation]:
@@ -391,6 +414,7 @@ def read_frame(
     extras = [*with_roles(main), *origin]
     if conjoined is not None:
         extras += _conjoined_objects(main, conjoined, inside)
+    extras += _conjoined_places(main, inside)
     if not ended:
         extras += _workplace(head, subject, conjoined, inside)
     extras += subordinate_changes(head, subject, inside, skip)

@@ -7,6 +7,11 @@ English word lists it lemmatizes with (WordNet's nouns, verbs, adjectives and ad
 capitalised sentence-opening word in none of them is no common word, so it is a proper noun.
 Known words keep their tag ("Headcount is 64", "Revenue fell", "Security approved it"). A name
 read as an adverb ("Tandemly signed …") also left its verb without a subject: it is that subject.
+
+The same lists settle an "-ing" word before a noun: "the onboarding checklist", "the billing
+service" get an adjective "onboarding", so the phrase looked merely described and named no
+entity. An "-ing" word that is no English adjective ("existing", "upcoming" and "pending" are)
+is a noun modifier, a compound of the noun it names.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
 
 
 def make_unknown_words(nlp: Any, name: str) -> Any:
-    """A spaCy component factory (after the lemmatizer): retag unknown sentence openers."""
+    """A spaCy component factory (after the lemmatizer): retag unknown sentence openers and
+    "-ing" noun modifiers."""
     lookups = nlp.get_pipe("lemmatizer").lookups
     index = lookups.get_table("lemma_index")
     exceptions = lookups.get_table("lemma_exc")
@@ -33,8 +39,18 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
         for pos in ("noun", "verb", "adj", "adv")
         for word in table.get(pos, ())
     )
+    adjectives = frozenset(word for table in (index, exceptions) for word in table.get("adj", ()))
 
     def retag(doc: Any) -> Any:
+        for tok in doc:
+            if (
+                tok.dep_ == "amod"
+                and tok.lower_.endswith("ing")
+                and tok.lower_ not in adjectives
+                and tok.head.pos_ == "NOUN"
+                and tok.head.i == tok.i + 1
+            ):
+                tok.pos_, tok.tag_, tok.dep_ = "NOUN", "NN", "compound"
         for sent in doc.sents:
             opener = next((t for t in sent if t.is_alpha), None)
             if opener is None or opener.pos_ not in _MISREAD or opener.tag_ == "NNS":

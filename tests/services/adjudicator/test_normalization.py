@@ -520,3 +520,27 @@ def test_every_phrasing_of_an_owner_is_one_relation_of_the_owned_thing(
     (relation,) = result.assertions
     assert relation.predicate == ("assigned_to" if packs else "other:owned_by")
     assert (relation.subject_name, relation.object_name) == ("Ledger API", "Search team")
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "first", "second", "concurrent"),
+    [
+        ("Dana reports to Ravi and to Tomasz.", "reports to", "Ravi", "Tomasz", True),
+        ("Ravi is on the Search team and on the payments rewrite.", "is on", "Search team",
+         "Search team", False),
+    ],
+)  # fmt: skip
+def test_one_claim_stating_two_objects_of_one_predicate_holds_both(
+    text: str, predicate: str, first: str, second: str, concurrent: bool
+) -> None:
+    # Said together by one source, neither succeeds the other; a repeat is no second value.
+    subject = text.split()[0]
+    item = replace(
+        claim(text, subject, predicate, first), extra_relations=((subject, predicate, second),)
+    )
+    relations = [
+        a
+        for a in Normalizer(PredicateVocabulary()).normalize_claim(item, resolve).assertions
+        if a.kind == "relation"
+    ]
+    assert relations and all(a.concurrent is concurrent for a in relations)

@@ -226,3 +226,44 @@ def test_replacing_someone_in_no_named_place_hands_nothing_on(extractor: RulesEx
         p == "leave"
         for _, p, _ in _relations(_claims(extractor, "Ben replaced Tom as the main contact."))
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("Ana Ruiz owns the onboarding checklist.", "the onboarding checklist"),
+        ("Mo Farah maintains the pricing calculator.", "the pricing calculator"),
+        ("Kim Lee runs the hiring pipeline.", "the hiring pipeline"),
+    ],
+)
+def test_an_ing_noun_modifier_names_the_thing(
+    extractor: RulesExtractor, text: str, obj: str
+) -> None:
+    # The tagger calls "onboarding" an adjective; no English word list does.
+    (claim,) = _claims(extractor, text)
+    assert claim.object_text == obj
+
+
+def test_an_ing_adjective_still_only_describes(extractor: RulesExtractor) -> None:
+    (claim,) = _claims(extractor, "Kim Lee reviewed the existing checklist.")
+    assert claim.object_text is None
+
+
+@pytest.mark.parametrize(
+    ("text", "objects"),
+    [
+        ("Dee Ray works at Fable Games and at Quarry AI.", {"Fable Games", "Quarry AI"}),
+        ("I'm part-time at Studio Nine and also part-time at Fernwood Press.",
+         {"Studio Nine", "Fernwood Press"}),
+        ("Raj Patel is based in Oslo and in Bergen.", {"Oslo", "Bergen"}),
+    ],
+)  # fmt: skip
+def test_a_second_coordinated_preposition_states_the_same_relation(
+    extractor: RulesExtractor, text: str, objects: set[str]
+) -> None:
+    assert objects <= {o for _, _, o in _relations(_claims(extractor, text))}
+
+
+def test_places_one_after_the_other_are_not_one_relation_twice(extractor: RulesExtractor) -> None:
+    relations = _relations(_claims(extractor, "Ana Lopes moved to Lisbon and then to Porto."))
+    assert not any(o == "Porto" and p == "relocate to" for _, p, o in relations)
