@@ -132,9 +132,25 @@ def is_bare(phrase: Phrase | None) -> bool:
     )
 
 
+# Units a number counts in ("10 GB of storage", "200 MB uploads"): the small model tags them
+# proper nouns, even organisations.
+_UNITS = frozenset(
+    {"kb", "mb", "gb", "tb", "pb", "kw", "mw", "gw", "kwh", "mwh", "kg", "km", "fte", "ms", "rps"}
+)
+
+
+def _counted_unit(tok: Any) -> bool:
+    """What a number before it counts ("10 GB", "3 engineers", "200 MB uploads"): a quantity,
+    never a name. "Android 10" is one (its number comes after), and so is "the 3 Sigma team"
+    (a singular head a number names)."""
+    counted = any(c.dep_ == "nummod" and c.i < tok.i and c.like_num for c in tok.children)
+    counted |= tok.i > 0 and tok.doc[tok.i - 1].like_num
+    return counted and (tok.lower_ in _UNITS or tok.tag_ == "NNS")
+
+
 def is_name(tok: Any) -> bool:
     """A token inside a name: a NER name span (not a title NER mislabelled) or a proper noun."""
-    if tok.lower_ in _ROLE_WORDS or _PERIOD_NAME.fullmatch(tok.text):
+    if tok.lower_ in _ROLE_WORDS or _PERIOD_NAME.fullmatch(tok.text) or _counted_unit(tok):
         return False
     return (tok.ent_type_ in NAME_LABELS) or _proper(tok) or bool(_CAMEL_CASE.fullmatch(tok.text))
 
@@ -495,6 +511,10 @@ def entity_like(phrase: Phrase | None) -> bool:
     employer") names no entity of its own."""
     if phrase is None or not phrase.tokens:
         return False
+    inside = {t.i for t in phrase.tokens}
+    head = next((t for t in phrase.tokens if t.head.i not in inside or t.head is t), None)
+    if head is not None and _counted_unit(head):
+        return False  # "10 GB of storage", "200 MB uploads", "3 engineers": a quantity
     if any(
         _proper(t)
         or t.pos_ == "PRON"

@@ -91,6 +91,8 @@ def left_behind(
     if head.lemma_.lower() in _HIRING_VERBS:
         hired = next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
         if hired is not None:
+            if not is_name(hired):
+                return []  # "we hired 3 engineers from Globex": no one named leaves
             subject = entity_phrase(hired, inside)
     found = _stint_ended(head, subject, inside)
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):

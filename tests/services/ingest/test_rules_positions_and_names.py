@@ -267,3 +267,22 @@ def test_a_second_coordinated_preposition_states_the_same_relation(
 def test_places_one_after_the_other_are_not_one_relation_twice(extractor: RulesExtractor) -> None:
     relations = _relations(_claims(extractor, "Ana Lopes moved to Lisbon and then to Porto."))
     assert not any(o == "Porto" and p == "relocate to" for _, p, o in relations)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From 1 June 2025 the free tier includes 10 GB of storage.",
+        "The Team plan allows 200 MB uploads.",
+        "Each seat includes 40 GB of backups.",
+    ],
+)
+def test_a_counted_quantity_is_no_entity(extractor: RulesExtractor, text: str) -> None:
+    # "GB" and "MB" are tagged proper nouns (even organisations); a number before says units.
+    assert all(o is None or not o[:1].isdigit() for _, _, o in _relations(_claims(extractor, text)))
+    assert not any(o in ("GB", "MB") for _, _, o in _relations(_claims(extractor, text)))
+
+
+def test_a_name_with_its_number_after_stays_a_name(extractor: RulesExtractor) -> None:
+    (claim,) = _claims(extractor, "Priya Shah joined the 3 Sigma team.")
+    assert claim.object_text == "the 3 Sigma team"
