@@ -266,6 +266,9 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
                 # function is "of"; the organization is the named place of work after it.
                 held_at = _named_workplace(pobj, inside) if child.lower_ == "of" else None
                 span = held_at or name_span(pobj) or _team_phrase(pobj, inside)
+                if not span and head.lower_ == "owner":  # owns anything nameable
+                    owned = entity_phrase(pobj, inside)
+                    span = owned.tokens if entity_like(owned) else None
                 if span:
                     return span
     for child in head.children:  # "the Northwind CTO"

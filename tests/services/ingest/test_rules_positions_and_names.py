@@ -286,3 +286,18 @@ def test_a_counted_quantity_is_no_entity(extractor: RulesExtractor, text: str) -
 def test_a_name_with_its_number_after_stays_a_name(extractor: RulesExtractor) -> None:
     (claim,) = _claims(extractor, "Priya Shah joined the 3 Sigma team.")
     assert claim.object_text == "the 3 Sigma team"
+
+
+@pytest.mark.parametrize(
+    ("text", "owned"),
+    [
+        ("Dana Whitfield, the owner of the Ledger API, approved the change.",
+         ("Dana Whitfield", "own", "Ledger API")),
+        ("Kofi Mensah is the owner of the Atlas dashboard.",
+         ("Kofi Mensah", "own", "the Atlas dashboard")),
+    ],
+)  # fmt: skip
+def test_an_owner_owns_rather_than_works_for_what_they_own(
+    extractor: RulesExtractor, text: str, owned: tuple[str, str, str]
+) -> None:
+    assert owned in _relations(_claims(extractor, text))
