@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.ingest.extraction.arguments import is_name, name_span
+from services.ingest.extraction.names import is_name, name_span
 from services.ingest.extraction.parse_repairs import LABEL_DEP
 
 __all__ = ["Clause", "drop_reason", "split_clauses"]

@@ -17,7 +17,6 @@ from services.ingest.extraction.arguments import (
     Phrase,
     entity_phrase,
     holds_position,
-    is_name,
     is_role_word,
     position_workplace,
     role_predicate,
@@ -35,6 +34,7 @@ from services.ingest.extraction.moves import (
     object_of,
     placed_person,
 )
+from services.ingest.extraction.names import is_name
 from services.ingest.extraction.placement_changes import (
     END_VERBS,
     START_VERBS,

@@ -6,16 +6,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.ingest.extraction.arguments import (
-    NAME_LABELS,
-    PLACE_HEADS,
-    entity_phrase,
-    is_name,
-    name_span,
-    without_honorific,
-)
+from services.ingest.extraction.arguments import PLACE_HEADS, entity_phrase
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import Mention, ShortForms, context_mentions
+from services.ingest.extraction.names import NAME_LABELS, is_name, name_span, without_honorific
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
 from shared.entities.normalize import normalize_name

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.ingest.extraction.arguments import PLACE_HEADS, Phrase, entity_phrase, is_name
+from services.ingest.extraction.arguments import PLACE_HEADS, Phrase, entity_phrase
+from services.ingest.extraction.names import is_name
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 from shared.entities.places import is_known_place

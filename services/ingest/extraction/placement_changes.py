@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from services.ingest.extraction.arguments import Phrase, entity_phrase, is_name
+from services.ingest.extraction.arguments import Phrase, entity_phrase
 from services.ingest.extraction.moves import MOTION_VERBS, is_place, is_unit, object_of
+from services.ingest.extraction.names import is_name
 
 __all__ = [
     "END_VERBS",

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.ingest.extraction.arguments import Phrase, entity_phrase, is_name
+from services.ingest.extraction.arguments import Phrase, entity_phrase
 from services.ingest.extraction.moves import is_place, object_of
+from services.ingest.extraction.names import is_name
 from services.ingest.extraction.placement_changes import Relation
 
 __all__ = [
