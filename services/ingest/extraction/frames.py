@@ -22,6 +22,7 @@ from services.ingest.extraction.arguments import (
     role_predicate,
 )
 from services.ingest.extraction.claim_time import value_change
+from services.ingest.extraction.coordination import conjoined_objects, conjoined_places
 from services.ingest.extraction.key_values import key_value_subject
 from services.ingest.extraction.moves import (
     MOTION_VERBS,
@@ -175,38 +176,6 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
                 return "be based in", phrase  # "is in Lisbon": where, not who with
             return f"be {prep.lower_}", phrase
     return None
-
-
-def _conjoined_objects(relation: Relation, obj_tok: Any, inside: set[int]) -> list[Relation]:
-    """ "The committee includes Ngozi, Henrik Lund and Farah Siddiqui": one relation each."""
-    found = []
-    for tok in obj_tok.conjuncts:
-        if tok.i in inside and tok.i > obj_tok.i and tok.pos_ in ("PROPN", "NOUN"):
-            found.append(Relation(relation.subject, relation.predicate, entity_phrase(tok, inside)))
-    return found
-
-
-def _conjoined_places(relation: Relation, inside: set[int]) -> list[Relation]:
-    """ "works at Kessler University and at Orbis Pharma", "is part-time at Studio Nine and
-    also part-time at Fernwood Press": a second preposition (or complement) coordinated with
-    the one the object hangs on states the same relation to its own object."""
-    obj = relation.object
-    pobj = next((t for t in obj.tokens if t.dep_ == "pobj"), None) if obj is not None else None
-    if pobj is None or relation.predicate.split()[0] in START_VERBS | END_VERBS | {"relocate"}:
-        return []  # a change goes one place after the other ("moved to Lisbon and then Porto")
-    prep = pobj.head
-    others = [c for c in prep.conjuncts if c.pos_ == "ADP" and c.lower_ == prep.lower_]
-    # "part-time at A and also part-time at B": the complement is coordinated, not the "at".
-    for conj in (c for c in prep.head.conjuncts if c.i > prep.i):
-        others += [c for c in conj.children if c.dep_ == "prep" and c.lower_ == prep.lower_]
-    found = []
-    for other in others:
-        target = next((g for g in other.children if g.dep_ == "pobj"), None)
-        if target is not None and target.i in inside and target.i > pobj.i and is_name(target):
-            found.append(
-                Relation(relation.subject, relation.predicate, entity_phrase(target, inside))
-            )
-    return found
 
 
 def _workplace(
@@ -413,8 +382,8 @@ def read_frame(
     main = Relation(subject, predicate, obj)
     extras = [*with_roles(main), *origin]
     if conjoined is not None:
-        extras += _conjoined_objects(main, conjoined, inside)
-    extras += _conjoined_places(main, inside)
+        extras += conjoined_objects(main, conjoined, inside)
+    extras += conjoined_places(main, inside)
     if not ended:
         extras += _workplace(head, subject, conjoined, inside)
     extras += subordinate_changes(head, subject, inside, skip)
