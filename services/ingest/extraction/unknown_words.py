@@ -42,33 +42,43 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
     adjectives = frozenset(word for table in (index, exceptions) for word in table.get("adj", ()))
 
     def retag(doc: Any) -> Any:
-        for tok in doc:
-            if (
-                tok.dep_ == "amod"
-                and tok.lower_.endswith("ing")
-                and tok.lower_ not in adjectives
-                and tok.head.pos_ == "NOUN"
-                and tok.head.i == tok.i + 1
-            ):
-                tok.pos_, tok.tag_, tok.dep_ = "NOUN", "NN", "compound"
+        _ing_modifiers_as_compounds(doc, adjectives)
         for sent in doc.sents:
-            opener = next((t for t in sent if t.is_alpha), None)
-            if opener is None or opener.pos_ not in _MISREAD or opener.tag_ == "NNS":
-                continue
-            text = opener.text
-            if len(text) < _MIN_LENGTH or not text[0].isupper() or text.isupper():
-                continue
-            if opener.lower_ in words or opener.lemma_.lower() in words:
-                continue
-            opener.pos_, opener.tag_, opener.lemma_ = "PROPN", "NNP", text
-            verb = opener.head
-            if (
-                opener.dep_ in ("advmod", "npadvmod", "amod")
-                and verb.pos_ in ("VERB", "AUX")
-                and opener.i < verb.i
-                and not any(c.dep_ in _SUBJECT_DEPS for c in verb.children)
-            ):
-                opener.dep_ = "nsubj"  # "Tandemly signed the renewal": read as an adverb
+            _unknown_opener_as_name(sent, words)
         return doc
 
     return retag
+
+
+def _ing_modifiers_as_compounds(doc: Any, adjectives: frozenset[str]) -> None:
+    """ "the onboarding checklist": an "-ing" word before its noun that is no adjective."""
+    for tok in doc:
+        if (
+            tok.dep_ == "amod"
+            and tok.lower_.endswith("ing")
+            and tok.lower_ not in adjectives
+            and tok.head.pos_ == "NOUN"
+            and tok.head.i == tok.i + 1
+        ):
+            tok.pos_, tok.tag_, tok.dep_ = "NOUN", "NN", "compound"
+
+
+def _unknown_opener_as_name(sent: Any, words: frozenset[str]) -> None:
+    """ "Northwind hired …": a capitalised sentence opener in no word list is a proper noun."""
+    opener = next((t for t in sent if t.is_alpha), None)
+    if opener is None or opener.pos_ not in _MISREAD or opener.tag_ == "NNS":
+        return
+    text = opener.text
+    if len(text) < _MIN_LENGTH or not text[0].isupper() or text.isupper():
+        return
+    if opener.lower_ in words or opener.lemma_.lower() in words:
+        return
+    opener.pos_, opener.tag_, opener.lemma_ = "PROPN", "NNP", text
+    verb = opener.head
+    if (
+        opener.dep_ in ("advmod", "npadvmod", "amod")
+        and verb.pos_ in ("VERB", "AUX")
+        and opener.i < verb.i
+        and not any(c.dep_ in _SUBJECT_DEPS for c in verb.children)
+    ):
+        opener.dep_ = "nsubj"  # "Tandemly signed the renewal": read as an adverb
