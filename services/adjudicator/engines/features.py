@@ -9,7 +9,15 @@ from datetime import UTC, datetime
 from functools import lru_cache
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
-from services.adjudicator.engines.categories import Category, find_categories, strip_categories
+from services.adjudicator.engines.categories import strip_categories
+from services.adjudicator.engines.values import (
+    MONTHS,
+    TEXT_CACHE,
+    DateValue,
+    Value,
+    extract_values,
+    same_value,
+)
 from services.adjudicator.normalization import STATE_PREDICATES
 from services.adjudicator.predicates import IRREGULAR
 from shared.beliefs.slots import FUNCTIONAL_PREDICATES
@@ -17,48 +25,13 @@ from shared.beliefs.slots import FUNCTIONAL_PREDICATES
 __all__ = [
     "FUNCTIONAL_PREDICATES",
     "PLACEMENT_PREDICATES",
-    "DateValue",
     "Features",
     "extract_features",
-    "extract_values",
 ]
 
 # Where someone is placed; with a transition cue ("moved to") one replaces another.
 PLACEMENT_PREDICATES = frozenset({"works_for", "member_of", "works_on", "assigned_to"})
 
-_MONTHS = {
-    name: i + 1
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ]
-    )
-    for name in names
-}
-_MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_ORD = r"(?:st|nd|rd|th)?"
-_DATE_PATTERNS: list[tuple[re.Pattern[str], tuple[int | None, int | None, int | None]]] = [
-    # (pattern, group index of (year, month, day)); month groups hold names or numbers
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
-    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORD}(?:,?\s+(\d{{4}}))?\b"), (3, 1, 2)),
-    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b"), (3, 2, 1)),
-    (re.compile(rf"\b{_MONTH}\s+(\d{{4}})\b"), (2, 1, None)),
-    (re.compile(r"\b((?:19|20)\d{2})\b"), (1, None, None)),
-]
-_NUMBER = re.compile(
-    r"(?<![\w.])([$€£])?\s?(\d+(?:[.,]\d+)*)\s?(%|percent|k|m|bn|million|billion|thousand)?\b", re.I
-)
 _STOP_WORDS = (
     "a an the of to in on at for by with from and or but is are was were be been being has have "
     "had will would shall should can could may might must do does did this that these those it "
@@ -140,68 +113,6 @@ _SKELETON_SYNONYMS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class DateValue:
-    """A date as stated; unknown parts stay None (a bare "June 8" has no year)."""
-
-    year: int | None
-    month: int | None
-    day: int | None
-
-    def matches(self, other: DateValue) -> bool:
-        pairs = ((self.year, other.year), (self.month, other.month), (self.day, other.day))
-        return all(a is None or b is None or a == b for a, b in pairs) and any(
-            a is not None and b is not None for a, b in pairs
-        )
-
-
-Value = DateValue | tuple[float, str] | Category
-
-
-# Every candidate's statement and evidence texts are read again for each assertion compared
-# with it (a candidate with 40 pieces of evidence is 40 texts per comparison): the readings
-# are pure functions of the text, so they are computed once per process and text.
-_TEXT_CACHE = 8192
-
-
-def extract_values(text: str) -> list[Value]:
-    """Dates, numbers, statuses and stances stated in `text`, in order.
-
-    Each character of a date or number is read at most once.
-    """
-    return list(_values_of(text))
-
-
-@lru_cache(maxsize=_TEXT_CACHE)
-def _values_of(text: str) -> tuple[Value, ...]:
-    lowered = text.lower()
-    found: list[tuple[int, Value]] = list(find_categories(lowered))
-    for pattern, (gy, gm, gd) in _DATE_PATTERNS:
-        for match in pattern.finditer(lowered):
-            year = int(match.group(gy)) if gy and match.group(gy) else None
-            month_text = match.group(gm) if gm else None
-            month = None
-            if month_text:
-                month = int(month_text) if month_text.isdigit() else _MONTHS[month_text]
-            day = int(match.group(gd)) if gd else None
-            if (month is not None and not 1 <= month <= 12) or (day and not 1 <= day <= 31):
-                continue
-            found.append((match.start(), DateValue(year, month, day)))
-            lowered = lowered[: match.start()] + " " * len(match.group(0)) + lowered[match.end() :]
-    for match in _NUMBER.finditer(lowered):
-        if match.group(2).strip():
-            number = float(match.group(2).replace(",", ""))
-            unit = (match.group(1) or "") + (match.group(3) or "").lower()
-            found.append((match.start(), (number, unit)))
-    return tuple(value for _, value in sorted(found, key=lambda item: item[0]))
-
-
-def _same_value(a: Value, b: Value) -> bool:
-    if isinstance(a, DateValue) and isinstance(b, DateValue):
-        return a.matches(b)
-    return a == b
-
-
 def _stem(word: str) -> str:
     word = IRREGULAR.get(word, word)  # "paid" and "pays" state one attribute in two tenses
     for suffix in ("ing", "ed", "es", "s"):
@@ -212,7 +123,8 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) >= 5 else word
 
 
-@lru_cache(maxsize=_TEXT_CACHE)
+# Candidate texts are read again for every assertion compared with them: once per text.
+@lru_cache(maxsize=TEXT_CACHE)
 def _content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
     """Content words; the skeleton also drops values and cue words, leaving the attribute."""
     lowered = text.lower()
@@ -224,7 +136,7 @@ def _content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
         kept = {
             _SKELETON_SYNONYMS.get(w, w)
             for w in kept
-            if not any(ch.isdigit() for ch in w) and w not in _MONTHS and w not in _CUE_STEMS
+            if not any(ch.isdigit() for ch in w) and w not in MONTHS and w not in _CUE_STEMS
         }
     return frozenset(kept)
 
@@ -319,7 +231,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     # A relation's statement holds no dates; its claim may correct one ("…, not 1 April").
     old, new = _replaced_values(a_low, extract_values(a_text) if relation else a_values)
     references = c_values + ([c_anchor] if c_anchor else [])
-    if old and new and any(_same_value(old[0], ref) for ref in references):
+    if old and new and any(same_value(old[0], ref) for ref in references):
         correction = 1.0
         correction_target = new[0] if isinstance(new[0], DateValue) else None
     if (
@@ -445,7 +357,7 @@ def _replaced_values(lowered: str, stated: list[Value]) -> tuple[list[Value], li
     not_old = _NOT_OLD.search(lowered)
     if not_old:
         old = extract_values(not_old.group(1))
-        return old, [v for v in stated if not any(_same_value(v, o) for o in old)]
+        return old, [v for v in stated if not any(same_value(v, o) for o in old)]
     return [], []
 
 
@@ -458,8 +370,8 @@ def _besides_anchor(values: list[Value], anchor: DateValue | None) -> list[Value
 
 
 def _values_equal(a: list[Value], b: list[Value]) -> bool:
-    return all(any(_same_value(x, y) for y in b) for x in a) and all(
-        any(_same_value(y, x) for x in a) for y in b
+    return all(any(same_value(x, y) for y in b) for x in a) and all(
+        any(same_value(y, x) for x in a) for y in b
     )
 
 

@@ -16,7 +16,8 @@ from services.adjudicator.domain import (
     Window,
     WindowAction,
 )
-from services.adjudicator.engines.features import DateValue, Features, extract_features
+from services.adjudicator.engines.features import Features, extract_features
+from services.adjudicator.engines.values import DateValue
 
 __all__ = ["MATCH_WEIGHTS", "STANCE_WEIGHTS", "WINDOW_WEIGHTS", "JevEngine", "PlattCalibration"]
 

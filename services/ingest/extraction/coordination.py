@@ -15,6 +15,9 @@ from services.ingest.extraction.placement_changes import END_VERBS, START_VERBS,
 
 __all__ = ["conjoined_objects", "conjoined_places"]
 
+# Verbs of a change, which goes one place after the other, never to both.
+_CHANGE_VERBS = START_VERBS | END_VERBS | {"relocate"}
+
 
 def conjoined_objects(relation: Relation, obj_tok: Any, inside: set[int]) -> list[Relation]:
     """ "The committee includes Ngozi, Henrik Lund and Farah Siddiqui": one relation each."""
@@ -31,7 +34,7 @@ def conjoined_places(relation: Relation, inside: set[int]) -> list[Relation]:
     the one the object hangs on states the same relation to its own object."""
     obj = relation.object
     pobj = next((t for t in obj.tokens if t.dep_ == "pobj"), None) if obj is not None else None
-    if pobj is None or relation.predicate.split()[0] in START_VERBS | END_VERBS | {"relocate"}:
+    if pobj is None or relation.predicate.split()[0] in _CHANGE_VERBS:
         return []  # a change goes one place after the other ("moved to Lisbon and then Porto")
     prep = pobj.head
     others = [c for c in prep.conjuncts if c.pos_ == "ADP" and c.lower_ == prep.lower_]

@@ -17,8 +17,9 @@ from services.adjudicator.domain import (
     Window,
 )
 from services.adjudicator.engines.base import DEFAULT_CONFIDENCE_FLOOR, adjudicate, validate
-from services.adjudicator.engines.features import extract_features, extract_values
+from services.adjudicator.engines.features import extract_features
 from services.adjudicator.engines.jev import JevEngine, PlattCalibration
+from services.adjudicator.engines.values import extract_values
 from services.adjudicator.normalization import Normalizer, PredicateVocabulary
 
 NAMES = [
