@@ -10,6 +10,7 @@ import jellyfish
 
 __all__ = [
     "HONORIFICS",
+    "describes",
     "display_name",
     "is_bare_head_noun",
     "name_tokens",
@@ -120,16 +121,19 @@ _HEAD_NOUNS = frozenset(
 # Modifiers that describe rather than name: "the old system" is still just "the system", while
 # "the billing system" names one. Closed list plus adjective suffixes, since the resolver has
 # no part-of-speech tagger; a noun or gerund in front of the head ("billing", "payments",
-# "search") is what makes a compound nameable.
+# "search") is what makes a compound nameable. The list holds the adjectives that place a
+# thing in its context (order, time, size, worth, quantity: "the new contract", "the main
+# office"), which a document uses of the thing it is about. An adjective that sorts things
+# into kinds ("the free tier", "the annual plan", "an extra seat", "the public API") names
+# the kind wherever it is said, so it is not listed: every document that says "the free
+# tier" means one entity, whatever its title.
 _ADJECTIVE_WORDS = """
     new old big small large little main current former latest recent next last first second
     third final previous upcoming ongoing existing remaining pending other same whole entire
     good bad great important key major minor full high low long short early late open real
-    right wrong simple hard easy quick slow top overall initial primary secondary various
-    several many few more most less such own only certain different similar specific
-    particular general common public private local remote original actual proper free
-    available possible necessary ready live daily weekly monthly quarterly yearly annual
-    internal external global regional temporary permanent usual normal standard
+    right wrong simple hard easy quick slow top overall initial primary secondary various several many few more
+    most less such own only certain different similar specific particular general common
+    original actual proper available possible necessary ready usual normal nice cool
 """
 _ADJECTIVES = frozenset(_ADJECTIVE_WORDS.split())
 _ADJECTIVE_SUFFIXES = ("ous", "ful", "ive", "less", "able", "ible", "ical", "ish", "est")
@@ -216,7 +220,9 @@ def phonetic_code(normalized: str) -> str:
     return " ".join(jellyfish.metaphone(token) for token in normalized.split() if token)
 
 
-def _is_adjective(word: str) -> bool:
+def describes(word: str) -> bool:
+    """Whether an adjective only describes its noun in context ("new", "previous",
+    "wonderful") rather than naming a kind of it ("free", "annual"); lower-case."""
     return word in _ADJECTIVES or (len(word) > 5 and word.endswith(_ADJECTIVE_SUFFIXES))
 
 
@@ -232,7 +238,7 @@ def _names_something(words: list[str]) -> bool:
             single = len(complement) == 1 and complement[0] not in _HEAD_NOUNS
             return _names_something(words[:at]) or single or _names_something(complement)
     content = list(words)
-    while content and _is_adjective(content[0]):
+    while content and describes(content[0]):
         content = content[1:]
     return len(content) >= 2
 

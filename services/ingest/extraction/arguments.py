@@ -25,6 +25,7 @@ from services.ingest.extraction.names import (
     is_proper,
     name_span,
 )
+from shared.entities.normalize import describes
 from shared.text.units import TEAM_HEADS, is_team_head
 
 __all__ = [
@@ -75,15 +76,18 @@ PLACE_HEADS = frozenset({"office", "site", "branch", "campus", "store", "warehou
 
 
 def is_bare(phrase: Phrase | None) -> bool:
-    """A phrase naming nothing by itself: determiners, adjectives and a common noun ("the
-    contract", "Headcount", "our main contact"), which a document uses of the thing it is
-    about."""
+    """A phrase naming nothing by itself: determiners, describing adjectives and a common noun
+    ("the contract", "Headcount", "our main contact"), which a document uses of the thing it is
+    about. An adjective of kind names the kind ("the free tier"; `describes`)."""
     if phrase is None or not phrase.tokens or entity_like(phrase):
         return False
     if any(t.text[:1].isupper() and not t.is_sent_start for t in phrase.tokens):
         return False  # "The Basic plan": a capital inside the sentence marks a name
     return all(
-        t.pos_ in ("DET", "ADJ", "NOUN", "NUM", "PART") or t.dep_ == "poss" for t in phrase.tokens
+        t.pos_ in ("DET", "NOUN", "NUM", "PART")
+        or (t.pos_ == "ADJ" and describes(t.lower_))
+        or t.dep_ == "poss"
+        for t in phrase.tokens
     )
 
 

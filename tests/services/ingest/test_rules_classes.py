@@ -392,6 +392,24 @@ def test_a_bare_subject_in_prose_is_said_of_the_documents_topic(
 
 
 @pytest.mark.parametrize(
+    ("text", "title", "subject"),
+    [
+        ("The previous contract ran for two years.", "Halcyon Bio — account", "Halcyon Bio"),
+        ("The enterprise plan costs $40 per seat.", "Pricing update", "The enterprise plan"),
+        ("An annual licence is priced at €900.", "Licensing", "An annual licence"),
+        ("The public API allows 600 requests a minute.", "Rate limits", "The public API"),
+    ],
+)
+def test_an_adjective_of_kind_keeps_its_subject_whatever_the_title(
+    extractor: RulesExtractor, text: str, title: str, subject: str
+) -> None:
+    # "the free tier" is one thing in every document that says it; titles vary ("Storage",
+    # "Free tier changes"), so anchoring on them would split one attribute's values. An
+    # adjective that only places the thing in context ("previous") still refers to the topic.
+    assert _one(extractor, text, document_title=title).subject_text == subject
+
+
+@pytest.mark.parametrize(
     ("text", "predicate"),
     [
         ("Ravi moved to Denver in June.", "relocate to"),

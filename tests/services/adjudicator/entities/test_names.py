@@ -19,7 +19,8 @@ from shared.entities.normalize import display_name, is_bare_head_noun, normalize
         "it",
         "team",
         "the old system",
-        "the weekly meeting",
+        "the next meeting",
+        "our wonderful team",
         "the date of the meeting",
     ],
 )
@@ -39,6 +40,11 @@ def test_generic_head_alone_or_with_descriptive_adjectives_is_bare(text: str) ->
         "the Head of Product",
         "payments team",
         "python",
+        # An adjective of kind names the kind in every document ("the free tier").
+        "the free tier",
+        "an annual plan",
+        "the public API",
+        "the weekly meeting",
     ],
 )
 def test_noun_compound_or_capitalized_phrase_names_an_entity(text: str) -> None:
