@@ -131,9 +131,10 @@ _ADJECTIVE_WORDS = """
     new old big small large little main current former latest recent next last first second
     third final previous upcoming ongoing existing remaining pending other same whole entire
     good bad great important key major minor full high low long short early late open real
-    right wrong simple hard easy quick slow top overall initial primary secondary various several many few more
-    most less such own only certain different similar specific particular general common
-    original actual proper available possible necessary ready usual normal nice cool
+    right wrong simple hard easy quick slow top overall initial primary secondary various
+    several many few more most less such own only certain different similar specific
+    particular general common original actual proper available possible necessary ready usual
+    normal nice cool
 """
 _ADJECTIVES = frozenset(_ADJECTIVE_WORDS.split())
 _ADJECTIVE_SUFFIXES = ("ous", "ful", "ive", "less", "able", "ible", "ical", "ish", "est")

@@ -22,10 +22,13 @@ from services.query.sql.snapshot import ef_search_for, use_ef_search
 __all__ = [
     "BM25_B",
     "BM25_K1",
+    "LEXICAL_RANKED_ROWS",
+    "LEXICAL_TERM_ROW_CAP",
     "QVEC",
     "TSQUERY",
     "bm25_channel",
     "nearest_sql",
+    "selective_tsquery",
     "vector_channel",
     "vector_literal",
 ]
@@ -39,6 +42,41 @@ SEARCHABLE = {"facts", "claims", "chunks"}
 
 # Query terms OR-ed: natural-language questions rarely have every word in one passage.
 TSQUERY = "to_tsquery('english', replace(plainto_tsquery('english', :q)::text, ' & ', ' | '))"
+
+
+# Estimated matching rows the query's terms may bring into an unweighted rank, rarest first.
+LEXICAL_TERM_ROW_CAP = 10_000
+# Matching rows an unweighted lexical channel ranks at most: estimates lag the table, and when
+# even the rarest term is common the rows past this many (in scan order) are left to the
+# vector channel.
+LEXICAL_RANKED_ROWS = 2 * LEXICAL_TERM_ROW_CAP
+
+
+def selective_tsquery(table: str) -> str:
+    """The OR-ed query terms (as `TSQUERY`), rarest first, while the rows they are estimated to
+    match add up to at most `:lexcap`; the rarest term always stays. Estimates are the
+    planner's statistics: `most_common_elems` of the tsv column times the table's row count
+    (a term not among them is rarer than all that are).
+
+    `ts_rank_cd` weighs every term alike, so a term in one fact of a hundred ranks nothing the
+    query's rarer terms do not, while ranking its rows costs about 5 µs each: two such terms
+    in a million-fact store made one FactsContext 130 ms. Stores of up to 100,000 facts keep
+    nearly every term; statistics come from ANALYZE, which autovacuum and
+    `shared/db/statistics.py` keep fresh."""
+    if table not in SEARCHABLE:
+        raise ValueError(f"not a searchable table: {table}")
+    return (
+        "(SELECT coalesce(string_agg(quote_literal(w.lex), ' | ')::tsquery, ''::tsquery)"
+        " FROM (SELECT v.lex, v.rarity, sum(v.est) OVER (ORDER BY v.rarity) AS rows_so_far"
+        " FROM (SELECT ql.lex, coalesce(c.f, 0) * greatest(r.reltuples, 0) AS est,"
+        " row_number() OVER (ORDER BY coalesce(c.f, 0), ql.lex) AS rarity"
+        " FROM unnest(tsvector_to_array(to_tsvector('english', :q))) ql(lex)"
+        f" CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = '{table}'::regclass) r"
+        " LEFT JOIN (SELECT e.lex, e.f FROM pg_stats s, unnest(s.most_common_elems::text::text[],"
+        " s.most_common_elem_freqs) e(lex, f) WHERE s.schemaname = current_schema()"
+        f" AND s.tablename = '{table}' AND s.attname = 'tsv') c ON c.lex = ql.lex) v) w"
+        " WHERE w.rows_so_far <= :lexcap OR w.rarity = 1)"
+    )
 
 
 def vector_literal(vector: npt.NDArray[np.float32] | Sequence[float]) -> str:

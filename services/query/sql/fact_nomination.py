@@ -23,7 +23,13 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.query.domain import FactView
-from services.query.sql.channels import QVEC, TSQUERY
+from services.query.sql.channels import (
+    LEXICAL_RANKED_ROWS,
+    LEXICAL_TERM_ROW_CAP,
+    QVEC,
+    TSQUERY,
+    selective_tsquery,
+)
 from services.query.sql.facts import FACT_COLUMNS, FACT_FROM, fact_from_row
 from services.query.sql.snapshot import ef_search_for, use_ef_search
 from services.query.sql.time_scope import fact_scope_clause
@@ -78,10 +84,10 @@ async def nominate_in_namespace(
     pred = " AND t.predicate = :pred" if predicate else ""
     ef = ef_search_for(pool)
     ctes = [
-        f"q AS (SELECT {TSQUERY} AS tsq)",
+        f"q AS (SELECT {selective_tsquery('facts')} AS tsq)",
         "lex AS (SELECT 'l' AS ch, s.id, row_number() OVER (ORDER BY s.score DESC, s.id) AS r"
-        " FROM (SELECT t.id, ts_rank_cd(t.tsv, q.tsq, 1) AS score FROM facts t, q"
-        f" WHERE t.namespace = :ns AND t.tsv @@ q.tsq{pred}"
+        " FROM (SELECT t.id, ts_rank_cd(t.tsv, q.tsq, 1) AS score FROM (SELECT t.id, t.tsv"
+        f" FROM facts t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{pred} LIMIT :lexrows) t, q"
         " ORDER BY score DESC, t.id LIMIT :pool) s)",
     ]
     channels = ["l"]
@@ -141,6 +147,8 @@ async def nominate_in_namespace(
         "ef": ef,
         "pk": profile_entities,
         "scan": _PROFILE_SCAN,
+        "lexcap": LEXICAL_TERM_ROW_CAP,
+        "lexrows": LEXICAL_RANKED_ROWS,
     }
     rows = await conn.execute(text(sql), bind)
     ranks: dict[str, list[tuple[int, UUID]]] = {}
