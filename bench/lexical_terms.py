@@ -81,7 +81,7 @@ async def run(url: str, size: int, queries: int) -> dict[str, Any]:
                     params = scope_params(scope, datetime.now(UTC))
                     started = time.perf_counter()
                     await fact_nomination.nominate_in_namespace(
-                        conn, namespace, query, vector, None, scope, params, 60, 5
+                        conn, namespace, query, vector, None, scope, params, 60, 5, size
                     )
                     if repeat:
                         timed[mode].append((time.perf_counter() - started) * 1000)

@@ -232,7 +232,7 @@ class QueryService:
             async def vector() -> str | None:
                 return (await vectors())[0]
 
-            return await facts_context(conn, q, vector, now)
+            return await facts_context(conn, q, vector, now, self._sizes)
 
         return await self._read_embedding(
             [q.query],
@@ -279,7 +279,7 @@ class QueryService:
             async def facts_vector() -> str | None:
                 return (await vectors())[0]
 
-            facts_result = await facts_context(conn, facts, facts_vector, now)
+            facts_result = await facts_context(conn, facts, facts_vector, now, self._sizes)
             sources_vector = (await vectors())[1]
             return CombinedResult(
                 facts_result,

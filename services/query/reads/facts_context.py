@@ -23,6 +23,7 @@ from services.query.ranking.fusion import rrf
 from services.query.reads.contradictions import attach_contradictions
 from services.query.sql import facts as fact_rows
 from services.query.sql.claims import claims_by_ids
+from services.query.sql.collection_sizes import CollectionSizes
 from services.query.sql.entities import expand_anchors, resolve_entities
 from services.query.sql.fact_nomination import nominate_in_namespace, nominate_in_set
 from services.query.sql.snapshot import ef_search_for
@@ -79,9 +80,11 @@ async def facts_context(
     q: FactsContextQuery,
     query_vector: Callable[[], Awaitable[str | None]],
     now: datetime,
+    sizes: CollectionSizes | None = None,
 ) -> FactsContextResult:
     """`query_vector` is awaited only when the search needs it, so anchor resolution and
-    expansion overlap the query embedding."""
+    expansion overlap the query embedding; `sizes` keeps the namespace's fact count, which
+    decides the lexical channel's selective terms (counted here when not given)."""
     params = scope_params(q.scope, now)
     pool = _pool(q.k)
     reasons: list[str] = []
@@ -124,6 +127,7 @@ async def facts_context(
             params,
             pool,
             _PROFILE_ENTITIES,
+            await (sizes or CollectionSizes()).size(conn, "facts", q.namespace),
         )
 
     fused = rrf(nominated.rankings)

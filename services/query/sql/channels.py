@@ -28,6 +28,7 @@ __all__ = [
     "TSQUERY",
     "bm25_channel",
     "nearest_sql",
+    "query_terms",
     "selective_tsquery",
     "vector_channel",
     "vector_literal",
@@ -44,38 +45,49 @@ SEARCHABLE = {"facts", "claims", "chunks"}
 TSQUERY = "to_tsquery('english', replace(plainto_tsquery('english', :q)::text, ' & ', ' | '))"
 
 
-# Estimated matching rows the query's terms may bring into an unweighted rank, rarest first.
+# Estimated matching rows the query's selective terms may bring in, rarest first.
 LEXICAL_TERM_ROW_CAP = 10_000
-# Matching rows an unweighted lexical channel ranks at most: estimates lag the table, and when
-# even the rarest term is common the rows past this many (in scan order) are left to the
-# vector channel.
+# Matching rows a lexical channel ranks at most: estimates lag the table, and when even the
+# rarest term is common the rows past this many (in scan order) are left to the vector
+# channel.
 LEXICAL_RANKED_ROWS = 2 * LEXICAL_TERM_ROW_CAP
 
 
-def selective_tsquery(table: str) -> str:
-    """The OR-ed query terms (as `TSQUERY`), rarest first, while the rows they are estimated to
-    match add up to at most `:lexcap`; the rarest term always stays. Estimates are the
-    planner's statistics: `most_common_elems` of the tsv column times the table's row count
-    (a term not among them is rarer than all that are).
+def query_terms(table: str, rows: str = "CAST(:lexn AS float8)") -> str:
+    """The query's lexemes (`:q`) as rows `(lexeme, f, selective)`: `f` is the share of
+    `table`'s rows the planner's statistics give the lexeme (`most_common_elems` of the tsv
+    column; 0 for one not among them, which is rarer than all that are), and `selective` marks
+    the rarest lexemes while the rows they are estimated to match in the namespace (f times
+    `rows`, the SQL of its row count) add up to at most `:lexcap`; the rarest is always
+    selective. A namespace of up to `:lexcap` rows keeps every term, whatever other tenants
+    store.
 
-    `ts_rank_cd` weighs every term alike, so a term in one fact of a hundred ranks nothing the
-    query's rarer terms do not, while ranking its rows costs about 5 µs each: two such terms
-    in a million-fact store made one FactsContext 130 ms. Stores of up to 100,000 facts keep
-    nearly every term; statistics come from ANALYZE, which autovacuum and
+    A term in a fifth of a million-row table matches 200,000 rows, and ranking a row costs
+    microseconds: such terms should only score the rows the selective terms match (as Lucene's
+    common-terms query does), not nominate rows of their own. Stores of up to about 100,000
+    rows keep nearly every term selective. Statistics come from ANALYZE, which autovacuum and
     `shared/db/statistics.py` keep fresh."""
     if table not in SEARCHABLE:
         raise ValueError(f"not a searchable table: {table}")
     return (
-        "(SELECT coalesce(string_agg(quote_literal(w.lex), ' | ')::tsquery, ''::tsquery)"
-        " FROM (SELECT v.lex, v.rarity, sum(v.est) OVER (ORDER BY v.rarity) AS rows_so_far"
-        " FROM (SELECT ql.lex, coalesce(c.f, 0) * greatest(r.reltuples, 0) AS est,"
-        " row_number() OVER (ORDER BY coalesce(c.f, 0), ql.lex) AS rarity"
-        " FROM unnest(tsvector_to_array(to_tsvector('english', :q))) ql(lex)"
-        f" CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = '{table}'::regclass) r"
-        " LEFT JOIN (SELECT e.lex, e.f FROM pg_stats s, unnest(s.most_common_elems::text::text[],"
-        " s.most_common_elem_freqs) e(lex, f) WHERE s.schemaname = current_schema()"
-        f" AND s.tablename = '{table}' AND s.attname = 'tsv') c ON c.lex = ql.lex) v) w"
-        " WHERE w.rows_so_far <= :lexcap OR w.rarity = 1)"
+        "(SELECT v.lexeme, v.f, (sum(v.f) OVER (ORDER BY v.f, v.lexeme) * v.n <= :lexcap"
+        " OR row_number() OVER (ORDER BY v.f, v.lexeme) = 1) AS selective"
+        f" FROM (SELECT ql.lexeme, coalesce(c.f, 0) AS f, {rows} AS n"
+        " FROM unnest(tsvector_to_array(to_tsvector('english', :q))) ql(lexeme)"
+        " LEFT JOIN (SELECT e.lexeme, e.f FROM pg_stats s,"
+        " unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) e(lexeme, f)"
+        f" WHERE s.schemaname = current_schema() AND s.tablename = '{table}'"
+        " AND s.attname = 'tsv') c ON c.lexeme = ql.lexeme) v)"
+    )
+
+
+def selective_tsquery(table: str) -> str:
+    """The selective query terms of `query_terms`, OR-ed (as `TSQUERY`). `ts_rank_cd` weighs
+    every term alike, so the common ones rank nothing the rarer ones do not: two terms in one
+    fact of a hundred made one FactsContext at 1M facts 130 ms."""
+    return (
+        "(SELECT coalesce(string_agg(quote_literal(t.lexeme), ' | ')"
+        f" FILTER (WHERE t.selective), '')::tsquery FROM {query_terms(table)} t)"
     )
 
 
@@ -161,19 +173,23 @@ def _mentioning(table: str, entity_ids: Sequence[UUID]) -> tuple[str, dict[str, 
     return _MENTIONS[table], {"ents": list(entity_ids)}
 
 
-# Okapi BM25 over the rows matching any query lexeme. Every row holding a query lexeme is in
-# that match set, so counting the set's rows per lexeme gives the exact namespace document
-# frequency; the collection size is one count, and the mean length is the match set's (a
-# bounded stand-in for the namespace mean). Lengths are distinct lexemes (`length(tsvector)`).
-# A row's query lexemes (with their positions, for tf) are cut out of its tsvector in C:
-# weight A is set on them and everything else filtered out, instead of unnesting every lexeme
-# of every matching row (560k rows for a 4-word query over 200k chunks: 650 of 1,100 ms);
-# IDF is computed once per lexeme, not once per (row, lexeme) in numeric arithmetic.
+# Okapi BM25 over the rows matching any selective query lexeme (`query_terms`): the common
+# lexemes add their scores to those rows but nominate none of their own. A selective lexeme's
+# document frequency is exact: every row holding it is in the match set, so counting the set's
+# rows per lexeme gives the namespace's (unless the set reached `:lexrows`); a common one's is
+# the larger of that count and its statistics share of the collection. The collection size is
+# one count, and the mean length is the match set's (a bounded stand-in for the namespace
+# mean). Lengths are distinct lexemes (`length(tsvector)`). A row's query lexemes (with their
+# positions, for tf) are cut out of its tsvector in C: weight A is set on them and everything
+# else filtered out, instead of unnesting every lexeme of every matching row (560k rows for a
+# 4-word query over 200k chunks: 650 of 1,100 ms); IDF is computed once per lexeme.
 _BM25_SQL = """
-WITH q AS (SELECT {tsquery} AS tsq),
-terms AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', :q)) u),
+WITH terms AS MATERIALIZED (SELECT * FROM {terms} t),
+q AS (SELECT coalesce(string_agg(quote_literal(lexeme), ' | ') FILTER (WHERE selective), '')
+  ::tsquery AS tsq FROM terms),
 m AS MATERIALIZED (
-  SELECT t.id, t.tsv FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}),
+  SELECT t.id, t.tsv FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}
+  LIMIT :lexrows),
 hits AS MATERIALIZED (
   SELECT m.id, u.lexeme, coalesce(cardinality(u.positions), 1) AS tf, length(m.tsv) AS dl
   FROM m CROSS JOIN LATERAL unnest(ts_filter(
@@ -182,8 +198,11 @@ size AS (
   SELECT {collection_size} AS n,
          (SELECT greatest(avg(length(m.tsv)), 1) FROM m) AS avgdl),
 idf AS (
-  SELECT d.lexeme, ln(1 + (size.n - d.df + 0.5) / (d.df + 0.5)) AS idf
-  FROM (SELECT lexeme, count(*) AS df FROM hits GROUP BY lexeme) d CROSS JOIN size)
+  SELECT d.lexeme, ln(1 + greatest(size.n - d.df + 0.5, 0.5) / (d.df + 0.5)) AS idf
+  FROM (SELECT h.lexeme, CASE WHEN tm.selective THEN count(*)
+               ELSE greatest(count(*), tm.f * (SELECT n FROM size)) END AS df
+        FROM hits h JOIN terms tm USING (lexeme) GROUP BY h.lexeme, tm.selective, tm.f) d
+  CROSS JOIN size)
 SELECT h.id FROM hits h JOIN idf USING (lexeme) CROSS JOIN size
 CROSS JOIN (SELECT CAST(:k1 AS float8) AS k1, CAST(:b AS float8) AS b) p
 GROUP BY h.id
@@ -218,15 +237,16 @@ async def bm25_channel(
     if sizes is not None and not where:
         collection_size = "CAST(:n AS bigint)"
         size_bind["n"] = await sizes.size(conn, table, namespace)
-    sql = _BM25_SQL.format(
-        tsquery=TSQUERY, table=table, extra=extra, collection_size=collection_size
-    )
+    terms = query_terms(table, collection_size)
+    sql = _BM25_SQL.format(terms=terms, table=table, extra=extra, collection_size=collection_size)
     bind = {
         "ns": namespace,
         "q": query,
         "lim": limit,
         "k1": BM25_K1,
         "b": BM25_B,
+        "lexcap": LEXICAL_TERM_ROW_CAP,
+        "lexrows": LEXICAL_RANKED_ROWS,
         **size_bind,
         **params,
     }

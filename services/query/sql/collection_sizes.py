@@ -1,4 +1,5 @@
-"""Rows per table and namespace, the collection size N of the BM25 channel's IDF, kept briefly."""
+"""Rows per table and namespace (BM25's collection size N; what a common term would cost), kept
+briefly."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 __all__ = ["CollectionSizes"]
 
-_TABLES = frozenset({"claims", "chunks"})
+_TABLES = frozenset({"claims", "chunks", "facts"})
 
 
 class CollectionSizes:

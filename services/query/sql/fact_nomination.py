@@ -79,8 +79,10 @@ async def nominate_in_namespace(
     params: dict[str, Any],
     pool: int,
     profile_entities: int,
+    namespace_facts: int,
 ) -> Nominated:
-    """Lexical, vector and profile channels over the namespace, hydrated in the same statement."""
+    """Lexical, vector and profile channels over the namespace, hydrated in the same statement.
+    `namespace_facts` (its row count) prices the query's terms (`selective_tsquery`)."""
     pred = " AND t.predicate = :pred" if predicate else ""
     ef = ef_search_for(pool)
     ctes = [
@@ -149,6 +151,7 @@ async def nominate_in_namespace(
         "scan": _PROFILE_SCAN,
         "lexcap": LEXICAL_TERM_ROW_CAP,
         "lexrows": LEXICAL_RANKED_ROWS,
+        "lexn": namespace_facts,
     }
     rows = await conn.execute(text(sql), bind)
     ranks: dict[str, list[tuple[int, UUID]]] = {}
