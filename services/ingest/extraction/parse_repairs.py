@@ -10,6 +10,11 @@ into the tree the parser gives the same sentence when it gets it right.
 - **A subject read as a noun the verb modifies.** "The trustees named Colm Byrne director of
   programmes" comes out as a noun root with the verb as its participle modifier (`acl`). A
   noun root whose participle has an object of its own is the subject of that verb.
+- **A participle modifier read as the verb.** "The minimum supported Android version for the
+  Fieldnote app is 11" makes "supported" the root, with "minimum" its subject, the version its
+  object and the copula a subjectless adverbial clause under it. A past-tense or participle
+  root right after its determined subject, whose object is followed by a subjectless "be"
+  with a complement, modifies that object, and the object is the copula's subject.
 - **A compound read as a second subject.** "The invoices API is hosted in Sydney" gives the
   verb two adjacent subjects; the first is a modifier of the second.
 - **A verb read as an auxiliary.** "I oppose moving the launch" makes "oppose" an auxiliary
@@ -51,6 +56,7 @@ def repair_parse(doc: Any) -> Any:
     for sent in list(doc.sents):
         _noun_root(sent)
         _participle_root(sent)
+        _participle_modifier_as_verb(sent)
         _double_subject(sent)
         _verb_as_auxiliary(sent)
         _swallowed_subject(sent)
@@ -96,6 +102,41 @@ def _participle_root(sent: Any) -> None:
     root.head, root.dep_ = verb, "nsubj"
     for child in after:
         child.head = verb
+
+
+def _participle_modifier_as_verb(sent: Any) -> None:
+    root = sent.root
+    if root.pos_ != "VERB" or root.tag_ not in ("VBN", "VBD"):
+        return
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    thing = next((c for c in root.children if c.dep_ == "dobj"), None)
+    if subject is None or thing is None or subject.i != root.i - 1 or subject.pos_ == "PRON":
+        return
+    if not any(c.dep_ == "det" for c in subject.children):
+        return  # "Maria supported the plan": a subject of its own, not a modifier
+    copula = next(
+        (
+            c
+            for c in root.children
+            if c.i > thing.i
+            and c.lemma_ == "be"
+            and c.dep_ in ("advcl", "conj", "ccomp")
+            and not any(g.dep_ in _SUBJECT_DEPS for g in c.children)
+            and any(g.dep_ in ("attr", "acomp") for g in c.children)
+        ),
+        None,
+    )
+    if copula is None:
+        return
+    rest = [c for c in root.children if c.i not in (subject.i, thing.i, copula.i)]
+    copula.head, copula.dep_ = copula, "ROOT"
+    thing.head, thing.dep_ = copula, "nsubj"
+    root.head, root.dep_ = thing, "amod"
+    subject.head, subject.dep_ = thing, "amod"
+    for child in [c for c in subject.children if c.dep_ == "det"]:
+        child.head = thing
+    for child in rest:
+        child.head = copula
 
 
 def _double_subject(sent: Any) -> None:

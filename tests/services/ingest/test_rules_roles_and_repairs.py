@@ -186,6 +186,24 @@ def test_misparsed_subjects_are_repaired_from_the_shape_of_the_tree(
 
 
 @pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("The minimum supported iOS version for the Tally app is 16.", "Tally app"),
+        ("The default supported browser for the Quill editor is Firefox.", "browser"),
+        ("The default configured timeout for the Ledger API is 30 seconds.", "Ledger API"),
+    ],
+)
+def test_a_participle_modifier_read_as_the_verb_leaves_the_copula_the_clause(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    # The parser makes "supported" the root with "minimum" its subject; the claim is the
+    # copula's, about the thing the value is (of), never about "The minimum".
+    claim = _main(extractor, text)
+    assert claim.predicate_text == "be"
+    assert subject in (claim.subject_text or "")
+
+
+@pytest.mark.parametrize(
     ("text", "claim_text", "expected"),
     [
         ("Members: Dara Singh is on the Checkout team.", "Dara Singh is on the Checkout team",
