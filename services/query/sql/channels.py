@@ -81,14 +81,17 @@ def query_terms(table: str, rows: str = "CAST(:lexn AS float8)") -> str:
     )
 
 
+# The selective rows of a `query_terms` relation, OR-ed into one tsquery (empty without any).
+_SELECTIVE_OR = (
+    "coalesce(string_agg(quote_literal(lexeme), ' | ') FILTER (WHERE selective), '')::tsquery"
+)
+
+
 def selective_tsquery(table: str) -> str:
     """The selective query terms of `query_terms`, OR-ed (as `TSQUERY`). `ts_rank_cd` weighs
     every term alike, so the common ones rank nothing the rarer ones do not: two terms in one
     fact of a hundred made one FactsContext at 1M facts 130 ms."""
-    return (
-        "(SELECT coalesce(string_agg(quote_literal(t.lexeme), ' | ')"
-        f" FILTER (WHERE t.selective), '')::tsquery FROM {query_terms(table)} t)"
-    )
+    return f"(SELECT {_SELECTIVE_OR} FROM {query_terms(table)} t)"
 
 
 def vector_literal(vector: npt.NDArray[np.float32] | Sequence[float]) -> str:
@@ -185,8 +188,7 @@ def _mentioning(table: str, entity_ids: Sequence[UUID]) -> tuple[str, dict[str, 
 # 4-word query over 200k chunks: 650 of 1,100 ms); IDF is computed once per lexeme.
 _BM25_SQL = """
 WITH terms AS MATERIALIZED (SELECT * FROM {terms} t),
-q AS (SELECT coalesce(string_agg(quote_literal(lexeme), ' | ') FILTER (WHERE selective), '')
-  ::tsquery AS tsq FROM terms),
+q AS (SELECT {selective_or} AS tsq FROM terms),
 m AS MATERIALIZED (
   SELECT t.id, t.tsv FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}
   LIMIT :lexrows),
@@ -238,7 +240,13 @@ async def bm25_channel(
         collection_size = "CAST(:n AS bigint)"
         size_bind["n"] = await sizes.size(conn, table, namespace)
     terms = query_terms(table, collection_size)
-    sql = _BM25_SQL.format(terms=terms, table=table, extra=extra, collection_size=collection_size)
+    sql = _BM25_SQL.format(
+        terms=terms,
+        selective_or=_SELECTIVE_OR,
+        table=table,
+        extra=extra,
+        collection_size=collection_size,
+    )
     bind = {
         "ns": namespace,
         "q": query,
