@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
 from services.ingest.extraction.names import is_name, name_span
 from services.ingest.extraction.parse_repairs import LABEL_DEP
 
@@ -47,6 +48,7 @@ _STANCE_ADVERBS = frozenset(
     }
 )  # fmt: skip
 _HYPOTHETICAL_AUX = frozenset({"would", "could", "might", "may", "'d", "’d"})
+_BACKSHIFTED = frozenset({"would", "'d", "’d"})
 _ADVICE_AUX = frozenset({"should", "must", "ought", "need"})
 _WISH_VERBS = frozenset({"hope", "wish", "imagine", "wonder", "bet", "suppose"})
 _PERSONAL = frozenset({"i", "me", "we", "he", "she", "they"})
@@ -367,7 +369,7 @@ def _modal_reason(head: Any, tokens: Sequence[Any]) -> str | None:
         return "hypothetical"
     if head.lemma_.lower() in _WISH_VERBS and subj is not None:
         return "hypothetical"
-    if aux & _HYPOTHETICAL_AUX:
+    if aux & _HYPOTHETICAL_AUX and not _reported_future(head, aux):
         return "hypothetical"
     if subj_low in ("you", "we", "u") and (
         aux & _ADVICE_AUX or (head.lemma_.lower() in ("need", "have") and _has_to(head))
@@ -376,6 +378,19 @@ def _modal_reason(head: Any, tokens: Sequence[Any]) -> str | None:
     if tokens and tokens[0].lower_ == "if":
         return "hypothetical"
     return None
+
+
+def _reported_future(head: Any, aux: set[str]) -> bool:
+    """ "Lena said Ravi would join in June": after a past verb of saying, "would" is the
+    reported "will" (the future seen from then), not a condition."""
+    speech = head.head
+    return (
+        aux & _HYPOTHETICAL_AUX <= _BACKSHIFTED
+        and head.dep_ == "ccomp"
+        and speech.tag_ == "VBD"
+        and speech.lemma_.lower() in ATTRIBUTION_VERBS
+        and not any(c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in head.children)
+    )
 
 
 def _clauses_of(head: Any) -> list[Any]:

@@ -136,6 +136,11 @@ class ShortForms:
 _NO_SHORT_FORMS = ShortForms({})
 
 
+def _in_main_clause(token: Any) -> bool:
+    verb = token.head
+    return bool(verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT"))
+
+
 class Rewriter:
     """Rewrites a clause's tokens into decontextualised text for one passage."""
 
@@ -177,8 +182,10 @@ class Rewriter:
             here = [m for m in before if m.position >= token.sent.start_char and m.is_subject]
             if here:
                 return here[-1]
-        if token.dep_ in ("nsubj", "nsubjpass"):
+        if token.dep_ in ("nsubj", "nsubjpass") and _in_main_clause(token):
             # Only across a sentence boundary: inside one, the nearest name is the antecedent.
+            # And only for the main clause's subject: in "He said she was keen" the reported
+            # clause's subject is someone other than the speaker the main one continues.
             earlier = [m for m in before if m.position < token.sent.start_char]
             if earlier and earlier[-1] is before[-1]:
                 subject = next((m for m in reversed(earlier) if m.is_subject), None)

@@ -9,7 +9,13 @@ from typing import Any
 from services.ingest.extraction.arguments import PLACE_HEADS, entity_phrase
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import Mention, ShortForms, context_mentions
-from services.ingest.extraction.names import NAME_LABELS, is_name, name_span, without_honorific
+from services.ingest.extraction.names import (
+    NAME_LABELS,
+    ROLE_WORDS,
+    is_name,
+    name_span,
+    without_honorific,
+)
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
 from shared.entities.normalize import normalize_name
@@ -39,6 +45,38 @@ _NOT_NAME_STARTS = frozenset(
         # given names somewhere, none is one there.
         "Hi", "Hey", "Hello", "Dear", "Thanks", "Thank", "Cheers", "Best", "Regards", "Kind",
         "Warm", "Welcome", "Morning", "Yes", "No", "Ok", "Okay", "Sure", "Great", "Congrats",
+    }
+)  # fmt: skip
+# Lower-case words inside a person's name: "Sanne de Vries", "Ana dos Santos".
+_NAME_PARTICLES = frozenset(
+    {"de", "da", "do", "dos", "das", "di", "del", "della", "van", "von", "der", "den", "ter"}
+    | {"ten", "le", "la", "du", "bin", "binti", "al", "el", "y", "zu", "af"}
+)
+# Last words that make a name an organisation's or a place's, whatever its first word.
+_ORGANISATION_WORDS = (
+    frozenset(
+        {
+            "holding", "holdings", "group", "inc", "inc.", "ltd", "ltd.", "llc", "plc", "gmbh",
+            "ag", "sa", "bv", "nv", "co", "co.", "corp", "corp.", "corporation", "company",
+            "labs", "lab", "bank", "partners", "capital", "ventures", "systems", "foundation",
+            "technologies", "health", "logistics", "freight", "analytics", "solutions",
+            "insurance", "consulting", "studio", "studios", "media", "markets", "university",
+            "college", "school", "hospital", "institute", "trust", "fund", "airlines", "motors",
+        }
+    )
+    | TEAM_HEADS
+    | PLACE_HEADS
+)  # fmt: skip
+# Verbs whose subject is a person. The small NER often calls a lone given name a place, a
+# product or a work ("Kenji joined Umbrella": GPE; "Ines manages Pablo": PRODUCT); as the
+# subject of one of these it is the person, so "he"/"she" after it can find them.
+_PEOPLE_VERBS = frozenset(
+    {
+        "join", "rejoin", "leave", "quit", "resign", "retire", "hire", "recruit", "manage",
+        "supervise", "mentor", "coach", "lead", "head", "chair", "say", "tell", "think",
+        "believe", "feel", "argue", "insist", "reckon", "admit", "agree", "disagree",
+        "suggest", "reply", "ask", "want", "prefer", "oppose", "support", "promise",
+        "volunteer", "meet", "interview", "marry", "visit",
     }
 )  # fmt: skip
 
@@ -75,11 +113,15 @@ def mentions(
         ent = whole[len(whole) - len(without_honorific(tuple(whole))) :]
         label = entity_label(whole.label_)  # (a slice of a span has no label)
         full = expand_short_form(ent.text) if len(ent) == 1 else None
+        subject = _main_subject(ent.root)
         if full is not None and _person_name(full):
             label = PERSON_LABEL
+        elif label and _acts_as_person(ent, subject):
+            label = PERSON_LABEL
+        elif label == PERSON_LABEL and _workplace_of_role(ent):
+            label = "ORG"
         if label:
             start = inp.base_offset + ent.start_char
-            subject = _main_subject(ent.root)
             found.append(
                 Mention(ent.text, label, ent.start_char, start, start + len(ent.text), subject)
             )
@@ -88,6 +130,28 @@ def mentions(
     named = {m.position: m.name for m in found}
     found.extend(subject_things(inp, doc, named))
     return found
+
+
+def _acts_as_person(ent: Any, subject: bool) -> bool:
+    """A name the NER did not call a person or an organisation that reads as a person's name
+    and is the main subject of a verb only people do (see `_PEOPLE_VERBS`) or has a role in
+    apposition."""
+    if ent.label_ in (PERSON_LABEL, "ORG") or not _person_name(ent.text):
+        return False
+    if any(c.dep_ == "appos" and c.lemma_.lower() in ROLE_WORDS for c in ent.root.children):
+        return True  # "Sanne de Vries, the head of digital at Ferrovia"
+    return subject and ent.root.head.lemma_.lower() in _PEOPLE_VERBS
+
+
+def _workplace_of_role(ent: Any) -> bool:
+    """ "the lead engineer at Fiora", "the CTO of Northwind": where a role is held is an
+    organisation, whatever the NER guessed."""
+    prep = ent.root.head
+    return (
+        ent.root.dep_ == "pobj"
+        and prep.lower_ in ("at", "of")
+        and prep.head.lemma_.lower() in ROLE_WORDS
+    )
 
 
 def _main_subject(tok: Any) -> bool:
@@ -100,12 +164,16 @@ def _main_subject(tok: Any) -> bool:
 
 
 def _person_name(text: str) -> bool:
-    """A name that opens with a common given name ("Olumide", "Sofia Lindqvist")."""
+    """A name that opens with a common given name ("Olumide", "Sofia Lindqvist", "Sanne de
+    Vries") and does not end in a word that names an organisation ("Van Leeuwen Holding")."""
     words = text.split()
     return (
-        0 < len(words) <= 3
-        and all(w[:1].isupper() for w in words)
+        0 < len(words) <= 4
+        and words[0][:1].isupper()
+        and words[-1][:1].isupper()
+        and all(w[:1].isupper() or w in _NAME_PARTICLES for w in words[1:-1])
         and words[0] not in _NOT_NAME_STARTS
+        and words[-1].lower() not in _ORGANISATION_WORDS
         and is_given_name(normalize_name(words[0]))
     )
 

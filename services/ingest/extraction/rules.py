@@ -45,6 +45,7 @@ from services.ingest.extraction.mentions import (
     subject_things,
     title_topic,
 )
+from services.ingest.extraction.entity_repairs import repair_entities
 from services.ingest.extraction.parse_repairs import repair_parse
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
@@ -80,12 +81,15 @@ def load_rules_extractor() -> RulesExtractor:
             Language.component(_SEMICOLONS, func=_semicolon_boundaries)
         if not Language.has_factory(_PARSE_REPAIRS):
             Language.component(_PARSE_REPAIRS, func=repair_parse)
+        if not Language.has_factory(_ENTITY_REPAIRS):
+            Language.component(_ENTITY_REPAIRS, func=repair_entities)
         if not Language.has_factory(UNKNOWN_WORDS):
             Language.factory(UNKNOWN_WORDS, func=make_unknown_words)
         nlp = spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
         nlp.add_pipe(_SEMICOLONS, before="parser")
         nlp.add_pipe(UNKNOWN_WORDS, after="lemmatizer")
         nlp.add_pipe(_PARSE_REPAIRS, last=True)
+        nlp.add_pipe(_ENTITY_REPAIRS, last=True)
         return nlp
 
     return RulesExtractor(load)
@@ -93,6 +97,7 @@ def load_rules_extractor() -> RulesExtractor:
 
 _SEMICOLONS = "rememberstack_semicolon_boundaries"
 _PARSE_REPAIRS = "rememberstack_parse_repairs"
+_ENTITY_REPAIRS = "rememberstack_entity_repairs"
 
 
 def _semicolon_boundaries(doc: Any) -> Any:

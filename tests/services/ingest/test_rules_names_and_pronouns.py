@@ -1,0 +1,139 @@
+"""Names the small NER gets wrong and pronouns that depend on them, each class in several
+phrasings: a name span across a verb, a given name tagged a place or product, name particles
+and organisation words, the reported clause's own subject, and "would" after a verb of saying
+(issue 16)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+
+SAID = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+def _claims(
+    extractor: RulesExtractor, text: str, context: str | None = None
+) -> list[ExtractedClaim]:
+    inp = ExtractionInput(text=text, said_on=SAID, context=context)
+    return extractor.extract_batch([inp])[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("Ahmed joined Cobaltline in 2019.", "Ahmed", "Cobaltline"),
+        ("Chen manages Aroha and three designers.", "Chen", "Aroha"),
+        ("Hana manages Mateus and four other engineers on Billing.", "Hana", "Mateus"),
+    ],
+)
+def test_a_name_never_spans_the_verb_between_two_names(
+    extractor: RulesExtractor, text: str, subject: str, obj: str
+) -> None:
+    nlp = extractor._pipeline()
+    names = {e.text for e in nlp(text).ents}
+    assert {subject, obj} <= names
+    claim = _claims(extractor, text)[0]
+    assert (claim.subject_text, claim.object_text) == (subject, obj)
+
+
+def test_a_name_cut_at_its_verb_keeps_the_full_name_the_document_used(
+    extractor: RulesExtractor,
+) -> None:
+    context = "The Data Platform team reports into Ahmed Al-Sayed, Cobaltline's VP of Data."
+    claim = _claims(
+        extractor, "Ahmed joined Cobaltline in 2019 after eight years at Oracle.", context
+    )[0]
+    assert (claim.subject_text, claim.object_text) == ("Ahmed Al-Sayed", "Cobaltline")
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        # The small NER tags these given names GPE, PRODUCT and WORK_OF_ART.
+        ("Kenji joined Umbrella after Globex. He leads search there.", "Kenji"),
+        ("Ines manages Pablo. She started in May.", "Ines"),
+        ("Yusuf met Orla Brennan in Dublin. He booked the follow-up.", "Yusuf"),
+    ],
+)
+def test_a_given_name_that_acts_as_a_person_is_the_pronouns_antecedent(
+    extractor: RulesExtractor, text: str, person: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert claims[-1].subject_text == person
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        (
+            "Our main contact is Sanne de Vries, the head of digital at Ferrovia. "
+            "She took over the account in April.",
+            "Sanne de Vries",
+        ),
+        (
+            "The new liaison is Joost van Dijk, the director of operations at Maasport. "
+            "He signed the pilot in May.",
+            "Joost van Dijk",
+        ),
+        (
+            "Talk to Bruno da Silva, the lead engineer at Fiora. He owns the integration.",
+            "Bruno da Silva",
+        ),
+    ],
+)
+def test_a_name_with_a_particle_and_a_role_is_a_person(
+    extractor: RulesExtractor, text: str, person: str
+) -> None:
+    context = "Ferrovia is a division of the Dutch group Van Leeuwen Holding."
+    claims = _claims(extractor, text, context)
+    assert claims[-1].subject_text == person
+
+
+@pytest.mark.parametrize(
+    ("text", "reported"),
+    [
+        ("Yusuf met Orla Brennan in Dublin. He said she was keen.", "Orla Brennan was keen"),
+        ("Lena met Ravi Patel at the summit. She said he was ready.", "Ravi Patel was ready"),
+        ("Tomas called Aisha Bello on Monday. He thinks she is leaving.", "Aisha Bello is leaving"),
+    ],
+)
+def test_a_reported_clauses_subject_is_not_the_speaker_it_follows(
+    extractor: RulesExtractor, text: str, reported: str
+) -> None:
+    assert reported in _claims(extractor, text)[-1].claim_text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lena said Ravi would join Globex in June.",
+        "Tom told us the vendor would cut prices in Q3.",
+        "Maya thought the launch would slip to August.",
+    ],
+)
+def test_would_after_a_past_verb_of_saying_is_a_reported_future(
+    extractor: RulesExtractor, text: str
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert claim.is_attributed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lena said Ravi would join if the budget passes.",
+        "Ravi would join Globex.",
+        "I would love to join Globex.",
+    ],
+)
+def test_would_elsewhere_stays_hypothetical(extractor: RulesExtractor, text: str) -> None:
+    assert _claims(extractor, text) == []
