@@ -114,9 +114,7 @@ def mentions(
         label = entity_label(whole.label_)  # (a slice of a span has no label)
         full = expand_short_form(ent.text) if len(ent) == 1 else None
         subject = _main_subject(ent.root)
-        if full is not None and _person_name(full):
-            label = PERSON_LABEL
-        elif label and _acts_as_person(ent, subject):
+        if (full is not None and _person_name(full)) or (label and _acts_as_person(ent, subject)):
             label = PERSON_LABEL
         elif label == PERSON_LABEL and _workplace_of_role(ent):
             label = "ORG"

@@ -34,6 +34,7 @@ from services.ingest.extraction.claim_time import (
 from services.ingest.extraction.clauses import Clause, drop_reason, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
+from services.ingest.extraction.entity_repairs import repair_entities
 from services.ingest.extraction.frames import Frame, Relation, read_frame
 from services.ingest.extraction.markers import mask_markers, speaker_label
 from services.ingest.extraction.mentions import (
@@ -45,7 +46,6 @@ from services.ingest.extraction.mentions import (
     subject_things,
     title_topic,
 )
-from services.ingest.extraction.entity_repairs import repair_entities
 from services.ingest.extraction.parse_repairs import repair_parse
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
