@@ -23,6 +23,12 @@ from services.ingest.extraction.arguments import (
 )
 from services.ingest.extraction.claim_time import value_change
 from services.ingest.extraction.coordination import conjoined_objects, conjoined_places
+from services.ingest.extraction.descriptions import (
+    GOVERNING_BODIES,
+    RELATIONAL_NOUNS,
+    body_of,
+    descriptions,
+)
 from services.ingest.extraction.key_values import key_value_subject
 from services.ingest.extraction.moves import (
     MOTION_VERBS,
@@ -62,19 +68,9 @@ from services.ingest.extraction.roles import (
 __all__ = ["Frame", "Relation", "read_frame"]
 
 _OBJECT_DEPS = ("dobj", "attr", "oprd", "dative")
-# Nouns of a copula that relate the subject to a whole: "is part of", "is a subsidiary of".
-_RELATIONAL_NOUNS = frozenset(
-    {
-        "part", "subsidiary", "division", "unit", "arm", "branch", "component", "member",
-        "subset", "piece", "portion", "section", "affiliate", "department", "module", "subteam",
-        "sub-team", "offshoot",
-    }
-)  # fmt: skip
 # The day a placement starts or ends, by the word before "date"/"day" (`_milestone_day`).
 _MILESTONES = {"start": "join", "first": "join", "starting": "join", "last": "leave"}
 _MILESTONES |= {"end": "leave", "leaving": "leave", "final": "leave"}
-# A governing body named by what it governs ("the board of the Lagos Tech Fund").
-_GOVERNING_BODIES = frozenset({"board", "council", "trustees"})
 # Verbs of moving whose destination (or origin) may be a place ("moved to Denver", "left
 # Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
@@ -133,16 +129,6 @@ def _work_pattern(attr: Any) -> bool:
     )
 
 
-def _body_of(pobj: Any, inside: set[int]) -> Phrase:
-    """ "the board of the Lagos Tech Fund": the organization whose governing body it is."""
-    if pobj.lemma_.lower() in _GOVERNING_BODIES:
-        prep = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
-        owner = object_of(prep) if prep is not None else None
-        if owner is not None and owner.i in inside and is_name(owner):
-            return entity_phrase(owner, inside)
-    return entity_phrase(pobj, inside)
-
-
 def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase | None] | None:
     """ "X is part of Y", "X is the CTO of Y", "X is on the Y team": predicate and object."""
     attr = _first(head, ("attr",), inside, skip)
@@ -151,9 +137,9 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
     if attr is not None:
         prep = next((c for c in attr.children if c.dep_ == "prep" and c.i in inside), None)
         pobj = object_of(prep) if prep is not None else None
-        relational = attr.lemma_.lower() in _RELATIONAL_NOUNS
+        relational = attr.lemma_.lower() in RELATIONAL_NOUNS
         if relational and prep is not None and prep.lower_ == "of" and pobj is not None:
-            return f"{attr.lemma_.lower()} of", _body_of(pobj, inside)
+            return f"{attr.lemma_.lower()} of", body_of(pobj, inside)
         workplace = position_workplace(attr, head, inside)
         if workplace is not None:
             return role_predicate(attr.lower_, "".join(t.text_with_ws for t in workplace)), Phrase(
@@ -322,8 +308,8 @@ def read_frame(
             # CTO of Acme"); one reports to, meets or thanks the person in it.
             keep_roles = lemma not in _EMPLOYMENT_VERBS and appointed is None
             obj = (
-                _body_of(obj_tok, inside)
-                if obj_tok.lemma_.lower() in _GOVERNING_BODIES
+                body_of(obj_tok, inside)
+                if obj_tok.lemma_.lower() in GOVERNING_BODIES
                 else entity_phrase(obj_tok, inside, keep_roles=keep_roles)
             )
             if appointed is not None:
@@ -390,4 +376,6 @@ def read_frame(
     extras += handover(predicate, obj, head, inside, skip)
     extras += former_placements(subj_tok, subject, inside, skip)
     extras += held_besides(head, subject, inside)
+    main_attr = _first(head, ("attr",), inside, skip) if lemma == "be" else None
+    extras += descriptions(subject, subj_tok, head, inside, main_attr)
     return Frame(main, tuple(extras))

@@ -137,3 +137,52 @@ def test_would_after_a_past_verb_of_saying_is_a_reported_future(
 )
 def test_would_elsewhere_stays_hypothetical(extractor: RulesExtractor, text: str) -> None:
     assert _claims(extractor, text) == []
+
+
+def _relations(claim: ExtractedClaim) -> set[tuple[str, str, str]]:
+    main = {(claim.subject_text or "", claim.predicate_text or "", claim.object_text or "")}
+    return main | {(r.subject_text, r.predicate_text, r.object_text) for r in claim.extra_relations}
+
+
+@pytest.mark.parametrize(
+    ("text", "relation"),
+    [
+        (
+            "Ferrovia Freight is a rail operator based in Rotterdam, and a division of the "
+            "Dutch group Van Leeuwen Holding.",
+            ("Ferrovia Freight", "division of", "Van Leeuwen Holding"),
+        ),
+        (
+            "Nimbus, a subsidiary of Halden Group, is based in Oslo.",
+            ("Nimbus", "subsidiary of", "Halden Group"),
+        ),
+        (
+            "Tallis Labs is a small biotech and an affiliate of Moreau Pharma.",
+            ("Tallis Labs", "affiliate of", "Moreau Pharma"),
+        ),
+    ],
+)
+def test_a_description_states_the_whole_its_subject_is_part_of(
+    extractor: RulesExtractor, text: str, relation: tuple[str, str, str]
+) -> None:
+    assert relation in _relations(_claims(extractor, text)[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "relation"),
+    [
+        (
+            "Ferrovia Freight is a rail logistics operator based in Rotterdam.",
+            ("Ferrovia Freight", "be based in", "Rotterdam"),
+        ),
+        ("Brightwave is a Warsaw-based analytics firm.", ("Brightwave", "be based in", "Warsaw")),
+        (
+            "Kora Health is a clinic group headquartered in Lagos.",
+            ("Kora Health", "be based in", "Lagos"),
+        ),
+    ],
+)
+def test_a_description_states_where_its_subject_is(
+    extractor: RulesExtractor, text: str, relation: tuple[str, str, str]
+) -> None:
+    assert relation in _relations(_claims(extractor, text)[0])

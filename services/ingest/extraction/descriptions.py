@@ -1,0 +1,108 @@
+"""What a description says about the thing it describes, besides the clause's main relation.
+
+"Ferrovia Freight is a rail logistics operator based in Rotterdam, and a division of Van
+Leeuwen Holding" states where Ferrovia is and what it is part of; "Nimbus, a subsidiary of
+Halden Group, is based in Oslo" states, in the apposition, what Nimbus belongs to;
+"Brightwave is a Warsaw-based analytics firm" where Brightwave is. A copula's complements
+(and their conjuncts) and a name's appositions are read from the parse: a noun of a whole
+("division", "subsidiary", "part") with "of" is membership of that whole, a participle of
+location ("based", "headquartered", "located") with "in", or a "<Place>-based" modifier, is
+where the described thing is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.ingest.extraction.arguments import Phrase, entity_phrase
+from services.ingest.extraction.moves import object_of
+from services.ingest.extraction.names import is_name, name_span
+from services.ingest.extraction.placement_changes import Relation
+
+__all__ = ["RELATIONAL_NOUNS", "body_of", "descriptions"]
+
+# Nouns that relate what they describe to a whole: "is part of", "a subsidiary of".
+RELATIONAL_NOUNS = frozenset(
+    {
+        "part", "subsidiary", "division", "unit", "arm", "branch", "component", "member",
+        "subset", "piece", "portion", "section", "affiliate", "department", "module", "subteam",
+        "sub-team", "offshoot",
+    }
+)  # fmt: skip
+# Participles that say where the described thing is.
+_LOCATING = frozenset({"base", "headquarter", "locate", "headquartered", "based", "located"})
+# A governing body named by what it governs ("the board of the Lagos Tech Fund").
+GOVERNING_BODIES = frozenset({"board", "council", "trustees"})
+
+
+def body_of(pobj: Any, inside: set[int]) -> Phrase:
+    """The whole after "of": "the board of the Lagos Tech Fund" is the organization whose
+    governing body it is, "the Dutch group Van Leeuwen Holding" the group so named."""
+    if pobj.lemma_.lower() in GOVERNING_BODIES:
+        prep = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        owner = object_of(prep) if prep is not None else None
+        if owner is not None and owner.i in inside and is_name(owner):
+            return entity_phrase(owner, inside)
+    if pobj.pos_ == "NOUN":  # "the Dutch group Van Leeuwen Holding": the name it is given
+        named = next((c for c in pobj.children if c.dep_ == "appos" and is_name(c)), None)
+        if named is not None and named.i in inside:
+            return entity_phrase(named, inside)
+    return entity_phrase(pobj, inside)
+
+
+def descriptions(
+    subject: Phrase | None, subj_tok: Any | None, head: Any, inside: set[int], main_attr: Any
+) -> list[Relation]:
+    """Relations the copula's complements (other than `main_attr`, the one the main relation
+    already reads) and the subject's appositions state about the subject."""
+    if subject is None or subj_tok is None:
+        return []
+    nouns: list[tuple[Any, bool]] = []
+    if head.lemma_.lower() == "be":
+        complements = [c for c in head.children if c.dep_ == "attr" and c.i in inside]
+        for attr in complements:
+            nouns.append((attr, main_attr is None or attr.i != main_attr.i))
+            nouns += [(c, True) for c in attr.conjuncts if c.i in inside]
+        if complements:  # "is an operator …, and a division of Y": the parser may hang the
+            # second complement on the copula as a conjunct of its own.
+            nouns += [
+                (c, True)
+                for c in head.children
+                if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN") and c.i in inside
+            ]
+    nouns += [(c, True) for c in subj_tok.children if c.dep_ == "appos" and c.i in inside]
+    found: list[Relation] = []
+    for noun, relational in nouns:
+        if relational:
+            found += _whole(subject, noun, inside)
+        found += _location(subject, noun, inside)
+    return found
+
+
+def _whole(subject: Phrase, noun: Any, inside: set[int]) -> list[Relation]:
+    lemma = noun.lemma_.lower()
+    if lemma not in RELATIONAL_NOUNS:
+        return []
+    prep = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+    pobj = object_of(prep) if prep is not None else None
+    if pobj is None or pobj.i not in inside:
+        return []
+    return [Relation(subject, f"{lemma} of", body_of(pobj, inside))]
+
+
+def _location(subject: Phrase, noun: Any, inside: set[int]) -> list[Relation]:
+    found = []
+    for child in noun.children:
+        if child.i not in inside or child.lemma_.lower() not in _LOCATING:
+            continue
+        if child.dep_ == "acl":  # "an operator based in Rotterdam"
+            prep = next((c for c in child.children if c.dep_ == "prep" and c.lower_ == "in"), None)
+            place = object_of(prep) if prep is not None else None
+            if place is not None and place.i in inside:
+                found.append(Relation(subject, "be based in", entity_phrase(place, inside)))
+        elif child.dep_ == "amod":  # "a Warsaw-based firm"
+            named = next((c for c in child.children if c.dep_ in ("npadvmod", "compound")), None)
+            span = name_span(named) if named is not None else None
+            if span:
+                found.append(Relation(subject, "be based in", Phrase(span)))
+    return found
