@@ -79,6 +79,15 @@ _DIRECTIONS = frozenset({"back", "down", "away", "aside", "off", "out"})
 _BECOME = {"work for": "join", "member of": "join", "part of": "become part of"}
 # Verbs whose object is an employer, so "the CTO of Acme" there stands for Acme.
 _EMPLOYMENT_VERBS = frozenset({"work", "join", "start", "hire", "employ", "leave", "quit"})
+# Verbs done "at" a place without working there: one meets, visits or calls people at
+# organisations that are not one's employer.
+_VISITING_VERBS = frozenset(
+    {
+        "meet", "see", "visit", "call", "phone", "ring", "interview", "talk", "speak", "chat",
+        "present", "demo", "pitch", "attend", "host", "stay", "eat", "dine", "find", "hear",
+        "watch", "thank", "greet", "introduce", "join", "leave", "tour",
+    }
+)  # fmt: skip
 # Nouns that look like objects but say how, not what ("works part-time at Globex").
 _ADVERBIAL_NOUNS = frozenset({"time", "part-time", "full-time", "remote", "home", "today"})
 
@@ -165,15 +174,26 @@ def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase |
 
 
 def _workplace(
-    head: Any, subject: Phrase | None, obj_tok: Any | None, inside: set[int]
+    head: Any, subject: Phrase | None, obj: Phrase | None, inside: set[int]
 ) -> list[Relation]:
     """ "I run supply chain analytics at Fresco Markets", "I look after enterprise accounts at
-    Vantablue": what a person does at an organization says they work there."""
-    if subject is None or not _personal(subject) or head.lemma_.lower() in _EMPLOYMENT_VERBS:
+    Vantablue": what a person does at an organization says they work there. The parser hangs
+    the "at" on the verb or on the work done (a common noun, not a name)."""
+    if (
+        subject is None
+        or not _personal(subject)
+        or head.lemma_.lower() in _EMPLOYMENT_VERBS | _VISITING_VERBS
+    ):
         return []
-    if obj_tok is None:
+    if obj is None or not obj.tokens:
         return []  # "works at Globex" is the main relation already
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "at"):
+    work = [
+        t
+        for t in obj.tokens
+        if t.head not in obj.tokens and t.pos_ == "NOUN" and not is_role_word(t)
+    ]
+    holders = [head, *work]
+    for prep in (c for h in holders for c in h.children if c.dep_ == "prep" and c.lower_ == "at"):
         pobj = object_of(prep)
         if pobj is None or pobj.i not in inside or not is_name(pobj):
             continue
@@ -371,7 +391,7 @@ def read_frame(
         extras += conjoined_objects(main, conjoined, inside)
     extras += conjoined_places(main, inside)
     if not ended:
-        extras += _workplace(head, subject, conjoined, inside)
+        extras += _workplace(head, subject, obj, inside)
     extras += subordinate_changes(head, subject, inside, skip)
     extras += handover(predicate, obj, head, inside, skip)
     extras += former_placements(subj_tok, subject, inside, skip)

@@ -186,3 +186,34 @@ def test_a_description_states_where_its_subject_is(
     extractor: RulesExtractor, text: str, relation: tuple[str, str, str]
 ) -> None:
     assert relation in _relations(_claims(extractor, text)[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "worker", "org"),
+    [
+        ("I look after enterprise accounts at Vantablue.", "Carmen Ruiz", "Vantablue"),
+        ("Omar runs supply chain analytics at Fresco Markets.", "Omar", "Fresco Markets"),
+        ("Lin handles payroll at Quantix.", "Lin", "Quantix"),
+    ],
+)
+def test_work_done_at_an_organisation_places_the_worker_there(
+    extractor: RulesExtractor, text: str, worker: str, org: str
+) -> None:
+    inp = ExtractionInput(text=text, said_on=SAID, speaker="Carmen Ruiz")
+    (claim,) = extractor.extract_batch([inp])[0]
+    assert (worker, "work at", org) in _relations(claim)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mina met Ravi at Globex.",
+        "I met the new CFO at Globex.",
+        "Tom visited the team at Quantix.",
+    ],
+)
+def test_meeting_someone_at_an_organisation_is_no_placement(
+    extractor: RulesExtractor, text: str
+) -> None:
+    for claim in _claims(extractor, text):
+        assert not any(r.predicate_text == "work at" for r in claim.extra_relations)
