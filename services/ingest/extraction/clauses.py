@@ -382,14 +382,14 @@ def _modal_reason(head: Any, tokens: Sequence[Any]) -> str | None:
 
 def _reported_future(head: Any, aux: set[str]) -> bool:
     """ "Lena said Ravi would join in June": after a past verb of saying, "would" is the
-    reported "will" (the future seen from then), not a condition."""
+    reported "will" (the future seen from then), not a condition ("if"/"unless" clauses are
+    hypothetical before this is asked)."""
     speech = head.head
     return (
         aux & _HYPOTHETICAL_AUX <= _BACKSHIFTED
         and head.dep_ == "ccomp"
         and speech.tag_ == "VBD"
         and speech.lemma_.lower() in ATTRIBUTION_VERBS
-        and not any(c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in head.children)
     )
 
 

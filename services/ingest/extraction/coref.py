@@ -12,6 +12,7 @@ __all__ = [
     "Rewriter",
     "ShortForms",
     "context_mentions",
+    "in_main_clause",
     "is_honorific",
     "third_person",
 ]
@@ -136,7 +137,9 @@ class ShortForms:
 _NO_SHORT_FORMS = ShortForms({})
 
 
-def _in_main_clause(token: Any) -> bool:
+def in_main_clause(token: Any) -> bool:
+    """Whether `token` hangs on its sentence's main verb (or a verb coordinated with it), not
+    on a reported, relative or adverbial clause."""
     verb = token.head
     return bool(verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT"))
 
@@ -182,7 +185,7 @@ class Rewriter:
             here = [m for m in before if m.position >= token.sent.start_char and m.is_subject]
             if here:
                 return here[-1]
-        if token.dep_ in ("nsubj", "nsubjpass") and _in_main_clause(token):
+        if token.dep_ in ("nsubj", "nsubjpass") and in_main_clause(token):
             # Only across a sentence boundary: inside one, the nearest name is the antecedent.
             # And only for the main clause's subject: in "He said she was keen" the reported
             # clause's subject is someone other than the speaker the main one continues.

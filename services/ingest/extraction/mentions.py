@@ -8,7 +8,12 @@ from typing import Any
 
 from services.ingest.extraction.arguments import PLACE_HEADS, entity_phrase
 from services.ingest.extraction.base import ExtractionInput
-from services.ingest.extraction.coref import Mention, ShortForms, context_mentions
+from services.ingest.extraction.coref import (
+    Mention,
+    ShortForms,
+    context_mentions,
+    in_main_clause,
+)
 from services.ingest.extraction.names import (
     NAME_LABELS,
     ROLE_WORDS,
@@ -155,10 +160,7 @@ def _workplace_of_role(ent: Any) -> bool:
 def _main_subject(tok: Any) -> bool:
     """The subject of its sentence's main clause (or of a verb coordinated with it), not of a
     relative clause ("Quill is the app that Marrow Labs sells")."""
-    if tok.dep_ not in _SUBJECT_DEPS:
-        return False
-    verb = tok.head
-    return bool(verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT"))
+    return tok.dep_ in _SUBJECT_DEPS and in_main_clause(tok)
 
 
 def _person_name(text: str) -> bool:
