@@ -112,6 +112,16 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "be at": ("works_for", False),
     "be with": ("works_for", False),
     "start as": ("works_for", False),
+    # "was hired as a PM at Ostra", "joined as CTO of Vexa": the position's organisation
+    "hire as": ("works_for", False),
+    "recruit as": ("works_for", False),
+    "join as": ("works_for", False),
+    # "left for Brindle": the employer gone to (one leaves the old one for it)
+    "leave for": ("works_for", False),
+    "bring in as": ("works_for", False),
+    "bring on as": ("works_for", False),
+    "take on as": ("works_for", False),
+    "employ as": ("works_for", False),
     "work as": ("works_for", False),
     "go back to": ("works_for", False),
     "move onto": ("works_for", False),
@@ -293,7 +303,8 @@ PHASES: dict[str, str] = {
          "go back to", "move onto", "move into", "start on", "take over", "take charge of",
          "take ownership of", "assume ownership of", "take responsibility for",
          "assume responsibility for", "adopt", "become part of", "migrate to", "start as",
-         "acquire"),
+         "acquire", "hire as", "recruit as", "join as", "bring in as", "bring on as",
+         "take on as", "leave for"),
         "start",
     ),
     **dict.fromkeys(

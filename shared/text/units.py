@@ -18,10 +18,18 @@ def _words(text: str) -> list[str]:
     return [w.strip(".,;:") for w in text.lower().replace("'s", "").replace("’s", "").split()]
 
 
+# Heads that, capitalised in a name, name a company: "Halden Group", "Kestrel Group" employ
+# people; "the Commerce group" is a unit of one.
+_COMPANY_WHEN_CAPITALISED = frozenset({"group"})
+
+
 def is_team_head(text: str) -> bool:
     """Whether a phrase names a unit of people ("the payments team", "Data Guild")."""
     words = _words(text)
-    return bool(words) and words[-1] in TEAM_HEADS
+    if not words or words[-1] not in TEAM_HEADS:
+        return False
+    last = text.split()[-1]
+    return not (words[-1] in _COMPANY_WHEN_CAPITALISED and last[:1].isupper() and words[0] != "the")
 
 
 # Heads that name a piece of work: joining one is working on it, not employment.

@@ -86,6 +86,9 @@ def governs(
         # "is on leave from 21 to 27 September", "the price until May": a period's bounds
         # are the clause's, whichever noun the parser hangs them on.
         misattached = misattached or x.lower_ in _PERIOD_BOUNDS
+        # "joined Contoso as a data engineer in March": a role or capacity the subject takes
+        # ("as …") holds for the clause's time; it has no date of its own to give.
+        misattached = misattached or _in_capacity_phrase(parent, content)
         if (
             x.pos_ == "ADP"
             and parent.pos_ in _NOMINAL
@@ -96,6 +99,18 @@ def governs(
         if x.pos_ in ("VERB", "AUX") and _own_clause(x):
             return False
         x = parent
+    return False
+
+
+def _in_capacity_phrase(tok: Any, content: Any) -> bool:
+    """Whether `tok` lies in an "as" phrase of the clause ("as a contractor for the migration")."""
+    x = tok
+    for _ in range(64):
+        if x.i == content.i or x.head.i == x.i:
+            return False
+        if x.dep_ == "pobj" and x.head.lower_ == "as":
+            return True
+        x = x.head
     return False
 
 

@@ -64,6 +64,9 @@ class Mention:
     char_end: int | None = None
     # The subject of its clause: what a later subject "it"/"she" most likely continues.
     is_subject: bool = False
+    # Read as a person's name ("Bea Costa") whatever label the small NER gave it: what "she"
+    # means when no mention is labelled a person.
+    personal: bool = False
 
 
 def third_person(lemma: str) -> str:
@@ -166,7 +169,9 @@ class Rewriter:
         self._lone_names = lone_names
         self.used: list[Mention] = []
 
-    def antecedent(self, token: Any, labels: Iterable[str]) -> Mention | None:
+    def antecedent(
+        self, token: Any, labels: Iterable[str], *, personal: bool = False
+    ) -> Mention | None:
         """Most recent mention with one of `labels` before `token`; never the speaker, who
         refers to themself in the first person. A pronoun that is a subject continues the
         last subject before its own sentence when one is in reach ("Lighthouse is our status
@@ -175,7 +180,9 @@ class Rewriter:
         before = [
             m
             for m in self._mentions
-            if m.position < token.idx and m.label in wanted and m.name != self._speaker
+            if m.position < token.idx
+            and (m.label in wanted or (personal and m.personal))
+            and m.name != self._speaker
         ]
         if not before:
             return None
@@ -240,6 +247,10 @@ class Rewriter:
         self, token: Any, labels: tuple[str, ...], possessive: bool, nearby: bool = False
     ) -> str | None:
         m = self.antecedent(token, labels)
+        if m is None and labels == ("PERSON",):
+            # "Bea Costa moved to Lintel. Since then she has led …": the small NER called
+            # her an organisation; "she" still means the name that reads as a person's.
+            m = self.antecedent(token, (), personal=True)
         if m is None:
             return None
         if nearby and not 0 <= token.idx - m.position <= _ORG_REACH:

@@ -5,19 +5,26 @@
   parser reads the verb correctly. No name contains a lower-case verb of its own sentence, so
   the span is cut at its verbs; each side that still holds a proper noun stays a name, a person
   when it opens with a common given name, else with the label the span had.
+- **A name span across a preposition of the clause.** "was hired by Brightwave from Halden
+  Group" gives one ORG "Brightwave from Halden Group", and "started at Pellucid on 2 June" one
+  "Pellucid on 2 June", stored as the employer. A lower-case preposition whose head the parse
+  puts outside the span, or that opens a date, is the clause's: the span is cut there, each
+  side holding a proper noun stays a name, and a date is none. "left Pellion for Sardis Bank"
+  is cut at its "for" too, which the parser hangs on the employer left.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from services.ingest.extraction.names import NAME_LABELS
+from services.ingest.extraction.names import CALENDAR_WORDS, NAME_LABELS
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 
 __all__ = ["repair_entities"]
 
 _VERB_TAGS = frozenset({"VERB", "AUX"})
+_LEAVING = frozenset({"leave", "quit", "exit", "ditch"})
 
 
 def repair_entities(doc: Any) -> Any:
@@ -27,7 +34,7 @@ def repair_entities(doc: Any) -> Any:
     spans: list[Any] = []
     changed = False
     for ent in doc.ents:
-        if ent.label_ not in NAME_LABELS or not any(_clause_verb(t) for t in ent):
+        if ent.label_ not in NAME_LABELS or not any(_breaks(t, ent) for t in ent):
             spans.append(ent)
             continue
         changed = True
@@ -44,16 +51,33 @@ def _clause_verb(tok: Any) -> bool:
     return tok.pos_ in _VERB_TAGS and tok.text[:1].islower()
 
 
+def _breaks(tok: Any, ent: Any) -> bool:
+    """Whether the span crosses a clause's own word here: a lower-case verb, or a lower-case
+    preposition that the parse hangs outside the span ("Brightwave [from] Halden Group" under
+    "hired") or that opens a date ("Pellucid [on] 2 June"). "Bank of America" keeps its "of",
+    whose head is inside the name."""
+    if _clause_verb(tok):
+        return True
+    if tok.pos_ != "ADP" or not tok.is_lower or tok.i in (ent.start, ent.end - 1):
+        return False
+    after = tok.doc[tok.i + 1]
+    dated = after.like_num or after.lower_ in CALENDAR_WORDS
+    # "left Pellion for Sardis Bank": the new employer, however the parser hangs the "for".
+    left_for = tok.lower_ == "for" and tok.head.head.lemma_.lower() in _LEAVING
+    return dated or left_for or not ent.start <= tok.head.i < ent.end
+
+
 def _pieces(ent: Any) -> list[tuple[int, int]]:
-    """The runs of `ent` between its verbs, trimmed to start and end on a proper noun."""
+    """The runs of `ent` between its breaks, trimmed to start and end on a proper noun; a run
+    that is only a date ("2 June") is no name."""
     pieces: list[tuple[int, int]] = []
     run: list[Any] = []
     for tok in [*ent, None]:
-        if tok is not None and not _clause_verb(tok):
+        if tok is not None and not _breaks(tok, ent):
             run.append(tok)
             continue
         proper = [t for t in run if t.pos_ == "PROPN"]
-        if proper:
+        if proper and not all(t.lower_ in CALENDAR_WORDS for t in proper):
             pieces.append((proper[0].i, proper[-1].i + 1))
         run = []
     return pieces

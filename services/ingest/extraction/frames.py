@@ -15,6 +15,7 @@ from typing import Any
 from services.ingest.extraction.arguments import (
     ATTRIBUTE_HEADS,
     Phrase,
+    entity_like,
     entity_phrase,
     holds_position,
     is_role_word,
@@ -78,7 +79,9 @@ _DIRECTIONS = frozenset({"back", "down", "away", "aside", "off", "out"})
 # What "become" starts, by the state "be" states ("became CTO of X" starts working for X).
 _BECOME = {"work for": "join", "member of": "join", "part of": "become part of"}
 # Verbs whose object is an employer, so "the CTO of Acme" there stands for Acme.
-_EMPLOYMENT_VERBS = frozenset({"work", "join", "start", "hire", "employ", "leave", "quit"})
+_EMPLOYMENT_VERBS = frozenset(
+    {"work", "join", "start", "hire", "employ", "leave", "quit", "recruit", "rehire"}
+)
 # Verbs done "at" a place without working there: one meets, visits or calls people at
 # organisations that are not one's employer.
 _VISITING_VERBS = frozenset(
@@ -326,12 +329,17 @@ def read_frame(
             appointed = appointed if is_role_word(obj_tok) else None
             # Only employment collapses an unnamed role into its organization ("works for the
             # CTO of Acme"); one reports to, meets or thanks the person in it.
-            keep_roles = lemma not in _EMPLOYMENT_VERBS and appointed is None
+            # "was taken on as a contractor at Belvedere": a capacity is a position held.
+            capacity = pred[-1] == "as"
+            keep_roles = lemma not in _EMPLOYMENT_VERBS and appointed is None and not capacity
             obj = (
                 body_of(obj_tok, inside)
                 if obj_tok.lemma_.lower() in GOVERNING_BODIES
                 else entity_phrase(obj_tok, inside, keep_roles=keep_roles)
             )
+            if capacity and (obj_tok in obj.tokens or not entity_like(obj)):
+                # "was recruited as head of data at Corvane": held where the verb's "at" says
+                obj = held_at(head, inside, skip) or obj
             if appointed is not None:
                 holder = role_holder(obj_tok, inside)
                 held: Phrase | None = obj if obj_tok not in obj.tokens else None
@@ -358,7 +366,9 @@ def read_frame(
         predicate = "leave"
     if obj is not None and lemma in _PLACE_VERBS and is_place(obj):
         # "moved to Denver", "left Boston": where someone lives, not where they work
-        predicate = "relocate from" if lemma in END_VERBS else "relocate to"
+        # "left for Berlin" goes there; "left Boston" leaves it.
+        leaving = lemma in END_VERBS and predicate.split()[-1] != "for"
+        predicate = "relocate from" if leaving else "relocate to"
     if moved_thing is None:
         origin = left_behind(head, subject, inside, skip)
     else:  # the system it left, if named

@@ -15,6 +15,7 @@ from services.ingest.extraction.coref import (
     in_main_clause,
 )
 from services.ingest.extraction.names import (
+    CALENDAR_WORDS,
     NAME_LABELS,
     ROLE_WORDS,
     is_name,
@@ -126,7 +127,15 @@ def mentions(
         if label:
             start = inp.base_offset + ent.start_char
             found.append(
-                Mention(ent.text, label, ent.start_char, start, start + len(ent.text), subject)
+                Mention(
+                    ent.text,
+                    label,
+                    ent.start_char,
+                    start,
+                    start + len(ent.text),
+                    subject,
+                    personal=_person_name(ent.text),
+                )
             )
     taken = {m.position for m in found}
     found.extend(_people_ner_missed(inp, doc, taken, expand_short_form))
@@ -175,6 +184,7 @@ def _person_name(text: str) -> bool:
         and words[0] not in _NOT_NAME_STARTS
         and words[-1].lower() not in _ORGANISATION_WORDS
         and is_given_name(normalize_name(words[0]))
+        and not (len(words) == 1 and words[0].lower() in CALENDAR_WORDS)
     )
 
 

@@ -8,12 +8,14 @@ over the given name compounded onto it ("Harriet [Cole]", "Hye-jin Park").
 
 from __future__ import annotations
 
+import calendar
 import re
 from typing import Any
 
 from services.ingest.extraction.coref import is_honorific
 
 __all__ = [
+    "CALENDAR_WORDS",
     "NAME_LABELS",
     "ROLE_WORDS",
     "SYSTEM_HEADS",
@@ -47,6 +49,14 @@ ROLE_WORDS = frozenset(
     }
 )  # fmt: skip
 
+# Months, weekdays and quarters: a lone one is a date, even where it is also a given name
+# ("on 2 June", "see you Monday").
+CALENDAR_WORDS = frozenset(
+    w.lower()
+    for names in (calendar.month_name, calendar.month_abbr, calendar.day_name, calendar.day_abbr)
+    for w in names
+    if w
+) | {"q1", "q2", "q3", "q4", "h1", "h2", "today", "yesterday", "tomorrow"}
 _PERIOD_NAME = re.compile(r"(?:[QH][1-4]|FY\d{2,4}|W\d{1,2})", re.IGNORECASE)
 
 

@@ -34,6 +34,11 @@ into the tree the parser gives the same sentence when it gets it right.
   line-opening label before a colon, followed by a verb with a subject of its own, is no part
   of the clause: the verb becomes the root and the label a dependent (`LABEL_DEP`) that
   `clauses.split_clauses` leaves out of the claim.
+- **A manner of work read as the object.** "works for Fabrikam part-time", "joined Contoso
+  part-time in May" make "time" the head of the object phrase, with the organisation its
+  compound (or a second object beside it), so the employer was stored as "Fabrikam
+  parttime". "part-time", "full-time" and "half-time" say how the verb is done: the name is
+  the object, and "time" an adverbial of the verb.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ def repair_parse(doc: Any) -> Any:
         _verb_as_auxiliary(sent)
         _swallowed_subject(sent)
         _label_before_clause(sent)
+        _manner_of_work_as_object(sent)
     return doc
 
 
@@ -278,3 +284,30 @@ def _label_before_clause(sent: Any) -> None:
     colon.head = head
     for child in others:
         child.head = verb
+
+
+_MANNER_OF_WORK = frozenset({"part", "full", "half"})
+_OBJECT_DEPS = frozenset({"pobj", "dobj", "attr"})
+
+
+def _manner_of_work_as_object(sent: Any) -> None:
+    """ "works for Fabrikam Industries part-time": "Fabrikam Industries" is the object."""
+    for time in sent:
+        if time.lower_ != "time" or time.dep_ not in _OBJECT_DEPS:
+            continue
+        manner = next(
+            (c for c in time.children if c.lower_ in _MANNER_OF_WORK and c.i < time.i), None
+        )
+        if manner is None:
+            continue
+        names = [c for c in time.children if c.pos_ == "PROPN" and c.i < manner.i]
+        if names:
+            # The name's last word heads it; its other words modify that word.
+            name = names[-1]
+            for word in names[:-1]:
+                word.head = name
+            name.head, name.dep_ = time.head, time.dep_
+        verb = time.head
+        while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+            verb = verb.head
+        time.head, time.dep_ = verb, "npadvmod"

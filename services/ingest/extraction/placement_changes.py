@@ -89,6 +89,7 @@ def left_behind(
     from Contoso"), not the employer."""
     if head.lemma_.lower() not in START_VERBS:
         return []
+    hired = None
     if head.lemma_.lower() in _HIRING_VERBS:
         hired = next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
         if hired is not None:
@@ -96,7 +97,11 @@ def left_behind(
                 return []  # "we hired 3 engineers from Globex": no one named leaves
             subject = entity_phrase(hired, inside)
     found = _stint_ended(head, subject, inside)
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "from"):
+    origins = [*head.children]
+    if hired is not None:
+        # "hired Jonas Berg from Halden Group": the parser hangs the origin on the one hired.
+        origins += [c for c in hired.children if c.i > hired.i]
+    for prep in (c for c in origins if c.dep_ == "prep" and c.lower_ == "from"):
         pobj = object_of(prep)
         if pobj is not None and pobj.i in inside and pobj.i not in skip:
             left = entity_phrase(pobj, inside)
@@ -245,8 +250,11 @@ def subordinate_changes(
             continue  # "left to spend time with family"
         found.append(Relation(subject, "leave" if verb_lemma in END_VERBS else predicate,
                               entity_phrase(obj, inside)))  # fmt: skip
-    if lemma in END_VERBS and any(c.dep_ == "dobj" for c in head.children):
-        for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "for"):
+    left = next((c for c in head.children if c.dep_ == "dobj"), None)
+    if lemma in END_VERBS and left is not None:
+        # The parser hangs "for Sardis Bank" on the verb or on the employer left.
+        after = [*head.children, *(c for c in left.children if c.i > left.i)]
+        for prep in (c for c in after if c.dep_ == "prep" and c.lower_ == "for"):
             pobj = object_of(prep)
             if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
                 found.append(Relation(subject, "join", entity_phrase(pobj, inside)))

@@ -12,6 +12,13 @@ The same lists settle an "-ing" word before a noun: "the onboarding checklist", 
 service" get an adjective "onboarding", so the phrase looked merely described and named no
 entity. An "-ing" word that is no English adjective ("existing", "upcoming" and "pending" are)
 is a noun modifier, a compound of the noun it names.
+
+The same lists settle a verb the tagger reads as a plural noun: "Lena consults for Orbital
+Labs.", "Nadia coordinates onboarding for Helix." come out verbless, a noun root "consults" with
+the name its compound, so the sentence gave no claim at all. A full-stopped sentence with no
+finite verb, whose plural-noun root is a name's head and an English verb once its "-s" goes, is
+that verb with the name its subject; so is a verb the parser got right but left without
+a subject, the name hung on it as a compound ("Hugo Brandt consults for Pinecrest Capital.").
 """
 
 from __future__ import annotations
@@ -40,11 +47,13 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
         for word in table.get(pos, ())
     )
     adjectives = frozenset(word for table in (index, exceptions) for word in table.get("adj", ()))
+    verbs = frozenset(word for table in (index, exceptions) for word in table.get("verb", ()))
 
     def retag(doc: Any) -> Any:
         _ing_modifiers_as_compounds(doc, adjectives)
         for sent in doc.sents:
             _unknown_opener_as_name(sent, words)
+            _verb_read_as_plural_noun(sent, verbs)
         return doc
 
     return retag
@@ -82,3 +91,39 @@ def _unknown_opener_as_name(sent: Any, words: frozenset[str]) -> None:
         and not any(c.dep_ in _SUBJECT_DEPS for c in verb.children)
     ):
         opener.dep_ = "nsubj"  # "Tandemly signed the renewal": read as an adverb
+
+
+_FINITE_TAGS = frozenset({"VBZ", "VBP", "VBD", "MD"})
+_AFTER_VERB_DEPS = frozenset({"prep", "dobj", "acl", "npadvmod", "attr", "advmod"})
+
+
+def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str]) -> None:
+    """ "Lena Park consults for Orbital Labs.": "consults" is the verb, "Lena Park" its subject.
+    The parser may also get the verb right and still hang the name on it as a compound."""
+    root = sent.root
+    if not root.text.islower() or sent[-1].text != ".":
+        return
+    misread = root.tag_ == "NNS" and not any(t.tag_ in _FINITE_TAGS for t in sent)
+    unsubjected = root.tag_ == "VBZ" and not any(c.dep_ in _SUBJECT_DEPS for c in root.children)
+    if not (misread or unsubjected):
+        return
+    word = root.lower_
+    stem = next((w for w in (word[:-1], word[:-2]) if word.endswith("s") and w in verbs), None)
+    if stem is None:
+        return
+    names = [c for c in root.children if c.i < root.i]
+    if not names or any(c.dep_ != "compound" or c.pos_ != "PROPN" for c in names):
+        return
+    if names[0].left_edge.i != sent.start:
+        return
+    if not any(c.i > root.i and c.dep_ in _AFTER_VERB_DEPS for c in root.children):
+        return
+    subject = names[-1]
+    for word_before in names[:-1]:
+        word_before.head = subject
+    subject.head, subject.dep_ = root, "nsubj"
+    root.pos_, root.tag_, root.lemma_ = "VERB", "VBZ", stem
+    for child in root.children:
+        if child.dep_ == "acl" and child.tag_ == "VBG" and child.i == root.i + 1:
+            # "coordinates onboarding for Helix": what is coordinated
+            child.pos_, child.tag_, child.dep_ = "NOUN", "NN", "dobj"
