@@ -272,10 +272,11 @@ def test_the_killed_replica_s_item_is_retried_by_another_process(runs: list[Run]
     strict=True,
     raises=AssertionError,
     reason="issue 17: person short forms still depend on arrival order: a lone given name,"
-    " nickname or surname that arrives before its full name, or whose context shares nothing"
-    " with the entity's, becomes an entity of its own with a merge proposal (automatic merging"
-    " is off by default, SPEC 3), and the facts about it follow. Slot windows, groups and"
-    " labels are placed from the set (shared/beliefs/timeline.py); companies are one entity.",
+    " nickname or surname that arrives before any full name it abbreviates becomes an entity"
+    " of its own, and the full name arriving later does not absorb it (automatic merging is"
+    " off by default, SPEC 3); the facts about it follow. Read oldest first, every person is"
+    " one entity (rules.sole_full_name). Slot windows, groups and labels are placed from the"
+    " set (shared/beliefs/timeline.py).",
 )
 def test_every_permutation_and_process_count_gives_the_reference_beliefs(
     runs: list[Run], corpus: BeliefCorpus

@@ -25,6 +25,7 @@ from services.adjudicator.entities.rules import (
     choose,
     describe,
     match_kind,
+    sole_full_name,
     takeable,
 )
 from shared.beliefs.locks import lock_names
@@ -51,7 +52,7 @@ __all__ = [
     "ResolverThresholds",
 ]
 
-RESOLVER_VERSION = "entity-rules-3"
+RESOLVER_VERSION = "entity-rules-4"
 
 
 class EntityResolver:
@@ -222,7 +223,11 @@ class EntityResolver:
             )
             if choice.chosen is not None:
                 return choice, ranked
-        return choice, sorted(pool.values(), key=lambda n: -n.score)
+        ranked = sorted(pool.values(), key=lambda n: -n.score)
+        sole = sole_full_name(norm, ranked) if mention.text[:1].isupper() else None
+        if sole is not None:
+            return Choice(sole, "sole_full_name"), ranked
+        return choice, ranked
 
     async def _nominate(
         self,

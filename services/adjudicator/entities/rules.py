@@ -12,7 +12,16 @@ from jellyfish import jaro_winkler_similarity as jaro_winkler
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import is_short_form_of
 
-__all__ = ["Choice", "Nominee", "Support", "choose", "describe", "match_kind", "takeable"]
+__all__ = [
+    "Choice",
+    "Nominee",
+    "Support",
+    "choose",
+    "describe",
+    "match_kind",
+    "sole_full_name",
+    "takeable",
+]
 
 Support = Literal["document", "co_mentioned", "related"]
 _SUPPORT_RANK: dict[str, int] = {"document": 0, "co_mentioned": 1, "related": 2}
@@ -143,6 +152,34 @@ def choose(
         chosen = max(exact, key=lambda n: (n.mention_count, n.canonical_name, str(n.entity_id)))
         return Choice(chosen, "exact_ambiguous_most_named")
     return Choice(None, "unsupported_candidates", propose)
+
+
+# How a lone word can stand for a full name: the name's first word, its last (a person's
+# surname), a short form of the first ("Mel"), or already an alias of it.
+_ABBREVIATING = frozenset({"exact", "given_name", "surname", "short_form"})
+
+
+def sole_full_name(normalized: str, nominees: Sequence[Nominee]) -> Nominee | None:
+    """The one full name a lone capitalised word can stand for, when the nominees hold exactly
+    one: "Mel", "Melanie" or "Ortiz" in a document that never names her in full is Melanie
+    Ortiz when she is the only such name in memory, whatever the document is about (a
+    different context is no evidence of a different person when there is no other candidate).
+    None when two full names qualify, or when an entity known by the lone word alone exists
+    (the lone names stay with the rules of `choose`: "Dana" in two unrelated contexts)."""
+    if " " in normalized:
+        return None
+    if any(n.kind == "exact" and " " not in n.normalized_name for n in nominees):
+        return None
+    found = {
+        n.entity_id: n
+        for n in nominees
+        if n.kind in _ABBREVIATING
+        and " " in n.normalized_name
+        and (n.kind != "surname" or is_given_name(n.normalized_name.split()[0]))
+    }
+    if len(found) != 1:
+        return None
+    return next(iter(found.values()))
 
 
 def describe(nominee: Nominee) -> dict[str, Any]:

@@ -117,11 +117,16 @@ async def _resolve_dana_twice(
     document_claims: DocumentClaims,
     resolver: EntityResolver,
 ) -> tuple[ResolvedMention, ResolvedMention]:
-    """ "Dana Kim" in one document, then "Dana" in another that shares no context."""
+    """ "Dana Kim" and "Dana Ross" in two documents, then "Dana" in a third that shares no
+    context with either: a lone name that two full names could stand for."""
     first_doc, first_claims = await document_claims(session, namespace, 1)
+    namesake_doc, namesake_claims = await document_claims(session, namespace, 1)
     second_doc, second_claims = await document_claims(session, namespace, 1)
     (known,) = await resolver.resolve_mentions(
         session, namespace, [Mention("Dana Kim", "subject", first_claims[0], first_doc)]
+    )
+    await resolver.resolve_mentions(
+        session, namespace, [Mention("Dana Ross", "subject", namesake_claims[0], namesake_doc)]
     )
     (mention,) = await resolver.resolve_mentions(
         session,
@@ -181,7 +186,8 @@ async def test_resolver_with_an_invalid_model_answer_keeps_the_rule_outcome(
     async with session_factory() as session, session.begin():
         known, mention = await _resolve_dana_twice(session, namespace, document_claims, resolver)
         verdict = await _verdict(session, mention.mention.claim_id)
-    # Offline, a lone "Dana" with no shared context becomes a new entity (rules.choose).
+    # Offline, a lone "Dana" that two full names could stand for, with no shared context,
+    # becomes a new entity (rules.choose).
     assert mention.created and mention.entity_id != known.entity_id
     assert verdict.step == "new" and verdict.created_new
     assert "neither a nominated candidate" in verdict.scores["model"]["fallback"]

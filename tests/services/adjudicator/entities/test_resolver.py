@@ -340,15 +340,38 @@ async def test_bare_head_nouns_are_not_entities_unless_capitalized(
         assert nulls == 3
 
 
-async def test_given_name_without_context_support_creates_new_entity_and_proposal(
+async def test_a_lone_name_the_only_full_name_in_memory_abbreviates_is_that_person(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    """No context is shared, but no one else could be meant: "Ravi" is Ravi Patel whichever
+    document came first for the documents that use his full name (issue 17)."""
+    async with session_factory() as session, session.begin():
+        full, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
+        ravi, _ = await _resolve(session, namespace, document_claims, ["Ravi", "Lena Vogel"])
+        surname, _ = await _resolve(session, namespace, document_claims, ["Patel", "Omar Said"])
+        assert ravi.entity_id == full.entity_id and not ravi.created
+        assert surname.entity_id == full.entity_id
+        rule = (
+            await session.execute(
+                text("SELECT scores->>'rule' FROM resolution_verdicts WHERE claim_id = :claim"),
+                {"claim": ravi.mention.claim_id},
+            )
+        ).scalar_one()
+        assert rule == "sole_full_name"
+
+
+async def test_given_name_of_two_full_names_without_context_support_creates_new_and_proposal(
     session_factory: async_sessionmaker[AsyncSession],
     namespace: str,
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        full, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
+        patel, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
+        kumar, _ = await _resolve(session, namespace, document_claims, ["Ravi Kumar", "Tom Lee"])
         ravi, _ = await _resolve(session, namespace, document_claims, ["Ravi", "Lena Vogel"])
-        assert ravi.created and ravi.entity_id != full.entity_id
+        assert ravi.created and ravi.entity_id not in (patel.entity_id, kumar.entity_id)
         assert len(await _proposals(session, namespace)) == 1
 
 
