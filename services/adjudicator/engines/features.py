@@ -297,10 +297,13 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     if relation:
         same_proposition = same_predicate * same_object
         placement = {assertion.predicate, candidate.predicate} <= PLACEMENT_PREDICATES
+        # A placement's end ("left Halden Group") ends its own object's relation; it places the
+        # subject nowhere else, so it is no rival of another placement ("works on onboarding").
+        moves_on = placement and transition and assertion.phase != "end"
         rival = float(
             not same_object
             and not assertion.concurrent
-            and ((same_predicate and functional) or (placement and transition))
+            and ((same_predicate and functional) or moves_on)
         )
         unrelated = float(not same_proposition and not rival)
     else:

@@ -86,6 +86,10 @@ def governs(
         # "is on leave from 21 to 27 September", "the price until May": a period's bounds
         # are the clause's, whichever noun the parser hangs them on.
         misattached = misattached or x.lower_ in _PERIOD_BOUNDS
+        # "is back to green as of 17 March": "as of" opens a state's period, like "from".
+        misattached = misattached or (
+            x.lower_ == "as" and any(c.lower_ == "of" for c in x.children)
+        )
         # "joined Contoso as a data engineer in March": a role or capacity the subject takes
         # ("as …") holds for the clause's time; it has no date of its own to give.
         misattached = misattached or _in_capacity_phrase(parent, content)

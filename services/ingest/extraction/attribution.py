@@ -37,13 +37,29 @@ def _subtree(token: Any) -> tuple[Any, ...]:
     return tuple(token.subtree)
 
 
+_PERSONAL_PRONOUNS = frozenset({"him", "her", "them", "me", "us", "you"})
+
+
+def _someone(obj: Any) -> bool:
+    """Whether "according to <obj>" names someone who holds the view ("according to Bea",
+    "according to Finance", "according to her"), not a source the writer cites ("according to
+    their site", "according to the org chart"): the statement is then the writer's own."""
+    if obj.lower_ in _PERSONAL_PRONOUNS:
+        return True
+    return any(
+        t.pos_ == "PROPN" or t.ent_type_ in ("PERSON", "ORG", "NORP")
+        for t in obj.subtree
+        if t.dep_ not in ("poss", "det")
+    )
+
+
 def find_attribution(head: Any) -> Attribution | None:
     """Attribution frame governed by `head` (a clause head), if any."""
     for child in head.children:
         if child.lower_ == "according":
             to = next((c for c in child.children if c.lower_ == "to"), None)
             obj = next((c for c in to.children if c.dep_ == "pobj"), None) if to else None
-            if obj is not None:
+            if obj is not None and _someone(obj):
                 return Attribution(_subtree(obj), head, None)
     lemma = head.lemma_.lower()
     if lemma not in ATTRIBUTION_VERBS and lemma not in _DECISION_VERBS:

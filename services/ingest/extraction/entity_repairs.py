@@ -48,7 +48,9 @@ def repair_entities(doc: Any) -> Any:
 
 
 def _clause_verb(tok: Any) -> bool:
-    return tok.pos_ in _VERB_TAGS and tok.text[:1].islower()
+    """A verb of the sentence: lower-case, or its imperative opener ("Meet Ravi Patel")."""
+    opener = tok.i == tok.sent.start and tok.tag_ == "VB"
+    return tok.pos_ in _VERB_TAGS and (tok.text[:1].islower() or opener)
 
 
 def _breaks(tok: Any, ent: Any) -> bool:

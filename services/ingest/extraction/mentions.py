@@ -279,8 +279,10 @@ def title_topic(title: Any) -> str | None:
         return None  # a chat channel names a room, not a topic
     words = [t for t in title if t.lower_ not in _TITLE_WORDS and not t.is_punct]
     for tok in words:
-        if is_name(tok) and tok.ent_type_ not in ("DATE", "TIME", "CARDINAL"):
+        if is_name(tok) and tok.ent_type_ not in ("DATE", "TIME", "CARDINAL", "PERCENT"):
             span = [t for t in name_span(tok) or (tok,) if t.lower_ not in _TITLE_WORDS]
+            if len(span) == 1 and not _named_alone(span[0]):
+                continue  # "Board intro", "Cutover plan": a capitalised word, not a name
             head = tok
             while head.dep_ in ("compound", "flat", "amod") and head.head.i > head.i:
                 head = head.head
@@ -295,9 +297,17 @@ def title_topic(title: Any) -> str | None:
             if (t.pos_ in ("NOUN", "PROPN", "ADJ") or t.tag_ == "VBG")
             and t.lower_ not in _TITLE_WORDS
         ]
-        if core and core[-1].pos_ in ("NOUN", "PROPN"):
+        core = [t for t in core if t.lower_ not in CALENDAR_WORDS and not t.like_num]
+        # One common noun is no topic ("Team update", "Ops notes", "Staff sync"): it names
+        # nothing a bare subject could mean. "Hiring committee", "Billing service" do.
+        if len(core) >= 2 and core[-1].pos_ in ("NOUN", "PROPN"):
             return " ".join(t.text for t in core)
     return None
+
+
+def _named_alone(tok: Any) -> bool:
+    """A one-word title name the NER also calls a name ("Falcon report", "Orbit status")."""
+    return tok.ent_type_ in NAME_LABELS and tok.lower_ not in CALENDAR_WORDS
 
 
 def lone_names(doc: Any, short_forms: ShortForms) -> frozenset[int]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from shared.entities.given_names import is_given_name
+
 __all__ = ["UNKNOWN_WORDS", "make_unknown_words"]
 
 UNKNOWN_WORDS = "rememberstack_unknown_words"
@@ -53,6 +55,7 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
         _ing_modifiers_as_compounds(doc, adjectives)
         for sent in doc.sents:
             _unknown_opener_as_name(sent, words)
+            _imperative_read_as_name(sent, verbs)
             _verb_read_as_plural_noun(sent, verbs)
         return doc
 
@@ -95,6 +98,8 @@ def _unknown_opener_as_name(sent: Any, words: frozenset[str]) -> None:
 
 _FINITE_TAGS = frozenset({"VBZ", "VBP", "VBD", "MD"})
 _AFTER_VERB_DEPS = frozenset({"prep", "dobj", "acl", "npadvmod", "attr", "advmod"})
+_NOUN_PHRASE_DEPS = frozenset({"compound", "det", "amod", "poss"})
+_FRONTED_DEPS = frozenset({"prep", "advmod", "npadvmod", "advcl", "punct"})
 
 
 def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str]) -> None:
@@ -111,19 +116,41 @@ def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str]) -> None:
     stem = next((w for w in (word[:-1], word[:-2]) if word.endswith("s") and w in verbs), None)
     if stem is None:
         return
-    names = [c for c in root.children if c.i < root.i]
-    if not names or any(c.dep_ != "compound" or c.pos_ != "PROPN" for c in names):
+    before = [c for c in root.children if c.i < root.i]
+    phrase = [c for c in before if c.dep_ in _NOUN_PHRASE_DEPS]
+    # Anything else before the verb must be a fronted adverbial ("According to the roadmap,").
+    if any(c.dep_ not in _FRONTED_DEPS for c in before if c not in phrase):
         return
-    if names[0].left_edge.i != sent.start:
+    compounds = [c for c in phrase if c.dep_ == "compound"]
+    if not compounds or compounds[-1].i != root.i - 1:
         return
+    subject = compounds[-1]
+    if not any(t.pos_ == "PROPN" for t in subject.subtree):
+        return  # "Sales targets for Q3.": a heading, not a named subject
     if not any(c.i > root.i and c.dep_ in _AFTER_VERB_DEPS for c in root.children):
         return
-    subject = names[-1]
-    for word_before in names[:-1]:
-        word_before.head = subject
+    for word_before in phrase:
+        if word_before is not subject:
+            word_before.head = subject
     subject.head, subject.dep_ = root, "nsubj"
     root.pos_, root.tag_, root.lemma_ = "VERB", "VBZ", stem
     for child in root.children:
         if child.dep_ == "acl" and child.tag_ == "VBG" and child.i == root.i + 1:
             # "coordinates onboarding for Helix": what is coordinated
             child.pos_, child.tag_, child.dep_ = "NOUN", "NN", "dobj"
+
+
+def _imperative_read_as_name(sent: Any, verbs: frozenset[str]) -> None:
+    """ "Meet Ravi Patel, who is employed by Globex": "Meet" is a verb, not a first name."""
+    opener = sent[0]
+    root = sent.root
+    if opener.tag_ not in ("NNP", "VB") or opener.dep_ != "compound" or root.pos_ != "PROPN":
+        return
+    word = opener.lower_
+    if word not in verbs or is_given_name(word) or not opener.text[:1].isupper():
+        return
+    if opener.head.i != root.i and opener.head.head.i != root.i:
+        return
+    opener.pos_, opener.tag_, opener.lemma_ = "VERB", "VB", word
+    opener.head, opener.dep_ = opener, "ROOT"
+    root.head, root.dep_ = opener, "dobj"

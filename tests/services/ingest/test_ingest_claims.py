@@ -18,7 +18,7 @@ PARAGRAPHS = [
     "Dana leads the billing team. She moved the cutover to March 2026.",
     "Ravi did not approve the vendor contract yesterday.",
     "## Risks",
-    "According to the spec, the ledger service depends on Postgres 16.",
+    "According to Priya Shah, the ledger service depends on Postgres 16.",
 ]
 CONVERSATION = "\n".join(
     [

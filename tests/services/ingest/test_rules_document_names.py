@@ -132,3 +132,40 @@ def test_an_unnamed_possessed_thing_keeps_its_owner(
     extractor: RulesExtractor, text: str, subject: str
 ) -> None:
     assert _claims(extractor, text, None)[0].subject_text == subject
+
+
+def _titled(extractor: RulesExtractor, text: str, title: str) -> ExtractedClaim:
+    inp = ExtractionInput(text=text, said_on=SAID, document_title=title)
+    (claim,) = extractor.extract_batch([inp])[0]
+    return claim
+
+
+@pytest.mark.parametrize(
+    ("title", "text"),
+    [
+        ("Team update", "The launch moved to 12 June."),
+        ("Ops notes", "The office has been closed for renovation since 3 February."),
+        ("People sync 14 Feb", "The offsite is confirmed for Porto."),
+    ],
+)
+def test_a_title_that_names_only_a_kind_of_document_gives_a_bare_subject_no_anchor(
+    extractor: RulesExtractor, title: str, text: str
+) -> None:
+    """ "Team", "Ops" or "Feb" is no thing the launch, the office or the offsite belongs to."""
+    subject = _titled(extractor, text, title).subject_text
+    assert subject is None or subject.split()[-1].lower() in text.lower()
+    assert subject not in ("Team", "Ops", "People", "Feb")
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "topic"),
+    [
+        ("Falcon report 17 March", "The cutover moved to 12 June.", "Falcon"),
+        ("Halcyon Bio — customer account", "The renewal is due on 1 November.", "Halcyon Bio"),
+        ("Billing service", "The owner is on leave until May.", "Billing service"),
+    ],
+)
+def test_a_title_that_names_a_thing_anchors_the_bare_subjects_of_its_document(
+    extractor: RulesExtractor, title: str, text: str, topic: str
+) -> None:
+    assert _titled(extractor, text, title).subject_text == topic

@@ -51,7 +51,7 @@ def test_claim_without_temporal_expression_stays_undated(extractor: RulesExtract
     [
         ("Dana believes the launch will slip to Q3 2026.", "Dana"),
         ("Ravi said that Acme moved its headquarters to Berlin in June.", "Ravi"),
-        ("According to the spec, the API returns JSON.", "the spec"),
+        ("According to Priya, the API returns JSON.", "Priya"),
     ],
 )
 def test_attributed_statement_records_holder(

@@ -191,3 +191,53 @@ def test_a_company_named_group_employs_and_a_group_in_a_company_has_members(
     extractor: RulesExtractor, text: str, expected: str
 ) -> None:
     assert _relations(_claims(extractor, text))[0][1] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor"),
+    [
+        ("According to the runbook, the Ledger service restarts at 02:00 UTC.", "Ledger"),
+        ("Vela Robotics has 120 employees, according to their website.", "Vela Robotics"),
+        ("According to the onboarding guide, Orbit keeps logs for 30 days.", "Orbit"),
+    ],
+)
+def test_a_cited_document_is_no_holder_and_the_statement_stays_about_its_thing(
+    extractor: RulesExtractor, text: str, anchor: str
+) -> None:
+    """The spec's own example: "the spec says the cutover is on June 8" must be able to
+    contradict a standup's June 15, so what a document says is about the cutover, not an
+    opinion anchored on the document."""
+    (claim,) = _claims(extractor, text)
+    assert not claim.is_attributed and claim.holder is None
+    assert claim.subject_text is not None and anchor in claim.subject_text
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("According to Priya Shah, the Ledger service depends on Postgres 16.", "Priya Shah"),
+        ("Vela Robotics has 120 employees, according to Finance.", "Finance"),
+    ],
+)
+def test_according_to_someone_is_still_their_view(
+    extractor: RulesExtractor, text: str, holder: str
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert claim.is_attributed and claim.holder == holder
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Meet Ravi Patel, who is employed by Globex Systems as a sales engineer.",
+        "Welcome Sara Lind, who joins the Data team today.",
+        "Congratulate Omar Haddad, who was promoted to CFO of Tessera.",
+    ],
+)
+def test_an_imperative_before_a_name_is_no_part_of_the_name(
+    extractor: RulesExtractor, text: str
+) -> None:
+    subjects = {c.subject_text for c in _claims(extractor, text)}
+    name = " ".join(text.split()[1:3]).rstrip(",")
+    assert name in subjects, subjects
+    assert not any(s and s.split()[0] in ("Meet", "Welcome", "Congratulate") for s in subjects)
