@@ -24,6 +24,8 @@ from services.adjudicator.predicates import (
     SYNONYMS,
 )
 from shared.beliefs.slots import OWNED_BY_ESCAPE
+from shared.entities.given_names import is_given_name
+from shared.entities.normalize import display_name, normalize_name
 from shared.text.temporal import strip_temporal, temporal_spans
 from shared.text.units import is_project_head, is_team_head
 
@@ -106,6 +108,12 @@ class DirectedPredicate:
         anything but a team is no placement at all ("on vacation"); leading a team is
         membership, leading anything else is working on it."""
         team = is_team_head(object_name)
+        if self.predicate == "reports_to" and self.inverted and not _reads_as_person(object_name):
+            # "Nadia manages IT access", "manages the payments team": one manages a thing or
+            # a unit by working on or leading it; only a person managed reports to her.
+            return replace(
+                self, predicate="member_of" if team else "works_on", inverted=False, leads=True
+            )
         if self.leads:
             return replace(self, predicate="member_of" if team else "works_on")
         if not self.placement or self.predicate not in ("works_for", "member_of"):
@@ -115,6 +123,12 @@ class DirectedPredicate:
         if not team and is_project_head(object_name):
             return replace(self, predicate="works_on")  # "joined the Atlas project"
         return replace(self, predicate="member_of" if team else "works_for")
+
+
+def _reads_as_person(name: str) -> bool:
+    """A name that opens with a common given name ("Omar", "Dana Kim")."""
+    words = normalize_name(name).split()
+    return bool(words) and display_name(name)[:1].isupper() and is_given_name(words[0])
 
 
 class PredicateVocabulary:

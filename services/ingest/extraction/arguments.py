@@ -241,11 +241,17 @@ def entity_phrase(
     """
     if head.pos_ == "PRON":
         return Phrase((head,))
+    named = next(
+        (c for c in head.children if c.dep_ == "appos" and c.i in inside and is_name(c)), None
+    )
+    if keep_roles and is_role_word(head):
+        # "reports to the CTO, Marcus Webb": the role's holder is named; it is that person
+        # (the parser may hang the name on the verb instead of the role).
+        named = named or _named_after(head, inside)
+        if named is not None:
+            return Phrase(name_span(named) or (named,))
     if holds_position(head, inside) and not keep_roles:
         target = _role_target(head, inside)
-        named = next(
-            (c for c in head.children if c.dep_ == "appos" and c.i in inside and is_name(c)), None
-        )
         if named is not None:  # "Northwind's CTO, Dana Whitfield"
             holder = name_span(named) or (named,)
             if target is None:
@@ -299,6 +305,17 @@ ATTRIBUTE_HEADS = frozenset(
         "status", "health", "eta",
     }
 )  # fmt: skip
+
+
+def _named_after(head: Any, inside: set[int]) -> Any | None:
+    """A person named right after the phrase of `head` and a comma ("our head of product,
+    Dana Kim"), wherever the parser hung the name."""
+    doc, comma = head.doc, head.right_edge.i + 1
+    if comma + 1 >= len(doc) or doc[comma].text != "," or comma + 1 not in inside:
+        return None
+    first = doc[comma + 1]
+    span = name_span(first) if first.ent_type_ == "PERSON" else None
+    return span[-1] if span else None
 
 
 def _capitalised_modifier(tok: Any) -> bool:

@@ -296,7 +296,7 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     words = [t for t in clause.tokens if not t.is_punct and not t.is_space]
     if sent.text.rstrip().endswith("?") or text.endswith("?"):
         return "question"
-    if _SOCIAL_RE.search(text):
+    if _SOCIAL_RE.search(text) or _acknowledgement(clause.head, words):
         return "social"
     if _BOILERPLATE_RE.search(text):
         return "boilerplate"
@@ -325,6 +325,23 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
         return "opinion"
     return None
+
+
+_ACKNOWLEDGED = frozenset({"sense", "problem", "worries", "point", "thanks", "thank"})
+
+
+def _acknowledgement(head: Any, words: list[Any]) -> bool:
+    """ "yep got it", "Confirmed, looks good", "will do", "makes sense": a short reply with no
+    subject of its own (or an interjection for one) that names nothing, a chat turn's nod."""
+    if len(words) > 4:
+        return False
+    subject = _subject(head)
+    if subject is not None and subject.tag_ != "UH":
+        return False
+    return not any(
+        t.pos_ in ("PROPN", "NUM") or (t.pos_ == "NOUN" and t.lower_ not in _ACKNOWLEDGED)
+        for t in words
+    )
 
 
 def _presentational(head: Any, first: Any) -> bool:

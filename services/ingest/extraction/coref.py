@@ -209,6 +209,8 @@ class Rewriter:
 
     def word(self, token: Any) -> str | None:
         """The replacement for one token, or None to keep it."""
+        if len(token.text) > 1 and token.text.isupper():
+            return None  # "IT", "US": an acronym, not the pronoun "it" or "us"
         low = token.lower_
         if self._speaker and low in _FIRST_SINGULAR and token.tag_ == "PRP":
             return self._speaker
@@ -246,11 +248,10 @@ class Rewriter:
     def _named(
         self, token: Any, labels: tuple[str, ...], possessive: bool, nearby: bool = False
     ) -> str | None:
-        m = self.antecedent(token, labels)
-        if m is None and labels == ("PERSON",):
-            # "Bea Costa moved to Lintel. Since then she has led …": the small NER called
-            # her an organisation; "she" still means the name that reads as a person's.
-            m = self.antecedent(token, (), personal=True)
+        # "she"/"he" means a person: a mention the NER labelled one, or a name that reads as
+        # a person's whatever label the small NER gave it ("Bea Costa moved to Lintel. Since
+        # then she has led …"; "I'll ping Nadia, she manages IT access").
+        m = self.antecedent(token, labels, personal=labels == ("PERSON",))
         if m is None:
             return None
         if nearby and not 0 <= token.idx - m.position <= _ORG_REACH:

@@ -337,10 +337,13 @@ def read_frame(
                 if obj_tok.lemma_.lower() in GOVERNING_BODIES
                 else entity_phrase(obj_tok, inside, keep_roles=keep_roles)
             )
-            if capacity and (obj_tok in obj.tokens or not entity_like(obj)):
-                # "was recruited as head of data at Corvane": held where the verb's "at" says
-                obj = held_at(head, inside, skip) or obj
-            if appointed is not None:
+            if capacity and appointed is None and (obj_tok in obj.tokens or not entity_like(obj)):
+                # "was recruited as head of data at Corvane": held where the verb's "at" says;
+                # "joined as head of data" names no organisation, so there is no relation.
+                workplace = held_at(head, inside, skip)
+                if workplace is not None or is_role_word(obj_tok):
+                    obj = workplace
+            if appointed is not None and obj is not None:
                 holder = role_holder(obj_tok, inside)
                 held: Phrase | None = obj if obj_tok not in obj.tokens else None
                 if (

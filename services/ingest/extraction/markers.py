@@ -20,9 +20,14 @@ _MARKER_QUALIFIERS = (
     r"small|big|quick|short|brief|good|bad|great|sad|exciting|happy|final|minor|major|"
     r"important|personal|team|some|little"
 )
+# "Quick update from my side:", "News from the Berlin team —": where the marker comes from.
+_MARKER_SOURCE = (
+    r"(?:\s+from\s+(?:(?:my|our|the|[\w'’]+['’]s)\s+(?:[\w'’]+\s+)?(?:side|end|desk|team)"
+    r"|me|us))?"
+)
 _MARKER_RE = re.compile(
     rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:{_MARKER_QUALIFIERS})\s+)?"
-    rf"(?:{_MARKER_WORDS})\s*(?:[:—–]|-\s|,(?=\s))"
+    rf"(?:{_MARKER_WORDS}){_MARKER_SOURCE}\s*(?:[:—–]|-\s|,(?=\s))"
     r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps)\b\s+(?=[a-z]))"
 )
 

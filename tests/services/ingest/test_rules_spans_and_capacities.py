@@ -241,3 +241,111 @@ def test_an_imperative_before_a_name_is_no_part_of_the_name(
     name = " ".join(text.split()[1:3]).rstrip(",")
     assert name in subjects, subjects
     assert not any(s and s.split()[0] in ("Meet", "Welcome", "Congratulate") for s in subjects)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Priya Nair joined as head of data in March.",
+        "Tomas Berg was hired as a staff engineer last week.",
+        "Lena Fox came on board as our new controller.",
+    ],
+)
+def test_a_capacity_that_names_no_organisation_is_no_employer(
+    extractor: RulesExtractor, text: str
+) -> None:
+    """ "joined as head of data" says nothing about where: the role is no organisation."""
+    for _, predicate, _, obj in _relations(_claims(extractor, text)):
+        assert predicate not in ("works_for", "member_of") or obj is None, (predicate, obj)
+
+
+@pytest.mark.parametrize(
+    ("text", "manager"),
+    [
+        ("Ines Duarte reports to the CTO, Marcus Webb.", "Marcus Webb"),
+        ("Omar Said reports to our head of product, Dana Kim.", "Dana Kim"),
+        ("Since May, Bea Costa has reported to the COO, Ruth Adler.", "Ruth Adler"),
+    ],
+)
+def test_a_role_with_its_holder_named_beside_it_is_that_person(
+    extractor: RulesExtractor, text: str, manager: str
+) -> None:
+    assert ("reports_to", manager) in {
+        (p, o) for _, p, _, o in _relations(_claims(extractor, text))
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Quick update from my side: Ines Duarte moved to the Porto office in July.",
+        "News from the Berlin team: Omar Haddad joined Sardis Bank on 2 June.",
+        "Small update from me - Lina Park now leads the growth team.",
+    ],
+)
+def test_a_marker_with_where_it_comes_from_is_no_part_of_the_claim(
+    extractor: RulesExtractor, text: str
+) -> None:
+    """ "from my side" became an employer the writer left ("works for Joanna's side")."""
+    claims = _claims(extractor, text)
+    assert claims and all("from" not in c.claim_text.split()[:2] for c in claims)
+    for subject, _, _, obj in _relations(claims):
+        assert "side" not in (obj or "") and "team:" not in (subject or "")
+        assert obj is None or not obj.lower().startswith(("my ", "me", "the berlin team"))
+
+
+def _turn(extractor: RulesExtractor, speaker: str, text: str) -> list[ExtractedClaim]:
+    return extractor.extract_batch([ExtractionInput(text=text, said_on=SAID, speaker=speaker)])[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yep got it", "Confirmed, looks good.", "got it, thanks", "will do!", "makes sense"],
+)
+def test_a_short_nod_in_a_chat_turn_is_no_claim(extractor: RulesExtractor, text: str) -> None:
+    assert _turn(extractor, "Lena Park", text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("blocked on access to the S3 bucket, waiting for IT", "waiting for IT"),
+        ("the US team signed the Orbit contract on Monday", "the US team"),
+        ("IT approved the new laptops yesterday", "IT approved"),
+    ],
+)
+def test_an_acronym_is_never_read_as_a_pronoun(
+    extractor: RulesExtractor, text: str, kept: str
+) -> None:
+    claims = _turn(extractor, "Omar Farouk", text)
+    assert any(kept.lower() in c.claim_text.lower() for c in claims), [c.claim_text for c in claims]
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("I'll ping Nadia, she manages IT access.", "Nadia"),
+        ("Ask Tomas about it, he runs the vendor desk.", "Tomas"),
+        ("Please loop in Ines Duarte, she owns the renewal.", "Ines Duarte"),
+    ],
+)
+def test_she_or_he_after_a_name_in_the_same_sentence_is_that_name(
+    extractor: RulesExtractor, text: str, person: str
+) -> None:
+    """The speaker and earlier people are further away than the name just before."""
+    claims = _turn(extractor, "Selam Tesfaye", text)
+    assert any(c.subject_text == person for c in claims), [c.subject_text for c in claims]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("Nadia Rahman manages IT access.", "works_on", "IT access"),
+        ("Omar Said manages the payments team.", "member_of", "the payments team"),
+        ("Dana Kim manages Ravi Shah.", "reports_to", "Dana Kim"),
+    ],
+)
+def test_managing_a_person_is_their_manager_and_managing_anything_else_is_work(
+    extractor: RulesExtractor, text: str, predicate: str, obj: str
+) -> None:
+    assert (predicate, obj) in {(p, o) for _, p, _, o in _relations(_claims(extractor, text))}
