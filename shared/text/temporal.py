@@ -113,6 +113,12 @@ _ATOMS: list[tuple[str, str]] = [
         rf"\b(?:{_LEAD}\s+)(?:(?P<part>early|mid|late)[- ])?"
         rf"(?P<rel>last\s+|next\s+|this\s+)?{_MON}\b",
     ),
+    # "over the summer of 2025", "in spring 2026": a season of a year, not the whole year.
+    (
+        "season",
+        rf"\b(?:(?P<part>early|mid|late)[- ])?(?:the\s+)?"
+        rf"(?P<season>spring|summer|autumn|fall|winter)(?:\s+of)?\s+{_YEAR}\b",
+    ),
     ("lead_year", rf"\b(?:(?P<part>early|mid|late)|{_LEAD}|the\s+year)[- ]{_YEAR}\b"),
     (
         "clock",
@@ -122,7 +128,11 @@ _ATOMS: list[tuple[str, str]] = [
 ATOM_RES = [(name, re.compile(pattern, re.I)) for name, pattern in _ATOMS]
 SINCE_RE = re.compile(
     r"(?:since|starting(?:\s+(?:in|on|from|with))?|as\s+(?:of|from)|effective(?:\s+(?:from|on))?"
-    r"|beginning(?:\s+(?:in|on|from|with))?|from)\s*$",
+    r"|beginning(?:\s+(?:in|on|from|with))?|from"
+    # "the new pricing takes effect next quarter", "comes into force on 1 May": a start
+    r"|(?:takes?|taking|took|taken|goes|go|going|went|gone|comes?|coming|came)\s+"
+    r"(?:into\s+)?(?:effect|force)(?:\s+(?:from|on|in|at))?"
+    r"|kicks?\s+in(?:\s+(?:from|on|in|at))?)\s*$",
     re.I,
 )
 UNTIL_RE = re.compile(r"(?:until|till|through|thru|up\s+to|by|no\s+later\s+than)\s*$", re.I)

@@ -17,6 +17,7 @@ from shared.text.temporal import ATOM_RES
 __all__ = [
     "after_since",
     "claim_kind",
+    "date_since_then",
     "share_job_change_dates",
     "temporal_tokens",
     "tense_of",
@@ -102,6 +103,36 @@ def share_job_change_dates(
         )
         for c in claims
     ]
+
+
+# "Since then she has led its platform group": a state that began at the time just told of.
+_SINCE_THEN = re.compile(
+    r"\b(?:(?:ever\s+)?since\s+then|ever\s+since|from\s+then\s+on|since\s+that\s+(?:day|date|time)"
+    r"|from\s+that\s+(?:day|date|point)\s+on(?:wards)?)\b",
+    re.I,
+)
+
+
+def date_since_then(claims: Sequence[ExtractedClaim]) -> list[ExtractedClaim]:
+    """ "Bea moved to Lintel on 12 May. Since then she has led its platform group": an undated
+    claim that says "since then" holds from the start of the last dated claim before it in
+    the passage, open-ended."""
+    out: list[ExtractedClaim] = []
+    last: ExtractedClaim | None = None
+    for c in claims:
+        if c.claim_valid_from is None and last is not None and _SINCE_THEN.search(c.source_span):
+            assert last.claim_valid_from is not None
+            c = replace(
+                c,
+                claim_valid_from=last.claim_valid_from,
+                claim_valid_until=None,
+                claim_valid_precision="open",
+                claim_valid_kind="effective_period",
+            )
+        if c.claim_valid_from is not None:
+            last = c
+        out.append(c)
+    return out
 
 
 def after_since(clause: Clause, content: Any, window: TimeWindow) -> bool:

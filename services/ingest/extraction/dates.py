@@ -63,6 +63,11 @@ class _Atom:
     is_range: bool = False
 
 
+# Meteorological seasons of the northern hemisphere: three months from these; the winter of
+# a year is the one that begins in its December.
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
 def _utc(d: date) -> datetime:
     return datetime(d.year, d.month, d.day, tzinfo=UTC)
 
@@ -370,6 +375,12 @@ def _build_atom(
             mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
             return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given=given)
         return _Atom(first, last, "quarter", s, e, year_given=given)
+    if kind == "season":
+        y = int(g["year"])
+        first_month = _SEASON_START[g["season"].lower()]
+        start = date(y, first_month, 1)
+        end = _shift_months(start, 2)
+        return _Atom(start, _month_last(end.year, end.month), "month", s, e)
     if kind == "lead_year":
         y = int(g["year"])
         part = g.get("part", "").lower()

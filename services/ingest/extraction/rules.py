@@ -26,6 +26,7 @@ from services.ingest.extraction.base import (
 from services.ingest.extraction.claim_time import (
     after_since,
     claim_kind,
+    date_since_then,
     share_job_change_dates,
     temporal_tokens,
     tense_of,
@@ -242,7 +243,7 @@ class RulesExtractor:
                 if built is not None:
                     found.append(built)
             claims.extend(share_job_change_dates(found))
-        return claims
+        return date_since_then(claims)
 
     def _claim(
         self,

@@ -349,3 +349,63 @@ def test_managing_a_person_is_their_manager_and_managing_anything_else_is_work(
     extractor: RulesExtractor, text: str, predicate: str, obj: str
 ) -> None:
     assert (predicate, obj) in {(p, o) for _, p, _, o in _relations(_claims(extractor, text))}
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        ("The Leeds office reopened over the summer of 2024.", date(2024, 6, 1), date(2024, 8, 31)),
+        ("Orbit was rebuilt in spring 2025.", date(2025, 3, 1), date(2025, 5, 31)),
+        ("The audit took place in the autumn of 2024.", date(2024, 9, 1), date(2024, 11, 30)),
+    ],
+)
+def test_a_season_of_a_year_is_its_three_months_not_the_year(
+    extractor: RulesExtractor, text: str, first: date, last: date
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert claim.claim_valid_from is not None and claim.claim_valid_until is not None
+    assert (claim.claim_valid_from.date(), claim.claim_valid_until.date()) == (first, last)
+    assert claim.claim_valid_precision == "month"
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("The new expense policy takes effect on 1 October 2025.", date(2025, 10, 1)),
+        ("The data retention rule comes into force on 1 July 2025.", date(2025, 7, 1)),
+        ("The surcharge kicks in from 15 August 2025.", date(2025, 8, 15)),
+    ],
+)
+def test_taking_effect_starts_a_state_that_holds_on(
+    extractor: RulesExtractor, text: str, start: date
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert claim.claim_valid_from is not None and claim.claim_valid_from.date() == start
+    assert claim.claim_valid_until is None and claim.claim_valid_precision == "open"
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        (
+            "Rui Santos joined Helix on 3 March 2025. Since then he has led its mobile team.",
+            date(2025, 3, 3),
+        ),
+        (
+            "The Basalt cluster went live in April 2025."
+            " Ever since, it has handled all EU traffic.",
+            date(2025, 4, 1),
+        ),
+        (
+            "Mei Lin took over billing on 2 June 2025."
+            " From then on she owned the invoicing runbook.",
+            date(2025, 6, 2),
+        ),
+    ],
+)
+def test_since_then_starts_where_the_statement_before_it_is_dated(
+    extractor: RulesExtractor, text: str, start: date
+) -> None:
+    claim = _claims(extractor, text)[-1]
+    assert claim.claim_valid_from is not None and claim.claim_valid_from.date() == start
+    assert claim.claim_valid_until is None and claim.claim_valid_precision == "open"
