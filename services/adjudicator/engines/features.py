@@ -88,6 +88,8 @@ _CUE_STEMS |= {"start", "effective", "begin", "beginn", "onward", "onwards"}
 _CUE_STEMS |= {"statu"}
 # How a quantity moved ("grew to 150 employees", "fell to 40"), not what it counts.
 _CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
+# "goes up to 250", "was raised to", "went down to": how a setting moved.
+_CUE_STEMS |= {"go", "goe", "went", "gone", "up", "down", "rais", "lower", "increas", "decreas"}
 # "… is $350, up from $300": the value it changed from is not a value the claim states.
 _CHANGED_FROM = re.compile(
     r"[,;(]?\s*\b(?:up|down|increased|decreased|raised|lowered)\s+from\s+[^,;.)]+"
@@ -104,6 +106,11 @@ _SKELETON_SYNONYMS = {
     # A price in any of its verbs ("costs $48", "is priced at $40", "charges $5").
     "cost": "pric",
     "charg": "pric",
+    # A limit in any of its words ("allows 100 requests", "the limit is 250 requests").
+    "allow": "limit",
+    "cap": "limit",
+    "quota": "limit",
+    "maximum": "limit",
     # A headcount in any of its words ("employs 120 people", "grew to 150 employees").
     "employ": "staff",
     "peopl": "staff",

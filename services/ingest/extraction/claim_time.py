@@ -54,6 +54,11 @@ _CHANGE_VERBS = frozenset(
         "expand", "shrink", "move",
     }
 )  # fmt: skip
+# Values someone sets, which hold until set again (a flow such as revenue does not).
+_SETTING_HEADS = frozenset(
+    {"limit", "price", "fee", "quota", "cap", "rate", "threshold", "allowance", "budget"}
+    | {"timeout", "retention", "surcharge", "discount", "salary", "rent"}
+)
 # Verbs a count moves by itself with, and the counts that are levels rather than flows.
 _GROWTH_VERBS = frozenset(
     {"grow", "rise", "fall", "climb", "jump", "shrink", "expand", "drop", "increase", "decrease"}
@@ -189,15 +194,35 @@ def value_change(content: Any) -> bool:
         and prep.lower_ == "to"
         and any(t.ent_type_ in _NUMERIC_ENTS or t.like_num for t in prep.subtree)
     ]
-    if not targets:
+    # "goes up to 250 requests": the parser reads "up to" as a bound of the number.
+    gone_to = lemma == "go" and any(
+        t.lower_ in ("up", "down")
+        and t.i + 2 < len(t.doc)
+        and t.doc[t.i + 1].lower_ == "to"
+        and t.doc[t.i + 2].like_num
+        for t in content.subtree
+    )
+    if not targets and not gone_to:
         return False
     if lemma in _CHANGE_VERBS and any(
         c.dep_ in ("auxpass", "dobj", "nsubjpass") for c in content.children
     ):
         return True
-    if lemma not in _GROWTH_VERBS:
+    moved = (
+        lemma in _GROWTH_VERBS
+        or gone_to
+        or (
+            lemma == "go"
+            and any(c.dep_ == "prt" and c.lower_ in ("up", "down") for c in content.children)
+        )
+    )
+    if not moved:
         return False
     subject = next((c for c in content.children if c.dep_ == "nsubj"), None)
+    if subject is not None and subject.lemma_.lower() in _SETTING_HEADS:
+        # "the Exports API limit goes up to 250", "the fee rises to $15": a setting holds
+        # at its new value until it is changed again.
+        return True
     counted = [t for prep in targets for t in prep.subtree]
     counted += [t for t in subject.subtree] if subject is not None else []
     return any(t.lemma_.lower() in _STOCK_NOUNS for t in counted)

@@ -305,6 +305,8 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     verbless = not any(t.pos_ in ("VERB", "AUX") for t in words)
     if (len(words) + shared < 3 or verbless) and not value_statement(clause.tokens):
         return "fragment"
+    if sent.text.rstrip().endswith(":") and (verbless or sent.root.pos_ in ("NOUN", "NUM")):
+        return "fragment"  # "Two changes this month:" introduces what follows
     first = words[0]
     if first.lower_ in ("let", "let's", "please") or (first.lower_ == "let" and len(words) > 1):
         return "advice"

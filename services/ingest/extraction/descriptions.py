@@ -18,6 +18,9 @@ from services.ingest.extraction.arguments import Phrase, entity_phrase
 from services.ingest.extraction.moves import object_of
 from services.ingest.extraction.names import is_name, name_span
 from services.ingest.extraction.placement_changes import Relation
+from shared.entities.given_names import is_given_name
+from shared.entities.normalize import normalize_name
+from shared.text.units import is_team_head
 
 __all__ = ["RELATIONAL_NOUNS", "body_of", "descriptions"]
 
@@ -76,6 +79,31 @@ def descriptions(
         if relational:
             found += _whole(subject, noun, inside)
         found += _location(subject, noun, inside)
+    found += _bracketed_placement(subject, subj_tok, inside)
+    return found
+
+
+def _bracketed_placement(subject: Phrase, subj_tok: Any, inside: set[int]) -> list[Relation]:
+    """ "Ines (Risk team) presented the review", "Jun Park (Koto) joined the call": a team or
+    an organisation in brackets right after a person's name is where they are placed."""
+    if subj_tok.ent_type_ not in ("", "PERSON") or not subj_tok.text[:1].isupper():
+        return []
+    found = []
+    for appos in (c for c in subj_tok.children if c.dep_ == "appos" and c.i in inside):
+        bracketed = any(c.text == "(" for c in appos.children) or (
+            appos.left_edge.i > 0 and appos.doc[appos.left_edge.i - 1].text == "("
+        )
+        if not bracketed:
+            continue
+        phrase = entity_phrase(appos, inside)
+        words = [t for t in phrase.tokens if t.text not in "()"]
+        if not words:
+            continue
+        if is_team_head(" ".join(t.text for t in words)):
+            found.append(Relation(subject, "member of", Phrase(tuple(words))))
+        elif all(is_name(t) for t in words) and not is_given_name(normalize_name(words[0].text)):
+            # the small NER calls "(Koto Labs)" a person too; a given name first makes one
+            found.append(Relation(subject, "work for", Phrase(tuple(words))))
     return found
 
 

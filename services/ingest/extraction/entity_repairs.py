@@ -38,9 +38,11 @@ def repair_entities(doc: Any) -> Any:
             spans.append(ent)
             continue
         changed = True
-        for start, end in _pieces(ent):
+        for n, (start, end) in enumerate(_pieces(ent)):
             first = doc[start].text
             label = "PERSON" if is_given_name(normalize_name(first)) else ent.label_
+            if n and label == "PERSON" and doc[start - 1].text == "(":
+                label = "ORG"  # "Jun Park (Koto Labs)": what the brackets name is no person
             spans.append(Span(doc, start, end, label=label))
     if changed:
         doc.ents = spans
@@ -58,8 +60,8 @@ def _breaks(tok: Any, ent: Any) -> bool:
     preposition that the parse hangs outside the span ("Brightwave [from] Halden Group" under
     "hired") or that opens a date ("Pellucid [on] 2 June"). "Bank of America" keeps its "of",
     whose head is inside the name."""
-    if _clause_verb(tok):
-        return True
+    if _clause_verb(tok) or tok.text in ("(", ")"):
+        return True  # a bracket ends a name: "Jun Park (Koto Labs)" is two
     if tok.pos_ != "ADP" or not tok.is_lower or tok.i in (ent.start, ent.end - 1):
         return False
     after = tok.doc[tok.i + 1]

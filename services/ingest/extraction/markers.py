@@ -32,6 +32,15 @@ _MARKER_RE = re.compile(
 )
 
 
+# A greeting that opens a turn or a line before what it says ("Hi all, I'm on the Risk team",
+# "Hey team: the upgrade is done"): a courtesy, not content. Only with something after it.
+_GREETING_RE = re.compile(
+    r"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:hi|hey|hello|hiya|morning|good\s+"
+    r"(?:morning|afternoon|evening)|thanks|thank\s+you)(?:\s+(?:all|team|everyone|folks|there|"
+    r"y'?all|[A-Z][\w'’-]+))?\s*[,!.:;—–-]+[ \t]*)(?=\S)"
+)
+
+
 # A list item's bullet or number in plain text ("- ", "* ", "• ", "2) "): layout, not content.
 _BULLET_RE = re.compile(r"(?m)^[ \t]*(?:[-*•>]+|\d{1,2}[.)])[ \t]+(?=\S)")
 
@@ -46,7 +55,10 @@ def mask_markers(text: str) -> str:
     of the sentence after it and a claim does not start with "- "."""
     headerless = _HEADER_RE.sub(lambda m: " " * len(m.group(0)), text)
     unbulleted = _BULLET_RE.sub(lambda m: " " * len(m.group(0)), headerless)
-    return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted)
+    ungreeted = _GREETING_RE.sub(
+        lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted
+    )
+    return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted)
 
 
 _LABEL_RE = re.compile(

@@ -56,6 +56,7 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
         for sent in doc.sents:
             _unknown_opener_as_name(sent, words)
             _imperative_read_as_name(sent, verbs)
+            _noun_read_as_verb(sent, words)
             _verb_read_as_plural_noun(sent, verbs)
         return doc
 
@@ -154,3 +155,34 @@ def _imperative_read_as_name(sent: Any, verbs: frozenset[str]) -> None:
     opener.pos_, opener.tag_, opener.lemma_ = "VERB", "VB", word
     opener.head, opener.dep_ = opener, "ROOT"
     root.head, root.dep_ = opener, "dobj"
+
+
+def _noun_read_as_verb(sent: Any, words: frozenset[str]) -> None:
+    """ "The payments runbook is owned by the SRE team": "runbook" is a noun, "owned" the verb."""
+    root = sent.root
+    if root.pos_ != "VERB" or root.lower_ in words or root.lemma_.lower() in words:
+        return
+    clause = next(
+        (
+            c
+            for c in root.children
+            if c.dep_ in ("ccomp", "relcl", "acl")
+            and c.i > root.i
+            and any(a.dep_ in ("aux", "auxpass") for a in c.children)
+            and not any(a.dep_ in _SUBJECT_DEPS for a in c.children)
+        ),
+        None,
+    )
+    if clause is None:
+        return
+    before = [c for c in root.children if c.i < root.i]
+    after = [c for c in root.children if c.i > root.i and c.i != clause.i]
+    root.pos_, root.tag_, root.lemma_ = "NOUN", "NN", root.lower_
+    clause.head, clause.dep_ = clause, "ROOT"
+    passive = any(a.dep_ == "auxpass" for a in clause.children)
+    root.head, root.dep_ = clause, "nsubjpass" if passive else "nsubj"
+    for child in before:
+        if child.dep_ in ("nsubj", "nsubjpass"):
+            child.dep_ = "compound"  # "payments" named the runbook
+    for child in after:
+        child.head = clause

@@ -409,3 +409,65 @@ def test_since_then_starts_where_the_statement_before_it_is_dated(
     claim = _claims(extractor, text)[-1]
     assert claim.claim_valid_from is not None and claim.claim_valid_from.date() == start
     assert claim.claim_valid_until is None and claim.claim_valid_precision == "open"
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Hi, I'm on the Risk team, happy to help with the review.", "Xavier Dubois"),
+        ("Hey all, the Kafka upgrade finished last night.", "Kafka"),
+        ("Morning everyone: Priya Nair joined the data team today.", "Priya Nair"),
+    ],
+)
+def test_a_greeting_before_a_statement_does_not_drop_the_statement(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    claims = _turn(extractor, "Xavier Dubois", text)
+    assert any(c.subject_text == subject for c in claims), [c.subject_text for c in claims]
+
+
+@pytest.mark.parametrize("text", ["Hi all!", "Thanks Ana, see you tomorrow.", "Hello there, team"])
+def test_a_greeting_alone_is_still_social(extractor: RulesExtractor, text: str) -> None:
+    assert _turn(extractor, "Xavier Dubois", text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "placed", "predicate"),
+    [
+        ("Ines Duarte (Risk team) presented the model review.", "Risk team", "member_of"),
+        ("Jun Park (Koto Labs) joined the call late.", "Koto Labs", "works_for"),
+        ("Dev Rao (payments team) owns the migration guide.", "payments team", "member_of"),
+    ],
+)
+def test_a_team_or_organisation_in_brackets_after_a_name_places_the_person(
+    extractor: RulesExtractor, text: str, placed: str, predicate: str
+) -> None:
+    assert (predicate, placed) in {(p, o) for _, p, _, o in _relations(_claims(extractor, text))}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The payments runbook is owned by the SRE team.",
+        "The onboarding playbook was updated by Priya Nair on Monday.",
+        "The incident postmortem is owned by the Platform team.",
+    ],
+)
+def test_an_unknown_noun_the_tagger_reads_as_the_verb_is_the_subject(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claim = _claims(extractor, text)[0]
+    assert claim.subject_text is not None and claim.subject_text.startswith("The ")
+    assert claim.object_text is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Two changes this month:",
+        "Action items from today:",
+        "Three things to flag for the Orbit launch:",
+    ],
+)
+def test_a_line_that_introduces_a_list_is_no_claim(extractor: RulesExtractor, text: str) -> None:
+    assert _claims(extractor, text) == []
