@@ -177,22 +177,38 @@ class Rewriter:
         last subject before its own sentence when one is in reach ("Lighthouse is our status
         page for Orbitra. It is part of the console": Lighthouse, not Orbitra)."""
         wanted = set(labels)
-        before = [
-            m
-            for m in self._mentions
-            if m.position < token.idx
-            and (m.label in wanted or (personal and m.personal))
-            and m.name != self._speaker
-        ]
+        if wanted == {"ORG"}:
+            # "it", "they", "their" mean a thing or an organisation: not a name that reads as
+            # a person's whatever the small NER labelled it, and any other name it called a
+            # person ("Grayhaven") may be one.
+            before = [
+                m
+                for m in self._mentions
+                if m.position < token.idx
+                and m.label in ("ORG", "PERSON")
+                and (m.label == "ORG") != m.personal
+                and not m.personal
+            ]
+        else:
+            before = [
+                m
+                for m in self._mentions
+                if m.position < token.idx
+                and (m.label in wanted or (personal and m.personal))
+                and m.name != self._speaker
+            ]
         if not before:
             return None
+        subject_like = token.dep_ in ("nsubj", "nsubjpass") or (
+            token.dep_ == "poss" and token.head.dep_ in ("nsubj", "nsubjpass")
+        )
         if token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "advcl":
             # "Jo Kim joined Helix after she left Corvid": the subject of an adverbial clause
             # continues the sentence's subject, not the nearest name (an object).
             here = [m for m in before if m.position >= token.sent.start_char and m.is_subject]
             if here:
                 return here[-1]
-        if token.dep_ in ("nsubj", "nsubjpass") and in_main_clause(token):
+        if subject_like and in_main_clause(token if token.dep_ != "poss" else token.head):
             # Only across a sentence boundary: inside one, the nearest name is the antecedent.
             # And only for the main clause's subject: in "He said she was keen" the reported
             # clause's subject is someone other than the speaker the main one continues.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from services.ingest.extraction.arguments import PLACE_HEADS, entity_phrase
@@ -33,6 +34,7 @@ __all__ = [
     "full_names",
     "lone_names",
     "mentions",
+    "organisations_named",
     "subject_things",
     "title_topic",
 ]
@@ -141,7 +143,8 @@ def mentions(
     found.extend(_people_ner_missed(inp, doc, taken, expand_short_form))
     named = {m.position: m.name for m in found}
     found.extend(subject_things(inp, doc, named))
-    return found
+    # Whether each name reads as a person's, whatever label the NER gave it (see Mention).
+    return [m if m.personal else replace(m, personal=_person_name(m.name)) for m in found]
 
 
 def _acts_as_person(ent: Any, subject: bool) -> bool:
@@ -240,6 +243,21 @@ def subject_things(inp: ExtractionInput, doc: Any, named: dict[int, str]) -> lis
             start = inp.base_offset + words[0].idx
             subject = _main_subject(tok)
             found.append(Mention(text, "ORG", words[0].idx, start, start + len(text), subject))
+    return found
+
+
+def organisations_named(sent: Any) -> list[tuple[str, int]]:
+    """Names in a sentence that read as no person's (text, character offset in the doc):
+    what "their"/"they" may mean when the small NER labelled none of them."""
+    found = []
+    for tok in sent:
+        span = name_span(tok) if is_name(tok) else None
+        if not span or tok.i != span[-1].i or tok.ent_type_ in ("DATE", "TIME"):
+            continue  # (the small NER calls many companies people: the name decides)
+        text = " ".join(t.text for t in span)
+        if _person_name(text) or span[0].is_sent_start:
+            continue
+        found.append((text, span[0].idx))
     return found
 
 

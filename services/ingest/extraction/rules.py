@@ -44,6 +44,7 @@ from services.ingest.extraction.mentions import (
     full_names,
     lone_names,
     mentions,
+    organisations_named,
     subject_things,
     title_topic,
 )
@@ -61,6 +62,8 @@ _WE = frozenset({"we", "us"})
 _DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
+# Passages opening with a pronoun for a thing or an organisation named just before.
+_OPENING_PRONOUNS = frozenset({"it", "its", "they", "their"})
 # How far back a definite description may repeat ("the committee" after "the calibration
 # committee"), and the words that end a description instead of modifying its noun.
 _DESCRIPTION_REACH = 600
@@ -175,7 +178,7 @@ class RulesExtractor:
         wanted = {
             i: inp.context[-_CONTEXT_NER_CHARS:]
             for i, (inp, doc) in enumerate(zip(inputs, docs, strict=True))
-            if inp.context and len(doc) and doc[0].lower_ in ("it", "its")
+            if inp.context and len(doc) and doc[0].lower_ in _OPENING_PRONOUNS
         }
         if not wanted:
             return {}
@@ -196,6 +199,13 @@ class RulesExtractor:
                     is_subject=m.is_subject,
                 )
                 for m in things
+            ]
+            # "Quick recap of the call with Grayhaven. Their procurement lead, …": an
+            # organisation named anywhere in that sentence, which the small NER may miss.
+            found[i] += [
+                Mention(text, "ORG", start - len(tail))
+                for text, start in organisations_named(last)
+                if all(m.name != text or m.label != "ORG" for m in found[i])
             ]
         return found
 

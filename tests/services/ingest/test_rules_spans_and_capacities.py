@@ -471,3 +471,20 @@ def test_an_unknown_noun_the_tagger_reads_as_the_verb_is_the_subject(
 )
 def test_a_line_that_introduces_a_list_is_no_claim(extractor: RulesExtractor, text: str) -> None:
     assert _claims(extractor, text) == []
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "owner"),
+    [
+        ("Quick recap of the call with Grayhaven.", "Their office is in Leeds.", "Grayhaven"),
+        ("We met the team from Orbis yesterday.", "They want to start in June.", "Orbis"),
+        ("The renewal with Paysley closed on Friday.", "Their legal team signed it.", "Paysley"),
+    ],
+)
+def test_they_or_their_opening_a_passage_means_the_organisation_named_just_before(
+    extractor: RulesExtractor, context: str, text: str, owner: str
+) -> None:
+    """Even where the small NER called the organisation a person ("Grayhaven")."""
+    inp = ExtractionInput(text=text, said_on=SAID, context=context)
+    claim = extractor.extract_batch([inp])[0][0]
+    assert owner in claim.claim_text, claim.claim_text
