@@ -55,7 +55,9 @@ _NO_LONGER_RE = re.compile(r"\b(no longer|not any ?more|any ?more|no more)\b", r
 # Cues that a relation holds beside the subject's others: a second employer is no successor.
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
-    r"second job|besides|simultaneously|at the same time|concurrently|jointly)\b",
+    r"second job|besides|simultaneously|at the same time|concurrently|jointly|on top of|"
+    r"in parallel|while still|on weekends|at weekends|in the evenings|side project|"
+    r"moonlight\w*)\b|\btoo\W*$",
     re.IGNORECASE,
 )
 

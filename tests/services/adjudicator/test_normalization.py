@@ -544,3 +544,25 @@ def test_one_claim_stating_two_objects_of_one_predicate_holds_both(
         if a.kind == "relation"
     ]
     assert relations and all(a.concurrent is concurrent for a in relations)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "predicate"),
+    [
+        ("Ravi moonlights for Northwind.", "moonlights for", "affiliated_with"),
+        ("Ravi works at Northwind on weekends.", "works at", "works_for"),
+        ("Ravi works for Northwind too.", "works for", "works_for"),
+        ("Ravi works at Northwind on top of his day job.", "works at", "works_for"),
+    ],
+)
+def test_a_placement_said_to_be_held_beside_another_is_concurrent(
+    text: str, phrase: str, predicate: str
+) -> None:
+    """ "too", "on weekends", "on top of", moonlighting: a second place held at the same
+    time, which supersedes nothing (affiliations are no functional slot at all)."""
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(text, "Ravi", phrase, "Northwind"), resolve
+    )
+    (relation,) = [a for a in result.assertions if a.kind == "relation"]
+    assert relation.predicate == predicate
+    assert relation.concurrent or predicate == "affiliated_with"
