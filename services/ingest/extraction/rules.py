@@ -32,7 +32,7 @@ from services.ingest.extraction.claim_time import (
     tense_of,
     value_change,
 )
-from services.ingest.extraction.clauses import Clause, drop_reason, split_clauses
+from services.ingest.extraction.clauses import Clause, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
 from services.ingest.extraction.entity_repairs import repair_entities
@@ -49,6 +49,7 @@ from services.ingest.extraction.mentions import (
     title_topic,
 )
 from services.ingest.extraction.parse_repairs import repair_parse
+from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]

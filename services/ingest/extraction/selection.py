@@ -1,0 +1,227 @@
+"""Which clauses are claims (SPEC §2): questions, greetings and nods, boilerplate, fragments,
+advice, hypotheticals and opinions with no holder are not; a plain declarative sentence is."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
+from services.ingest.extraction.clauses import Clause
+from services.ingest.extraction.names import is_name
+
+__all__ = ["drop_reason", "value_statement"]
+
+_SOCIAL_RE = re.compile(
+    r"^\W*(hi|hey|hello|hiya|thanks|thank\s+you|thx|bye|goodbye|good\s+(morning|night|evening|"
+    r"luck|job|to\s+(see|hear))|nice\s+to|great\s+to|glad\s+to|so\s+glad|congrat\w*|take\s+care|"
+    r"see\s+you|talk\s+(to\s+you\s+)?(soon|later)|have\s+a\s+(good|great|nice|lovely)|"
+    r"happy\s+(birthday|holidays)|welcome|you'?re\s+welcome|cheers|best\s+regards|regards|"
+    r"wow|omg|lol|haha|yay|aww+|oh\s+(my|wow)|no\s+problem|sounds\s+(good|great|fun))\b",
+    re.I,
+)
+_BOILERPLATE_RE = re.compile(
+    r"copyright|all\s+rights\s+reserved|\bconfidential\b|do\s+not\s+distribute|"
+    r"^\W*page\s+\d+|table\s+of\s+contents|unsubscribe|privacy\s+policy",
+    re.I,
+)
+_EVALUATIVE = frozenset(
+    {
+        "great", "awesome", "amazing", "cool", "nice", "good", "bad", "terrible", "awful",
+        "wonderful", "fantastic", "beautiful", "powerful", "inspiring", "impressive", "lovely",
+        "incredible", "excellent", "brilliant", "perfect", "fun", "interesting", "exciting",
+        "stunning", "gorgeous", "cute", "sweet", "horrible", "boring", "best", "worst", "neat",
+        "fabulous", "superb", "outstanding", "messy", "ugly", "elegant", "clunky", "slick",
+        "solid", "weak", "meaningful", "special", "touching", "inspirational", "adorable",
+        "overrated", "underrated", "wrong", "right", "smart", "silly", "stupid", "crazy",
+        "triumph", "disaster", "mess", "success", "failure", "flop", "nightmare", "joke",
+        "masterpiece", "gem", "waste", "win", "hit", "bargain", "steal", "shambles", "dream",
+        "delight", "pleasure", "letdown", "let-down", "disappointment", "embarrassment",
+    }
+)  # fmt: skip
+# Sentence adverbs that mark what follows as the writer's own view.
+_STANCE_ADVERBS = frozenset(
+    {
+        "honestly", "frankly", "personally", "truly", "seriously", "clearly", "obviously",
+        "definitely", "absolutely", "really", "totally", "imo", "imho", "arguably",
+    }
+)  # fmt: skip
+_HYPOTHETICAL_AUX = frozenset({"would", "could", "might", "may", "'d", "’d"})
+_BACKSHIFTED = frozenset({"would", "'d", "’d"})
+_ADVICE_AUX = frozenset({"should", "must", "ought", "need"})
+_WISH_VERBS = frozenset({"hope", "wish", "imagine", "wonder", "bet", "suppose"})
+_PERSONAL = frozenset({"i", "me", "we", "he", "she", "they"})
+
+
+def _subject(head: Any) -> Any | None:
+    return next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+
+
+def _is_evaluative(tok: Any) -> bool:
+    if tok.lemma_.lower() in _EVALUATIVE or tok.lower_ in _EVALUATIVE:
+        return True
+    return any(c.dep_ == "amod" and c.lower_ in _EVALUATIVE for c in tok.children)
+
+
+def _holderless_opinion(head: Any) -> bool:
+    """ "This is great", "sounds amazing", "the new UI is clunky": an evaluation of a thing."""
+    if head.lemma_.lower() not in ("be", "seem", "look", "sound", "feel", "get"):
+        return False
+    comps = [c for c in head.children if c.dep_ in ("acomp", "attr", "oprd")]
+    if not comps or not any(_is_evaluative(c) for c in comps):
+        return False
+    subj = _subject(head)
+    if subj is None:
+        return True
+    # "Caroline is so happy" is a statement about a person's state, not an evaluation
+    return not (subj.lower_ in _PERSONAL or subj.ent_type_ == "PERSON")
+
+
+def _stance_opinion(head: Any) -> bool:
+    """ "Honestly, it is a triumph", "Frankly the new flow is clunky": a view with no holder."""
+    if not any(c.dep_ == "advmod" and c.lower_ in _STANCE_ADVERBS for c in head.children):
+        return False
+    subj = _subject(head)
+    if subj is not None and (subj.lower_ in _PERSONAL or subj.ent_type_ == "PERSON"):
+        return False
+    return head.lemma_.lower() in ("be", "seem", "look", "sound", "feel") and any(
+        c.dep_ in ("acomp", "attr") for c in head.children
+    )
+
+
+def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> str | None:
+    """Why this clause is not a claim (None when it is one). `content` is the head of the
+    asserted proposition (the complement of an attribution frame, else the clause head)."""
+    text = "".join(t.text_with_ws for t in clause.tokens).strip()
+    words = [t for t in clause.tokens if not t.is_punct and not t.is_space]
+    if sent.text.rstrip().endswith("?") or text.endswith("?"):
+        return "question"
+    if _SOCIAL_RE.search(text) or _acknowledgement(clause.head, words):
+        return "social"
+    if _BOILERPLATE_RE.search(text):
+        return "boilerplate"
+    # A verb coordinated with another counts that one's subject ("… and joined Globex").
+    shared = len(list(clause.shared_subject.subtree)) if clause.shared_subject is not None else 0
+    verbless = not any(t.pos_ in ("VERB", "AUX") for t in words)
+    if (len(words) + shared < 3 or verbless) and not value_statement(clause.tokens):
+        return "fragment"
+    if sent.text.rstrip().endswith(":") and (verbless or sent.root.pos_ in ("NOUN", "NUM")):
+        return "fragment"  # "Two changes this month:" introduces what follows
+    first = words[0]
+    if first.lower_ in ("let", "let's", "please") or (first.lower_ == "let" and len(words) > 1):
+        return "advice"
+    head = clause.head
+    if _presentational(head, first):
+        return "boilerplate"
+    if (
+        head.tag_ == "VB"
+        and _subject(head) is None
+        and clause.shared_subject is None
+        and not any(c.dep_ in ("aux", "auxpass") for c in head.children)
+    ):
+        return "advice"  # imperative
+    for h in {head, content}:
+        reason = _modal_reason(h, clause.tokens)
+        if reason:
+            return reason
+    if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
+        return "opinion"
+    return None
+
+
+_ACKNOWLEDGED = frozenset({"sense", "problem", "worries", "point", "thanks", "thank"})
+
+
+def _acknowledgement(head: Any, words: list[Any]) -> bool:
+    """ "yep got it", "Confirmed, looks good", "will do", "makes sense": a short reply with no
+    subject of its own (or an interjection for one) that names nothing, a chat turn's nod."""
+    if len(words) > 4:
+        return False
+    subject = _subject(head)
+    if subject is not None and subject.tag_ != "UH":
+        return False
+    return not any(
+        t.pos_ in ("PROPN", "NUM") or (t.pos_ == "NOUN" and t.lower_ not in _ACKNOWLEDGED)
+        for t in words
+    )
+
+
+def _presentational(head: Any, first: Any) -> bool:
+    """ "Here is where things stand", "Here's the plan", "Here are the numbers": a line that
+    announces what follows states nothing itself. One that introduces someone by name
+    ("Here is Dana, our new designer") does."""
+    named = any(c.dep_ in ("nsubj", "attr") and is_name(c) for c in head.children)
+    return (
+        first.lower_ == "here"
+        and first.head.i == head.i
+        and head.lemma_.lower() == "be"
+        and not named
+        and not any(c.dep_ == "neg" for c in head.children)
+    )
+
+
+_MEASURED = frozenset({"MONEY", "PERCENT", "QUANTITY"})
+_WHEN = frozenset({"DATE", "TIME"})
+
+
+def value_statement(tokens: Sequence[Any]) -> bool:
+    """A verbless line that states a value of something ("Overall status: amber", "Cost to
+    date: $212k of a $260k budget", "11.4% in September"): status reports and chats say much
+    in this form, and a plain statement is never dropped for being short. A bare count ("3
+    kids lol") is chatter, not a value."""
+    words = [t for t in tokens if not t.is_space]
+    if len(words) < 2:
+        return False
+    colon = next((k for k, t in enumerate(words[:5]) if t.text == ":"), None)
+    keyed = colon is not None and 0 < colon < len(words) - 1
+    kinds = {t.ent_type_ for t in words}
+    valued = bool(kinds & _MEASURED) or ("CARDINAL" in kinds and bool(kinds & _WHEN))
+    named = any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in words)
+    return named and (keyed or valued)
+
+
+def _modal_reason(head: Any, tokens: Sequence[Any]) -> str | None:
+    aux = {c.lower_ for c in head.children if c.dep_ in ("aux", "auxpass")}
+    subj = _subject(head)
+    subj_low = subj.lower_ if subj is not None else ""
+    if any(c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in _clauses_of(head)):
+        return "hypothetical"
+    if head.lemma_.lower() in _WISH_VERBS and subj is not None:
+        return "hypothetical"
+    if aux & _HYPOTHETICAL_AUX and not _reported_future(head, aux):
+        return "hypothetical"
+    if subj_low in ("you", "we", "u") and (
+        aux & _ADVICE_AUX or (head.lemma_.lower() in ("need", "have") and _has_to(head))
+    ):
+        return "advice"
+    if tokens and tokens[0].lower_ == "if":
+        return "hypothetical"
+    return None
+
+
+def _reported_future(head: Any, aux: set[str]) -> bool:
+    """ "Lena said Ravi would join in June": after a past verb of saying, "would" is the
+    reported "will" (the future seen from then), not a condition ("if"/"unless" clauses are
+    hypothetical before this is asked)."""
+    speech = head.head
+    return (
+        aux & _HYPOTHETICAL_AUX <= _BACKSHIFTED
+        and head.dep_ == "ccomp"
+        and speech.tag_ == "VBD"
+        and speech.lemma_.lower() in ATTRIBUTION_VERBS
+    )
+
+
+def _clauses_of(head: Any) -> list[Any]:
+    out = list(head.children)
+    for c in head.children:
+        if c.dep_ == "advcl":
+            out.extend(c.children)
+    return out
+
+
+def _has_to(head: Any) -> bool:
+    return any(
+        c.dep_ == "xcomp" and any(g.lower_ == "to" for g in c.children) for c in head.children
+    )
