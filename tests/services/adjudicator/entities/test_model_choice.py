@@ -116,16 +116,17 @@ async def _resolve_dana_twice(
     namespace: str,
     document_claims: DocumentClaims,
     resolver: EntityResolver,
-) -> tuple[ResolvedMention, ResolvedMention]:
+) -> tuple[ResolvedMention, ResolvedMention, ResolvedMention]:
     """ "Dana Kim" and "Dana Ross" in two documents, then "Dana" in a third that shares no
-    context with either: a lone name that two full names could stand for."""
+    context with either: a lone name that two full names could stand for. Returns both
+    candidates and the lone mention."""
     first_doc, first_claims = await document_claims(session, namespace, 1)
     namesake_doc, namesake_claims = await document_claims(session, namespace, 1)
     second_doc, second_claims = await document_claims(session, namespace, 1)
     (known,) = await resolver.resolve_mentions(
         session, namespace, [Mention("Dana Kim", "subject", first_claims[0], first_doc)]
     )
-    await resolver.resolve_mentions(
+    (namesake,) = await resolver.resolve_mentions(
         session, namespace, [Mention("Dana Ross", "subject", namesake_claims[0], namesake_doc)]
     )
     (mention,) = await resolver.resolve_mentions(
@@ -133,7 +134,7 @@ async def _resolve_dana_twice(
         namespace,
         [Mention("Dana", "subject", second_claims[0], second_doc, co_mentions=("Olu Ade",))],
     )
-    return known, mention
+    return known, namesake, mention
 
 
 async def _verdict(session: AsyncSession, claim_id: uuid.UUID | None) -> Any:
@@ -184,11 +185,13 @@ async def test_resolver_with_an_invalid_model_answer_keeps_the_rule_outcome(
     client = FakeChat(_answer("somebody-else"))
     resolver = EntityResolver(None, chooser=_chooser(client))
     async with session_factory() as session, session.begin():
-        known, mention = await _resolve_dana_twice(session, namespace, document_claims, resolver)
+        known, namesake, mention = await _resolve_dana_twice(
+            session, namespace, document_claims, resolver
+        )
         verdict = await _verdict(session, mention.mention.claim_id)
     # Offline, a lone "Dana" that two full names could stand for, with no shared context,
     # becomes a new entity (rules.choose).
-    assert mention.created and mention.entity_id != known.entity_id
+    assert mention.created and mention.entity_id not in (known.entity_id, namesake.entity_id)
     assert verdict.step == "new" and verdict.created_new
     assert "neither a nominated candidate" in verdict.scores["model"]["fallback"]
     assert verdict.resolver_version == "entity-llm-2:fake-model"
@@ -207,7 +210,9 @@ async def test_real_chat_model_decides_a_mention_with_a_recorded_valid_verdict(
     chooser = ChatModelChooser(client, llama_server.model, 120.0, 0)
     resolver = EntityResolver(None, chooser=chooser)
     async with session_factory() as session, session.begin():
-        known, mention = await _resolve_dana_twice(session, namespace, document_claims, resolver)
+        known, namesake, mention = await _resolve_dana_twice(
+            session, namespace, document_claims, resolver
+        )
         verdict = await _verdict(session, mention.mention.claim_id)
     record = verdict.scores["model"]
     assert verdict.resolver_version == f"entity-llm-2:{llama_server.model}"
@@ -217,7 +222,8 @@ async def test_real_chat_model_decides_a_mention_with_a_recorded_valid_verdict(
         assert verdict.step == "new" and mention.created
     else:
         assert verdict.step == "model"
-        assert record["choice"] in (str(known.entity_id), "new")
-        expected = known.entity_id if record["choice"] != "new" else mention.entity_id
-        assert verdict.chosen_entity_id == expected
+        candidates = {str(known.entity_id): known, str(namesake.entity_id): namesake}
+        assert record["choice"] in (*candidates, "new")
+        chosen = candidates.get(record["choice"], mention)
+        assert verdict.chosen_entity_id == chosen.entity_id == mention.entity_id
         assert mention.created == (record["choice"] == "new")
