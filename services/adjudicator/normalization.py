@@ -53,6 +53,10 @@ _NOW_RE = re.compile(r"\b(now|nowadays|these days)\b", re.IGNORECASE)
 # "is no longer with Acme", "doesn't work at Acme any more": an ending, not a denial.
 _NO_LONGER_RE = re.compile(r"\b(no longer|not any ?more|any ?more|no more)\b", re.IGNORECASE)
 # Cues that a relation holds beside the subject's others: a second employer is no successor.
+_INSTEAD_OF = " instead of"  # the extractor's mark of a rejected alternative (coordination)
+# The extractor's mark of a relation held before ("used to work for", "was previously at",
+# "a former Umbrella engineer"): the verb phrase that follows it says which relation.
+_FORMERLY = "use to "
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
     r"second job|besides|simultaneously|at the same time|concurrently|jointly|on top of|"
@@ -104,6 +108,7 @@ class DirectedPredicate:
     phase: Phase = "state"
     placement: bool = False
     leads: bool = False  # "leads/runs/chairs X": a team's member, a project's worker
+    former: bool = False  # "used to work for X", "previously at X": held once, no longer
 
     def for_object(self, object_name: str) -> DirectedPredicate | None:
         """The relation with this object: a team makes a placement membership; being "on"
@@ -172,6 +177,13 @@ class PredicateVocabulary:
             return DirectedPredicate(text, False) if OTHER_PREDICATE_RE.match(text) else None
         if text in self.predicates:
             return DirectedPredicate(text, False)
+        if text.endswith(_INSTEAD_OF):
+            # "runs on OpenSearch instead of Solr": the same relation to Solr, which has ended
+            base = self.normalize_directed(text[: -len(_INSTEAD_OF)])
+            return None if base is None else replace(base, phase="end")
+        if text.startswith(_FORMERLY):
+            base = self.normalize_directed(text[len(_FORMERLY) :])
+            return None if base is None else replace(base, former=True)
         tokens = _tokens(text)
         if not tokens or len(tokens) > _MAX_PHRASE_TOKENS:
             return None
@@ -367,6 +379,10 @@ class Normalizer:
         stateful = directed.predicate in STATE_PREDICATES
         if directed.phase == "state" and stateful and _NOW_RE.search(claim.claim_text):
             directed = replace(directed, phase="start")
+        if directed.former and directed.phase == "state" and stateful and window.is_unknown:
+            # "Ana used to work for Globex": it held and had ended by the time it was said,
+            # as an undated "left Globex" (a dated past stint keeps its stated window).
+            directed = replace(directed, phase="end")
         if (
             stateful
             and polarity == "negative"

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.former import formerly, given_up
 from services.ingest.extraction.names import (
     NAME_LABELS,
     ROLE_WORDS,
@@ -221,7 +222,9 @@ def _appositive_roles(head: Any, holder: tuple[Any, ...], inside: set[int]) -> l
             target = _role_target(child, inside)
             if target:
                 tokens = _core(child, inside)
-                roles.append(Role(role_predicate(child.lower_, _text(target)), target, tokens))
+                predicate = role_predicate(child.lower_, _text(target))
+                predicate = formerly(predicate) if given_up(child) else predicate
+                roles.append(Role(predicate, target, tokens))
     return roles
 
 
@@ -256,7 +259,9 @@ def entity_phrase(
             holder = name_span(named) or (named,)
             if target is None:
                 return Phrase(holder)
-            role = Role(role_predicate(head.lower_, _text(target)), target, _core(head, inside))
+            predicate = role_predicate(head.lower_, _text(target))
+            predicate = formerly(predicate) if given_up(head) else predicate
+            role = Role(predicate, target, _core(head, inside))
             return Phrase(holder, (role,))
         if target:  # "the CTO of Acme": an unnamed person of Acme
             return Phrase(target)

@@ -3,6 +3,9 @@
 "The committee includes Ngozi, Henrik Lund and Farah Siddiqui" is one relation per member;
 "works at Kessler University and at Orbis Pharma" is the same relation to each. A change is
 not repeated this way: "moved to Lisbon and then to Porto" goes one place after the other.
+An alternative the clause rejects ("runs on OpenSearch instead of Solr", "uses Stripe rather
+than Adyen") is the same relation to it, ended: the predicate phrase gains "instead of", which
+the normalizer reads as the relation's end.
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ from services.ingest.extraction.arguments import entity_phrase
 from services.ingest.extraction.names import is_name
 from services.ingest.extraction.placement_changes import END_VERBS, START_VERBS, Relation
 
-__all__ = ["conjoined_objects", "conjoined_places"]
+__all__ = ["INSTEAD_OF", "conjoined_objects", "conjoined_places", "replaced_alternatives"]
+
+INSTEAD_OF = "instead of"
+_ALTERNATIVE_MARKS = {"of": "instead", "than": "rather"}
 
 # Verbs of a change, which goes one place after the other, never to both.
 _CHANGE_VERBS = START_VERBS | END_VERBS | {"relocate"}
@@ -48,4 +54,21 @@ def conjoined_places(relation: Relation, inside: set[int]) -> list[Relation]:
             found.append(
                 Relation(relation.subject, relation.predicate, entity_phrase(target, inside))
             )
+    return found
+
+
+def replaced_alternatives(relation: Relation, clause_tokens: set[int], doc: Any) -> list[Relation]:
+    """ "The search service now runs on OpenSearch instead of Solr": Solr is no longer used."""
+    if relation.subject is None or relation.object is None:
+        return []
+    found = []
+    for i in sorted(clause_tokens):
+        tok = doc[i]
+        mark = _ALTERNATIVE_MARKS.get(tok.lower_)
+        if mark is None or not any(c.lower_ == mark for c in tok.children):
+            continue
+        pobj = next((c for c in tok.children if c.dep_ == "pobj" and c.i in clause_tokens), None)
+        if pobj is not None and is_name(pobj):
+            left = entity_phrase(pobj, clause_tokens)
+            found.append(Relation(relation.subject, f"{relation.predicate} {INSTEAD_OF}", left))
     return found

@@ -184,10 +184,7 @@ class Rewriter:
             before = [
                 m
                 for m in self._mentions
-                if m.position < token.idx
-                and m.label in ("ORG", "PERSON")
-                and (m.label == "ORG") != m.personal
-                and not m.personal
+                if m.position < token.idx and m.label in ("ORG", "PERSON") and not m.personal
             ]
         else:
             before = [

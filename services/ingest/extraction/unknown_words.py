@@ -57,7 +57,7 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
             _unknown_opener_as_name(sent, words)
             _imperative_read_as_name(sent, verbs)
             _noun_read_as_verb(sent, words)
-            _verb_read_as_plural_noun(sent, verbs)
+            _verb_read_as_plural_noun(sent, verbs, adjectives)
         return doc
 
     return retag
@@ -103,7 +103,7 @@ _NOUN_PHRASE_DEPS = frozenset({"compound", "det", "amod", "poss"})
 _FRONTED_DEPS = frozenset({"prep", "advmod", "npadvmod", "advcl", "punct"})
 
 
-def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str]) -> None:
+def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str], adjectives: frozenset[str]) -> None:
     """ "Lena Park consults for Orbital Labs.": "consults" is the verb, "Lena Park" its subject.
     The parser may also get the verb right and still hang the name on it as a compound."""
     root = sent.root
@@ -122,11 +122,18 @@ def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str]) -> None:
     # Anything else before the verb must be a fronted adverbial ("According to the roadmap,").
     if any(c.dep_ not in _FRONTED_DEPS for c in before if c not in phrase):
         return
-    compounds = [c for c in phrase if c.dep_ == "compound"]
-    if not compounds or compounds[-1].i != root.i - 1:
+    # The noun right before the verb heads the subject ("vendor portal" even where the
+    # tagger made "portal" an adjective).
+    heads = [
+        c
+        for c in phrase
+        if c.dep_ == "compound" or (c.dep_ == "amod" and c.lower_ not in adjectives)
+    ]
+    if not heads or heads[-1].i != root.i - 1:
         return
-    subject = compounds[-1]
-    if not any(t.pos_ == "PROPN" for t in subject.subtree):
+    subject = heads[-1]
+    determined = any(c.dep_ in ("det", "poss") for c in phrase)
+    if misread and not determined and not any(t.pos_ == "PROPN" for t in subject.subtree):
         return  # "Sales targets for Q3.": a heading, not a named subject
     if not any(c.i > root.i and c.dep_ in _AFTER_VERB_DEPS for c in root.children):
         return
@@ -134,6 +141,7 @@ def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str]) -> None:
         if word_before is not subject:
             word_before.head = subject
     subject.head, subject.dep_ = root, "nsubj"
+    subject.pos_, subject.tag_ = ("PROPN", "NNP") if subject.pos_ == "PROPN" else ("NOUN", "NN")
     root.pos_, root.tag_, root.lemma_ = "VERB", "VBZ", stem
     for child in root.children:
         if child.dep_ == "acl" and child.tag_ == "VBG" and child.i == root.i + 1:

@@ -479,6 +479,32 @@ def test_an_undated_ending_closes_the_relation_by_the_time_it_was_said(
     assert relation.window == Window(None, datetime(2026, 3, 2, tzinfo=UTC), "unknown")
 
 
+@pytest.mark.parametrize(
+    ("text", "predicate", "expected"),
+    [
+        ("Priya Nair used to work for Northwind.", "use to work for", "works_for"),
+        ("Priya Nair was previously at Northwind.", "use to be at", "works_for"),
+        ("Priya Nair formerly led the Search team.", "use to lead", "member_of"),
+    ],
+)
+def test_a_relation_held_before_ends_by_the_time_it_was_said_unless_dated(
+    text: str, predicate: str, expected: str
+) -> None:
+    obj = "Search team" if expected == "member_of" else "Northwind"
+    normalizer = Normalizer(PredicateVocabulary())
+    (undated,) = normalizer.normalize_claim(
+        claim(text, "Priya Nair", predicate, obj), resolve
+    ).assertions
+    assert (undated.predicate, undated.polarity, undated.phase) == (expected, "positive", "end")
+    assert undated.window == Window(None, datetime(2026, 3, 2, tzinfo=UTC), "unknown")
+    # "previously worked at Northwind from 2019 to 2022": a stint with its own window
+    stint = Window(datetime(2019, 1, 1, tzinfo=UTC), datetime(2022, 12, 31, tzinfo=UTC), "year")
+    (dated,) = normalizer.normalize_claim(
+        claim(text, "Priya Nair", predicate, obj, window=stint), resolve
+    ).assertions
+    assert (dated.predicate, dated.phase, dated.window) == (expected, "state", stint)
+
+
 def test_a_plain_denial_stays_a_negative_relation() -> None:
     (relation,) = (
         Normalizer(PredicateVocabulary())

@@ -488,3 +488,36 @@ def test_they_or_their_opening_a_passage_means_the_organisation_named_just_befor
     inp = ExtractionInput(text=text, said_on=SAID, context=context)
     claim = extractor.extract_batch([inp])[0][0]
     assert owner in claim.claim_text, claim.claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "ended", "predicate"),
+    [
+        ("The search service now runs on OpenSearch instead of Solr.", "OpenSearch", "Solr",
+         "uses"),
+        ("Billing now uses Stripe rather than Adyen.", "Stripe", "Adyen", "uses"),
+        ("Priya Nair works for Helix Labs instead of Corvid now.", "Helix Labs", "Corvid",
+         "works_for"),
+    ],
+)  # fmt: skip
+def test_an_alternative_the_clause_rejects_is_the_same_relation_ended(
+    extractor: RulesExtractor, text: str, kept: str, ended: str, predicate: str
+) -> None:
+    found = {(p, ph, o) for _, p, ph, o in _relations(_claims(extractor, text))}
+    assert (predicate, "end", ended) in found, found
+    assert any(p == predicate and o == kept and ph != "end" for p, ph, o in found), found
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "subject"),
+    [
+        ("Search", "The search service runs on Solr.", "The search service"),
+        ("Billing", "The billing service is owned by the Platform team.", "The billing service"),
+        ("Vendors", "The vendor portal runs on Azure.", "The vendor portal"),
+    ],
+)
+def test_a_compound_subject_names_its_own_thing_not_the_title_s(
+    extractor: RulesExtractor, title: str, text: str, subject: str
+) -> None:
+    inp = ExtractionInput(text=text, said_on=SAID, document_title=title)
+    assert extractor.extract_batch([inp])[0][0].subject_text == subject
