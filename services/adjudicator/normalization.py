@@ -123,6 +123,8 @@ class DirectedPredicate:
             )
         if self.leads:
             return replace(self, predicate="member_of" if team else "works_on")
+        if self.predicate == "located_in" and team and not self.inverted:
+            return replace(self, predicate="member_of")  # "sits in the platform team"
         if not self.placement or self.predicate not in ("works_for", "member_of"):
             return self
         if self.predicate == "member_of" and not team:
@@ -225,6 +227,16 @@ class PredicateVocabulary:
 _AMOUNT_RE = re.compile(
     r"^\W*[$€£]?\s*\d[\d.,]*\s*(?:%|k|m|bn|percent|thousand|million|billion)?\W*$", re.I
 )
+
+
+def _stint(claim: ClaimView) -> bool:
+    """Whether the claim states a period with both ends, not an event's date or a start."""
+    window = claim.window
+    return (
+        window.valid_from is not None
+        and window.valid_until is not None
+        and claim.window_kind != "event_time"
+    )
 
 
 def _is_value(text: str) -> bool:
@@ -377,12 +389,15 @@ class Normalizer:
         window = claim.window
         polarity = claim.polarity
         stateful = directed.predicate in STATE_PREDICATES
-        if directed.phase == "state" and stateful and _NOW_RE.search(claim.claim_text):
-            directed = replace(directed, phase="start")
-        if directed.former and directed.phase == "state" and stateful and window.is_unknown:
+        if directed.former and directed.phase == "state" and stateful and not _stint(claim):
             # "Ana used to work for Globex": it held and had ended by the time it was said,
-            # as an undated "left Globex" (a dated past stint keeps its stated window).
+            # as an undated "left Globex"; "Mina, previously at Larkspur, joined Northgate on
+            # 1 April": ended by the date the clause gives. A stint with both ends stated
+            # ("previously worked there from 2019 to 2022") keeps its window.
             directed = replace(directed, phase="end")
+        now = _NOW_RE.search(claim.claim_text) and not directed.former
+        if directed.phase == "state" and stateful and now:
+            directed = replace(directed, phase="start")
         if (
             stateful
             and polarity == "negative"

@@ -19,7 +19,7 @@ _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "
 # Clauses with a proposition of their own: their dates are theirs.
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "ccomp", "csubj", "csubjpass", "parataxis", "conj"})
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON"})
-_PERIOD_BOUNDS = frozenset({"from", "until", "till", "through", "thru"})
+_PERIOD_BOUNDS = frozenset({"from", "until", "till", "through", "thru", "between"})
 # Verbs of a stance towards a proposal: "supports moving the launch to June", "is against
 # moving it to Q3" are views held now, about June or Q3; the complement's dates are the
 # proposal's, not the claim's. Intentions are not stances: "wants to roll it out from 1

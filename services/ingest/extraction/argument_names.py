@@ -62,6 +62,10 @@ def subject_text(
         # "We shipped it": the writers and others, no one entity. The claim is anchored on
         # the speaker or the document instead (and its text says "<speaker> and others").
         return None
+    if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].tag_ == "PRP$":
+        # "His last day is Friday": the owner the possessive means, not "Tomasz Nowak's"
+        owner = render(phrase, rewriter)
+        return owner[: -len("'s")] if owner and owner.endswith("'s") else None
     return render(phrase, rewriter)
 
 
@@ -71,6 +75,8 @@ def object_text(
     """The object's name. A bare "the committee" or "the project" names nothing alone; it
     names the thing a description just before gave ("the steering committee") or, when the
     title says what kind of thing it is about ("Project Harbor — weekly status"), that thing."""
+    if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].lower_ in _WE:
+        return None  # "starts with us", "is leaving us": the writers and others, no entity
     if entity_like(phrase):
         return render(phrase, rewriter)
     if phrase is None or _bare_noun(phrase) is None:

@@ -81,16 +81,21 @@ def third_person(lemma: str) -> str:
     return lemma + "s"
 
 
+# What may follow a name inside a speaker label: more words of the name, then the colon.
+_REST_OF_LABEL = r"(?:\s+[A-Z][\w'’.-]*)*\s*:"
+
+
 def context_mentions(context: str | None, known: Mapping[str, str]) -> list[Mention]:
     """The last occurrence of each known name in the tail of the preceding text; speaker
-    labels ("Caroline: ...") are skipped because a label is not a mention."""
+    labels ("Caroline: ...", and "Raj" of "Raj Iyer: ...") are skipped because a label is not a
+    mention."""
     if not context or not known:
         return []
     tail = context[-_CONTEXT_TAIL:]
     found: list[Mention] = []
     for name, label in known.items():
         last = None
-        for m in re.finditer(rf"\b{re.escape(name)}\b(?!\s*:)", tail):
+        for m in re.finditer(rf"\b{re.escape(name)}\b(?!{_REST_OF_LABEL})", tail):
             last = m
         if last is not None:
             found.append(Mention(name, label, last.start() - len(tail)))

@@ -34,6 +34,18 @@ Tense = Literal["past", "present", "future"]
 Shape = Literal["point", "since", "until", "range"]
 _BACKWARD_RE = re.compile(r"\bsince\s*$", re.I)
 _BACKWARD_LEAD_RE = re.compile(r"since\b", re.I)
+# "between March and August 2025", "between 2019 and 2022": a range written as "from … to".
+_BETWEEN_RE = re.compile(
+    r"\bbetween(?=\s+(?:(?:early|mid|late)[- ])?(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct"
+    r"|nov|dec|q[1-4]\b))(?P<first>[^;:]{1,30}?)\band\b(?=\s+(?:(?:early|mid|late)[- ])?"
+    r"(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4]\b))",
+    re.I,
+)
+
+
+def _between_as_from(text: str) -> str:
+    """`text` with "between X and Y" read as "from X to Y", every offset unchanged."""
+    return _BETWEEN_RE.sub(lambda m: f"   from{m.group('first')} to", text)
 
 
 @dataclass(frozen=True)
@@ -150,6 +162,7 @@ class DateResolver:
         mentioned in passing); `reschedule` reads "moved from June 8 to June 9" as the new
         date. Returns None when nothing temporal resolves."""
         today = said_on.astimezone(UTC).date() if said_on is not None else None
+        text = _between_as_from(text)
         atoms: list[_Atom] = []
         seen: list[tuple[int, int]] = []
         for kind, regex in ATOM_RES:

@@ -11,6 +11,11 @@
   puts outside the span, or that opens a date, is the clause's: the span is cut there, each
   side holding a proper noun stays a name, and a date is none. "left Pellion for Sardis Bank"
   is cut at its "for" too, which the parser hangs on the employer left.
+- **A person span without its given name.** "Tomasz Nowak is leaving" may give the PERSON
+  "Nowak" alone, though the parser hangs "Tomasz" on it as a compound; a pronoun meaning him
+  would then say "Nowak"; "Ana Lima" may give the place "Lima". A given name compounded onto
+  a person span's word (or a one-word name span's), right before it and in no span of its
+  own, is the span's first word, and the span a person.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ def repair_entities(doc: Any) -> Any:
     spans: list[Any] = []
     changed = False
     for ent in doc.ents:
+        given = _given_name_before(ent)
+        if given is not None:
+            ent = Span(doc, given.i, ent.end, label="PERSON")
+            changed = True
         if ent.label_ not in NAME_LABELS or not any(_breaks(t, ent) for t in ent):
             spans.append(ent)
             continue
@@ -47,6 +56,25 @@ def repair_entities(doc: Any) -> Any:
     if changed:
         doc.ents = spans
     return doc
+
+
+def _given_name_before(ent: Any) -> Any | None:
+    """The given name right before a person span that the parser compounds onto it."""
+    if ent.start == 0 or not (
+        ent.label_ == "PERSON" or (len(ent) == 1 and ent.label_ in NAME_LABELS)
+    ):
+        return None  # "Ana [Lima]" tagged a place: a surname after a given name
+    before = ent.doc[ent.start - 1]
+    if (
+        before.ent_type_
+        or before.pos_ != "PROPN"
+        or before.dep_ != "compound"
+        or not ent.start <= before.head.i < ent.end
+        or not before.text[:1].isupper()
+        or not is_given_name(normalize_name(before.text))
+    ):
+        return None
+    return before
 
 
 def _clause_verb(tok: Any) -> bool:

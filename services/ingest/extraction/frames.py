@@ -120,7 +120,7 @@ def _adverbial(tok: Any) -> bool:
     return bool(words & _ADVERBIAL_NOUNS)
 
 
-def _milestone_day(subj_tok: Any, inside: set[int]) -> tuple[Phrase, str, Phrase] | None:
+def _milestone_day(subj_tok: Any, inside: set[int]) -> tuple[Phrase, str, Phrase | None] | None:
     """ "Nia's start date at Meadowlark was 7 April", "Omar's last day at Initech is 30 June":
     a placement's start or end, dated by what the copula says the day is."""
     if subj_tok is None or subj_tok.lemma_.lower() not in ("date", "day"):
@@ -135,8 +135,11 @@ def _milestone_day(subj_tok: Any, inside: set[int]) -> tuple[Phrase, str, Phrase
         None,
     )
     place = object_of(prep) if prep is not None else None
-    if kind not in _MILESTONES or owner is None or place is None or place.i not in inside:
+    if kind not in _MILESTONES or owner is None:
         return None
+    if place is None or place.i not in inside:
+        # "His last day is Friday": the owner's milestone, where is not said.
+        return entity_phrase(owner, inside), _MILESTONES[kind], None
     return entity_phrase(owner, inside), _MILESTONES[kind], entity_phrase(place, inside)
 
 

@@ -106,6 +106,7 @@ def mentions(
     the full name the document used that a lone word stands for: its kind (a person's given
     name or surname) outranks the small NER's guess ("Kenji" tagged a place)."""
     found = []
+    places: set[int] = set()  # one-word places after a preposition ("moved to Lima")
     if inp.context:
         tail_names = {}
         for m in _CAPITALISED_RE.finditer(inp.context[-1500:]):
@@ -128,6 +129,8 @@ def mentions(
             label = "ORG"
         if label:
             start = inp.base_offset + ent.start_char
+            if whole.label_ in ("GPE", "LOC") and len(ent) == 1 and ent.root.dep_ == "pobj":
+                places.add(ent.start_char)  # "moved to Lima"; "ping Nadia" names a person
             found.append(
                 Mention(
                     ent.text,
@@ -136,7 +139,7 @@ def mentions(
                     start,
                     start + len(ent.text),
                     subject,
-                    personal=_person_name(ent.text),
+                    personal=_person_name(ent.text) and ent.start_char not in places,
                 )
             )
     taken = {m.position for m in found}
@@ -144,7 +147,11 @@ def mentions(
     named = {m.position: m.name for m in found}
     found.extend(subject_things(inp, doc, named))
     # Whether each name reads as a person's, whatever label the NER gave it (see Mention).
-    return [m if m.personal else replace(m, personal=_person_name(m.name)) for m in found]
+    # A one-word place ("Lima") may also be a given name; the NER's reading stands.
+    return [
+        m if m.personal or m.position in places else replace(m, personal=_person_name(m.name))
+        for m in found
+    ]
 
 
 def _acts_as_person(ent: Any, subject: bool) -> bool:

@@ -97,7 +97,9 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     words = [t for t in clause.tokens if not t.is_punct and not t.is_space]
     if sent.text.rstrip().endswith("?") or text.endswith("?"):
         return "question"
-    if _SOCIAL_RE.search(text) or _acknowledgement(clause.head, words):
+    # A verb coordinated with another is no reply of its own ("… and report to me").
+    nod = clause.shared_subject is None and _acknowledgement(clause.head, words)
+    if _SOCIAL_RE.search(text) or nod:
         return "social"
     if _BOILERPLATE_RE.search(text):
         return "boilerplate"

@@ -58,6 +58,7 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
             _imperative_read_as_name(sent, verbs)
             _noun_read_as_verb(sent, words)
             _verb_read_as_plural_noun(sent, verbs, adjectives)
+            _conjoined_verb_read_as_plural_noun(sent, verbs)
         return doc
 
     return retag
@@ -118,6 +119,8 @@ def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str], adjectives: froz
     if stem is None:
         return
     before = [c for c in root.children if c.i < root.i]
+    if misread and _subject_already_parsed(root, before, stem):
+        return
     phrase = [c for c in before if c.dep_ in _NOUN_PHRASE_DEPS]
     # Anything else before the verb must be a fronted adverbial ("According to the roadmap,").
     if any(c.dep_ not in _FRONTED_DEPS for c in before if c not in phrase):
@@ -132,7 +135,8 @@ def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str], adjectives: froz
     if not heads or heads[-1].i != root.i - 1:
         return
     subject = heads[-1]
-    determined = any(c.dep_ in ("det", "poss") for c in phrase)
+    # "The warehouse migration wraps up …": the parser may hang the article on the noun.
+    determined = any(c.dep_ in ("det", "poss") for p in phrase for c in (p, *p.subtree))
     if misread and not determined and not any(t.pos_ == "PROPN" for t in subject.subtree):
         return  # "Sales targets for Q3.": a heading, not a named subject
     if not any(c.i > root.i and c.dep_ in _AFTER_VERB_DEPS for c in root.children):
@@ -147,6 +151,48 @@ def _verb_read_as_plural_noun(sent: Any, verbs: frozenset[str], adjectives: froz
         if child.dep_ == "acl" and child.tag_ == "VBG" and child.i == root.i + 1:
             # "coordinates onboarding for Helix": what is coordinated
             child.pos_, child.tag_, child.dep_ = "NOUN", "NN", "dobj"
+
+
+def _conjoined_verb_read_as_plural_noun(sent: Any, verbs: frozenset[str]) -> None:
+    """ "Kwame joined the platform team and reports to Beatriz.": the second verb, read as a
+    plural noun coordinated with the first, takes its own preposition's object."""
+    for tok in sent:
+        head = tok.head
+        if tok.dep_ != "conj" or tok.tag_ != "NNS" or head.pos_ != "VERB" or head.i > tok.i:
+            continue
+        word = tok.lower_
+        stem = next((w for w in (word[:-1], word[:-2]) if word.endswith("s") and w in verbs), None)
+        if stem is None or any(c.dep_ in ("det", "poss", "amod", "compound") for c in tok.children):
+            continue
+        if not any(c.dep_ in ("prep", "dobj") and c.i > tok.i for c in tok.children):
+            continue
+        if not any(c.dep_ == "cc" and c.i < tok.i for c in [*head.children, *tok.children]):
+            continue
+        tok.pos_, tok.tag_, tok.lemma_ = "VERB", "VBZ", stem
+
+
+def _subject_already_parsed(root: Any, before: list[Any], stem: str) -> bool:
+    """ "The contract with Vela runs through Q3 2027.": the parser found the subject and only
+    mistook the verb for a plural noun, hanging the name before it on it as a compound. The
+    verb is retagged and the name given back to the preposition it follows."""
+    subjects = [c for c in before if c.dep_ in _SUBJECT_DEPS]
+    if len(subjects) != 1 or not any(
+        c.i > root.i and c.dep_ in _AFTER_VERB_DEPS for c in root.children
+    ):
+        return False
+    names: list[tuple[Any, Any]] = []
+    for child in before:
+        if child.dep_ == "compound":
+            prep = root.doc[child.left_edge.i - 1] if child.left_edge.i > 0 else None
+            if prep is None or prep.dep_ != "prep" or any(c.dep_ == "pobj" for c in prep.children):
+                return False
+            names.append((child, prep))
+        elif child.dep_ not in _SUBJECT_DEPS | _FRONTED_DEPS:
+            return False
+    for name, prep in names:
+        name.head, name.dep_ = prep, "pobj"
+    root.pos_, root.tag_, root.lemma_ = "VERB", "VBZ", stem
+    return True
 
 
 def _imperative_read_as_name(sent: Any, verbs: frozenset[str]) -> None:

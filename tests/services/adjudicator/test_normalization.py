@@ -485,6 +485,8 @@ def test_an_undated_ending_closes_the_relation_by_the_time_it_was_said(
         ("Priya Nair used to work for Northwind.", "use to work for", "works_for"),
         ("Priya Nair was previously at Northwind.", "use to be at", "works_for"),
         ("Priya Nair formerly led the Search team.", "use to lead", "member_of"),
+        # "now" in the same claim is about its other relation, not this one
+        ("Priya Nair, a former Northwind engineer, now consults.", "use to work for", "works_for"),
     ],
 )
 def test_a_relation_held_before_ends_by_the_time_it_was_said_unless_dated(

@@ -125,3 +125,27 @@ def test_a_weekday_written_before_a_date_names_that_date(text: str, day: date) -
         datetime(day.year, day.month, day.day, tzinfo=UTC),
         "day",
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("worked at Globex between 2019 and 2022", (date(2019, 1, 1), date(2022, 12, 31), "year")),
+        (
+            "was on the team between March and August 2025",
+            (date(2025, 3, 1), date(2025, 8, 31), "month"),
+        ),
+        ("closed between 3 June and 5 July 2025", (date(2025, 6, 3), date(2025, 7, 5), "day")),
+    ],
+)
+def test_between_two_dates_is_the_range_they_bound(text: str, expected: tuple[object, ...]) -> None:
+    assert _window(text, tense="past") == expected
+
+
+def test_between_two_names_is_no_range() -> None:
+    # "between Ana and Bo in May": the month dates the clause, the names bound nothing
+    assert _window("a call between Ana and Bo in May", tense="past") == (
+        date(2025, 5, 1),
+        date(2025, 5, 31),
+        "month",
+    )

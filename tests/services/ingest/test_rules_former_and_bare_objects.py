@@ -135,3 +135,24 @@ def test_a_bare_definite_object_the_document_does_not_name_stays_unnamed(
 ) -> None:
     claims = _claims(extractor, text, title)
     assert all(c.object_text is None for c in claims), [c.object_text for c in claims]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "until"),
+    [
+        # the article hangs on the noun, not on the verb read as a plural noun
+        ("The warehouse migration wraps up by the end of next month.", "The warehouse migration",
+         datetime(2026, 6, 30, tzinfo=UTC)),
+        # the subject is parsed; only the verb is misread, with the name before it
+        ("The contract with Vela runs through Q3 2027.", "The contract",
+         datetime(2027, 9, 30, tzinfo=UTC)),
+        ("The deal with Kite Bank closes on 30 June.", "The deal", None),
+    ],
+)  # fmt: skip
+def test_a_declarative_whose_verb_the_tagger_reads_as_a_plural_noun_is_kept(
+    extractor: RulesExtractor, text: str, subject: str, until: datetime | None
+) -> None:
+    claims = _claims(extractor, text)
+    assert [c.subject_text for c in claims] == [subject]
+    if until is not None:
+        assert claims[0].claim_valid_until == until

@@ -1,0 +1,139 @@
+"""Who a turn speaks of: speaker labels are no mentions, a possessive's owner, names the small
+NER cuts short or calls places, "us" as an object, and verbs coordinated in a turn."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.adjudicator.normalization import PredicateVocabulary
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+
+SAID = datetime(2025, 5, 20, 9, 0, tzinfo=UTC)
+VOCABULARY = PredicateVocabulary()
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+def _claims(
+    extractor: RulesExtractor, text: str, speaker: str | None = None, context: str | None = None
+) -> list[ExtractedClaim]:
+    inp = ExtractionInput(text=text, said_on=SAID, speaker=speaker, context=context)
+    return extractor.extract_batch([inp])[0]
+
+
+def _relations(claims: list[ExtractedClaim]) -> set[tuple[str | None, str, str | None]]:
+    found = set()
+    for claim in claims:
+        directed = VOCABULARY.normalize_directed(claim.predicate_text or "")
+        placed = directed.for_object(claim.object_text or "") if directed else None
+        if placed is not None and claim.object_text:
+            found.add((claim.subject_text, placed.predicate, claim.object_text))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "owner"),
+    [
+        (
+            "[t1] Sofia Greco: did you hear Tomasz is leaving?\n[t2] Raj Iyer: no way, where to?",
+            "Palantir I think. his last day is Friday",
+            "Tomasz",
+        ),
+        (
+            "[t1] Maya Chen: Omar Haddad got the offer\n[t2] Ilya Petrov: nice",
+            "yes, his start date is 1 June",
+            "Omar Haddad",
+        ),
+        (
+            "[t1] Ana Ruiz: Lena Berg is moving on\n[t2] Bo Chan: oh no",
+            "her final day is 30 May",
+            "Lena Berg",
+        ),
+    ],
+)
+def test_a_speaker_label_is_no_mention_and_a_milestone_is_its_owner_s(
+    extractor: RulesExtractor, context: str, text: str, owner: str
+) -> None:
+    claims = _claims(extractor, text, speaker="Sofia Greco", context=context)
+    dated = [c for c in claims if c.claim_valid_from is not None]
+    assert [c.subject_text for c in dated] == [owner]
+    assert f"{owner}'s " in dated[0].claim_text, dated[0].claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "full"),
+    [
+        ("Tomasz Nowak is leaving. His last day is Friday.", "Tomasz Nowak"),
+        ("Ana Lima is leaving us. Her last day is 30 May.", "Ana Lima"),
+        ("Jonas Weber resigned. His last day is 6 June.", "Jonas Weber"),
+    ],
+)
+def test_a_given_name_the_ner_leaves_out_of_a_name_is_part_of_it(
+    extractor: RulesExtractor, text: str, full: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert claims[-1].subject_text == full
+    assert claims[-1].claim_text.startswith(f"{full}'s"), claims[-1].claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Sofia moved to Lima. She loves it.", "Sofia"),
+        ("Carlos moved to Florence in May. He likes the office.", "Carlos"),
+        ("Mei relocated to Victoria last year. She runs the data team now.", "Mei"),
+    ],
+)
+def test_she_or_he_is_no_place_that_is_also_a_given_name(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    assert _claims(extractor, text)[-1].subject_text == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kwame Boateng starts with us on 1 June as SRE lead.",
+        "Ana Lima is leaving us at the end of May.",
+        "Bo Chan joined us from Globex in March.",
+    ],
+)
+def test_us_as_an_object_is_no_entity(extractor: RulesExtractor, text: str) -> None:
+    assert all(c.object_text is None for c in _claims(extractor, text, speaker="Maya Chen"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Kwame will sit in the platform team and report to me",
+            {
+                ("Kwame", "member_of", "the platform team"),
+                ("Kwame", "reports_to", "Beatriz Santos"),
+            },
+        ),
+        (
+            "Kwame joined the platform team and reports to Ilya Petrov.",
+            {
+                ("Kwame", "member_of", "the platform team"),
+                ("Kwame", "reports_to", "Ilya Petrov"),
+            },
+        ),
+        (
+            "Hao will join the search team and work with me",
+            {("Hao", "member_of", "the search team")},
+        ),
+    ],
+)
+def test_a_verb_coordinated_in_a_turn_is_a_claim_of_its_own(
+    extractor: RulesExtractor, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    found = _relations(_claims(extractor, text, speaker="Beatriz Santos"))
+    assert expected <= found, found
+    assert len(_claims(extractor, text, speaker="Beatriz Santos")) == 2
