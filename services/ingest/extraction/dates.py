@@ -34,6 +34,10 @@ Tense = Literal["past", "present", "future"]
 Shape = Literal["point", "since", "until", "range"]
 _BACKWARD_RE = re.compile(r"\bsince\s*$", re.I)
 _BACKWARD_LEAD_RE = re.compile(r"since\b", re.I)
+# "stays until Q1", "is closed until March", "due by Friday": a bound ahead, though the verb
+# is in the present tense.
+_FORWARD_RE = re.compile(r"\b(?:until|till|by)\s*$", re.I)
+_FORWARD_LEAD_RE = re.compile(r"(?:until|till|by)\b", re.I)
 # "between March and August 2025", "between 2019 and 2022": a range written as "from … to".
 _BETWEEN_RE = re.compile(
     r"\bbetween(?=\s+(?:(?:early|mid|late)[- ])?(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct"
@@ -112,6 +116,16 @@ def _pick_year(month: int, day: int | None, today: date, tense: Tense) -> int:
     return min(cands, key=distance)[0]
 
 
+def _pick_quarter_year(q: int, today: date, tense: Tense) -> int:
+    """Year for a quarter without one, as `_pick_year` picks a month's: "Q1" said in May is
+    this year's in the past tense or the present, next year's when it lies ahead."""
+    if tense == "future" and _quarter(today.year, q)[1] < today:
+        return today.year + 1
+    if tense == "past" and _quarter(today.year, q)[0] > today:
+        return today.year - 1
+    return today.year
+
+
 def _week_start(d: date) -> date:
     return d - timedelta(days=d.weekday())
 
@@ -176,7 +190,10 @@ class DateResolver:
                 # "since March" points backwards whatever the verb's tense ("from", "starting"
                 # and "as of" follow it: "applies from 1 May" said in March is this May)
                 since = bool(_BACKWARD_RE.search(text[:s]) or _BACKWARD_LEAD_RE.match(m.group(0)))
-                atom = self._atom(kind, m, today, "past" if since else tense)
+                ahead = tense == "present" and bool(
+                    _FORWARD_RE.search(text[:s]) or _FORWARD_LEAD_RE.match(m.group(0))
+                )
+                atom = self._atom(kind, m, today, "past" if since else "future" if ahead else tense)
                 if atom is not None:
                     atoms.append(atom)
         if today is not None:
@@ -376,7 +393,7 @@ def _build_atom(
         elif "fy" in g or "yy" in g:
             y = 2000 + int(g.get("fy") or g["yy"])
         elif today is not None:
-            y = today.year
+            y = _pick_quarter_year(q, today, tense)
         else:
             return None
         first, last = _quarter(y, q)

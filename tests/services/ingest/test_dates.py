@@ -149,3 +149,35 @@ def test_between_two_names_is_no_range() -> None:
         date(2025, 5, 31),
         "month",
     )
+
+
+MAY_20 = datetime(2026, 5, 20, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "until"),
+    [
+        ("Kafka stays until Q1", "present", date(2027, 3, 31)),
+        ("the office is closed until March", "present", date(2027, 3, 31)),
+        ("the old price holds until 1 March", "present", date(2027, 3, 1)),
+        ("headcount was 10 until March", "past", date(2026, 3, 31)),
+    ],
+)
+def test_a_bound_ahead_in_the_present_tense_is_the_next_one(
+    text: str, tense: str, until: date
+) -> None:
+    assert _window(text, MAY_20, tense)[1] == until
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "first"),
+    [
+        ("we will ship in Q1", "future", date(2027, 1, 1)),
+        ("we shipped it in Q3", "past", date(2025, 7, 1)),
+        ("GA is in Q3", "present", date(2026, 7, 1)),
+    ],
+)
+def test_a_quarter_without_a_year_follows_the_tense_as_a_month_does(
+    text: str, tense: str, first: date
+) -> None:
+    assert _window(text, MAY_20, tense)[0] == first
