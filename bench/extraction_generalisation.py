@@ -159,13 +159,11 @@ def _relation_fields(
     }
     if not (subject and obj and predicate_text):
         return fields
-    directed = vocabulary.normalize_directed(predicate_text)
-    directed = directed.for_object(obj) if directed is not None else None
-    if directed is None:
+    stored = vocabulary.relation(subject, predicate_text, obj)
+    if stored is None:
         return fields
+    fields["subject"], directed, fields["object"] = stored
     fields["predicate"] = directed.predicate
-    if directed.inverted:
-        fields["subject"], fields["object"] = obj, subject
     if directed.phase == "start":
         fields |= {"phase": "start", "valid_until": None}
         fields["precision"] = "open" if claim.claim_valid_from else "unknown"

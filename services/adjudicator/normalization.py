@@ -57,6 +57,13 @@ _INSTEAD_OF = " instead of"  # the extractor's mark of a rejected alternative (c
 # The extractor's mark of a relation held before ("used to work for", "was previously at",
 # "a former Umbrella engineer"): the verb phrase that follows it says which relation.
 _FORMERLY = "use to "
+# Verbs of commitment before the verb that says the relation ("agree to lead", "be set to
+# join", "be due to start at"); wishes and hopes are not among them (they are no claims).
+_CONTROL_RE = re.compile(
+    r"^(?:agree|decide|plan|intend|expect|promise|offer|choose|arrange|prepare|set|due|go"
+    r"|be set|be due|be go(?:ing)?|be about)\s+to\s+(?=\S)",
+    re.IGNORECASE,
+)
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
     r"second job|besides|simultaneously|at the same time|concurrently|jointly|on top of|"
@@ -110,17 +117,14 @@ class DirectedPredicate:
     leads: bool = False  # "leads/runs/chairs X": a team's member, a project's worker
     former: bool = False  # "used to work for X", "previously at X": held once, no longer
 
-    def for_object(self, object_name: str) -> DirectedPredicate | None:
-        """The relation with this object: a team makes a placement membership; being "on"
-        anything but a team is no placement at all ("on vacation"); leading a team is
-        membership, leading anything else is working on it."""
+    def for_object(self, object_name: str, subject_name: str = "") -> DirectedPredicate | None:
+        """The relation with this object (and subject, after any inversion): a team makes a
+        placement membership; being "on" anything but a team is no placement at all ("on
+        vacation"); leading a team is membership, leading anything else is working on it."""
         team = is_team_head(object_name)
-        if self.predicate == "reports_to" and self.inverted and not _reads_as_person(object_name):
-            # "Nadia manages IT access", "manages the payments team": one manages a thing or
-            # a unit by working on or leading it; only a person managed reports to her.
-            return replace(
-                self, predicate="member_of" if team else "works_on", inverted=False, leads=True
-            )
+        managed = self._managed(object_name, subject_name)
+        if managed is not None:
+            return managed
         if self.leads:
             return replace(self, predicate="member_of" if team else "works_on")
         if self.predicate == "located_in" and team and not self.inverted:
@@ -132,6 +136,20 @@ class DirectedPredicate:
         if not team and is_project_head(object_name):
             return replace(self, predicate="works_on")  # "joined the Atlas project"
         return replace(self, predicate="member_of" if team else "works_for")
+
+    def _managed(self, manager: str, managed: str) -> DirectedPredicate | None:
+        """ "Nadia manages IT access", "The Deel account is managed by Farid": one manages a
+        thing by working on it and a team by leading it; only a person managed (or a team
+        said to report) reports to the manager. The manager becomes the relation's subject."""
+        if self.predicate != "reports_to" or not managed or _reads_as_person(managed):
+            return None
+        if is_team_head(managed):
+            if not self.inverted:
+                return None  # "The platform team reports to Sara"
+            return replace(self, predicate="member_of", inverted=False, leads=True)
+        if not self.inverted and not _reads_as_person(manager):
+            return None  # "The Lisbon office reports to EMEA HQ"
+        return replace(self, predicate="works_on", inverted=not self.inverted, leads=True)
 
 
 def _reads_as_person(name: str) -> bool:
@@ -183,6 +201,11 @@ class PredicateVocabulary:
             # "runs on OpenSearch instead of Solr": the same relation to Solr, which has ended
             base = self.normalize_directed(text[: -len(_INSTEAD_OF)])
             return None if base is None else replace(base, phase="end")
+        control = _CONTROL_RE.match(text)
+        if control:
+            # "has agreed to lead the partner programme", "is set to join Orbit": the verb
+            # the commitment is about says the relation.
+            return self.normalize_directed(text[control.end() :])
         if text.startswith(_FORMERLY):
             base = self.normalize_directed(text[len(_FORMERLY) :])
             return None if base is None else replace(base, former=True)
@@ -213,6 +236,23 @@ class PredicateVocabulary:
             predicate in ("member_of", "works_on")
             and (key in LEADERSHIP_PHRASES or key.split()[0] in LEADERSHIP_VERBS),
         )
+
+    def relation(
+        self, subject: str, predicate_text: str, obj: str
+    ) -> tuple[str, DirectedPredicate, str] | None:
+        """(subject, predicate, object) of the relation a phrase states between two names,
+        ends swapped where the phrase inverts them, or None when it states none."""
+        directed = self.normalize_directed(predicate_text)
+        if directed is None:
+            return None
+        if directed.inverted:
+            subject, obj = obj, subject
+        placed = directed.for_object(obj, subject)
+        if placed is None:
+            return None
+        if placed.inverted != directed.inverted:  # the object decided the other direction
+            subject, obj = obj, subject
+        return subject, placed, obj
 
     def _lookup(self, tokens: list[str]) -> tuple[str, tuple[str, bool]] | None:
         options = [_lemma_candidates(t, self._known) for t in tokens]
@@ -358,7 +398,10 @@ class Normalizer:
         if directed is not None and obj is not None and obj.id != subject.id:
             # What the relation's object names decides it: a passive's is the clause's subject
             # ("The Search team is led by Anika": Anika is a member of a team).
-            placed = directed.for_object((subject if directed.inverted else obj).name)
+            placed = directed.for_object(
+                (subject if directed.inverted else obj).name,
+                (obj if directed.inverted else subject).name,
+            )
             if placed is None:
                 dropped.append(claim.predicate_text or "")
             else:
@@ -375,7 +418,10 @@ class Normalizer:
             directed = self.vocabulary.normalize_directed(predicate_text)
             if subject is None or obj is None or directed is None or subject.id == obj.id:
                 continue
-            placed = directed.for_object((subject if directed.inverted else obj).name)
+            placed = directed.for_object(
+                (subject if directed.inverted else obj).name,
+                (obj if directed.inverted else subject).name,
+            )
             if placed is not None:
                 found.append(self._relation(claim, subject, obj, placed))
         return tuple(found)

@@ -77,6 +77,10 @@ def object_text(
     title says what kind of thing it is about ("Project Harbor — weekly status"), that thing."""
     if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].lower_ in _WE:
         return None  # "starts with us", "is leaving us": the writers and others, no entity
+    if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].pos_ == "PRON":
+        named = render(phrase, rewriter)
+        # "engineering can't make it": a pronoun nothing before it names is no entity
+        return None if named is None or named.lower() == phrase.tokens[0].lower_ else named
     if entity_like(phrase):
         return render(phrase, rewriter)
     if phrase is None or _bare_noun(phrase) is None:
@@ -87,8 +91,8 @@ def object_text(
     noun, title = _bare_noun(phrase), inp.document_title or ""
     if not topic or inp.speaker is not None or noun is None or noun in PLACE_HEADS:
         return None  # "has run the office since it opened": a place, not a unit
-    named = any(w[:1].isupper() and w.lower() != noun for w in topic.split())
-    if (noun in topic.lower().split() and named) or re.search(
+    proper = any(w[:1].isupper() and w.lower() != noun for w in topic.split())
+    if (noun in topic.lower().split() and proper) or re.search(
         rf"\b{noun}\s+{re.escape(topic)}\b", title, re.IGNORECASE
     ):
         return topic  # "the project" under "Project Harbor — weekly status"

@@ -106,6 +106,19 @@ def context_mentions(context: str | None, known: Mapping[str, str]) -> list[Ment
 _HONORIFICS = frozenset({"dr", "prof", "mr", "mrs", "ms", "mx", "sir", "dame", "rev", "hon"})
 
 
+def _own_subject(token: Any, mention: Mention) -> bool:
+    """Whether `mention` is the subject of the clause whose object the pronoun `token` is:
+    "Tom hired her" is never Tom (that would be "herself")."""
+    if token.dep_ not in ("dobj", "dative", "pobj"):
+        return False
+    verb = token.head.head if token.dep_ == "pobj" else token.head
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or subject.tag_ == "PRP":
+        return False
+    first, last = subject.left_edge, subject.right_edge
+    return bool(first.idx <= mention.position < last.idx + len(last.text))
+
+
 def is_honorific(word: str) -> bool:
     """A title of address written before a name ("Dr.", "Ms", "Prof")."""
     return word.lower().rstrip(".") in _HONORIFICS
@@ -199,6 +212,7 @@ class Rewriter:
                 and (m.label in wanted or (personal and m.personal))
                 and m.name != self._speaker
             ]
+        before = [m for m in before if not _own_subject(token, m)]
         if not before:
             return None
         subject_like = token.dep_ in ("nsubj", "nsubjpass") or (

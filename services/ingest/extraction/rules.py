@@ -98,11 +98,25 @@ _ENTITY_REPAIRS = "rememberstack_entity_repairs"
 
 
 def _semicolon_boundaries(doc: Any) -> Any:
-    """A semicolon ends a statement ("the cutover is done; Kafka now carries refunds"): the
-    parser respects boundaries set before it, so each side gets a parse of its own."""
+    """A semicolon ends a statement ("the cutover is done; Kafka now carries refunds"), and so
+    does a line ending in a full stop: the parser respects boundaries set before it, so each
+    side gets a parse of its own."""
     for tok in doc[:-1]:
         if tok.text == ";":
             doc[tok.i + 1].is_sent_start = True
+        elif "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
+            # A line that ends a sentence ("improved to 3h 10m.") and a capitalised line after
+            # it are two statements; a hard-wrapped sentence runs on in lower case or without
+            # its full stop.
+            before = tok if not tok.is_space else doc[tok.i - 1] if tok.i else None
+            after = next((t for t in doc[tok.i + 1 :] if not t.is_space), None)
+            if (
+                before is not None
+                and after is not None
+                and before.text[-1:] in ".!?"
+                and after.text[:1].isupper()
+            ):
+                after.is_sent_start = True
     return doc
 
 

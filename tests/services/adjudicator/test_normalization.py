@@ -594,3 +594,45 @@ def test_a_placement_said_to_be_held_beside_another_is_concurrent(
     (relation,) = [a for a in result.assertions if a.kind == "relation"]
     assert relation.predicate == predicate
     assert relation.concurrent or predicate == "affiliated_with"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("agree to lead", "member_of"),  # of a team object
+        ("be set to join", "works_for"),
+        ("plan to move to", "works_for"),
+        ("decide to use", "uses"),
+    ],
+)
+def test_a_commitment_to_a_verb_states_that_verb_s_relation(phrase: str, expected: str) -> None:
+    stored = PredicateVocabulary().relation("Petra Holm", phrase, "Globex")
+    team = PredicateVocabulary().relation("Petra Holm", phrase, "Search team")
+    assert stored is not None and team is not None
+    assert expected in (stored[1].predicate, team[1].predicate)
+
+
+def test_a_wish_is_no_commitment() -> None:
+    assert PredicateVocabulary().relation("Petra Holm", "want to join", "Globex") is None
+
+
+@pytest.mark.parametrize(
+    ("subject", "phrase", "obj", "expected"),
+    [
+        ("The Deel account", "manage by", "Farid Haddad",
+         ("Farid Haddad", "works_on", "The Deel account")),
+        ("Nadia Karim", "manage", "IT access", ("Nadia Karim", "works_on", "IT access")),
+        ("Sara Lind", "manage", "the platform team",
+         ("Sara Lind", "member_of", "the platform team")),
+        ("Nadia Karim", "manage", "Omar Said", ("Omar Said", "reports_to", "Nadia Karim")),
+        ("Omar Said", "manage by", "Nadia Karim", ("Omar Said", "reports_to", "Nadia Karim")),
+        ("The platform team", "report to", "Sara Lind",
+         ("The platform team", "reports_to", "Sara Lind")),
+    ],
+)  # fmt: skip
+def test_managing_a_thing_is_working_on_it_in_either_voice(
+    subject: str, phrase: str, obj: str, expected: tuple[str, str, str]
+) -> None:
+    stored = PredicateVocabulary().relation(subject, phrase, obj)
+    assert stored is not None
+    assert (stored[0], stored[1].predicate, stored[2]) == expected

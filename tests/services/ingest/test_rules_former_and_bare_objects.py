@@ -31,8 +31,8 @@ def _stated(claims: list[ExtractedClaim]) -> set[Stated]:
             (r.subject_text, r.predicate_text, r.object_text) for r in claim.extra_relations
         ]
         for subject, predicate_text, obj in triples:
-            directed = VOCABULARY.normalize_directed(predicate_text or "")
-            placed = directed.for_object(obj or "") if directed is not None else None
+            stored = VOCABULARY.relation(subject or "", predicate_text or "", obj or "")
+            placed = stored[1] if stored is not None else None
             if placed is not None:
                 found.add((subject, placed.predicate, placed.former, obj))
     return found

@@ -30,8 +30,10 @@ def _claims(
 def _relations(claims: list[ExtractedClaim]) -> set[tuple[str | None, str, str | None]]:
     found = set()
     for claim in claims:
-        directed = VOCABULARY.normalize_directed(claim.predicate_text or "")
-        placed = directed.for_object(claim.object_text or "") if directed else None
+        stored = VOCABULARY.relation(
+            claim.subject_text or "", claim.predicate_text or "", claim.object_text or ""
+        )
+        placed = stored[1] if stored is not None else None
         if placed is not None and claim.object_text:
             found.add((claim.subject_text, placed.predicate, claim.object_text))
     return found
@@ -137,3 +139,43 @@ def test_a_verb_coordinated_in_a_turn_is_a_claim_of_its_own(
     found = _relations(_claims(extractor, text, speaker="Beatriz Santos"))
     assert expected <= found, found
     assert len(_claims(extractor, text, speaker="Beatriz Santos")) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("Ana Lima joined Globex. Tom Berg hired her in May.", "Tom Berg", "Ana Lima"),
+        ("Omar Said joined in May. Dana Kim manages him.", "Dana Kim", "Omar Said"),
+        ("Lena Berg starts Monday. Ravi Shah will mentor her.", "Ravi Shah", "Lena Berg"),
+    ],
+)
+def test_an_object_pronoun_is_never_its_own_clause_s_subject(
+    extractor: RulesExtractor, text: str, subject: str, obj: str
+) -> None:
+    last = _claims(extractor, text)[-1]
+    assert (last.subject_text, last.object_text) == (subject, obj)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Engineering can't make it.",
+        "Bo Chan reviews them weekly.",
+        "Support will handle it.",
+    ],
+)
+def test_a_pronoun_object_nothing_names_is_no_entity(extractor: RulesExtractor, text: str) -> None:
+    assert all(c.object_text is None for c in _claims(extractor, text))
+
+
+def test_a_line_ending_a_sentence_and_a_capitalised_line_are_two_statements(
+    extractor: RulesExtractor,
+) -> None:
+    text = (
+        "Ticket volume was 1,240 this week.\n"
+        "Average first reply time improved to 3h 10m.\n"
+        "Zendesk will be replaced by Intercom on 1 August."
+    )
+    assert len(_claims(extractor, text)) == 3
+    wrapped = "Amara Okafor has left Tessellate\nInsurance and joined Corvid Health."
+    assert len([c for c in _claims(extractor, wrapped) if "Corvid" in c.claim_text]) == 1

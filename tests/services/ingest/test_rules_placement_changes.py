@@ -31,8 +31,8 @@ def _placements(extractor: RulesExtractor, text: str) -> set[tuple[str | None, s
     triples += [(r.subject_text, r.predicate_text, r.object_text) for r in claim.extra_relations]
     found = set()
     for subject, predicate_text, obj in triples:
-        directed = VOCABULARY.normalize_directed(predicate_text or "")
-        placed = directed.for_object(obj or "") if directed is not None else None
+        stored = VOCABULARY.relation(subject or "", predicate_text or "", obj or "")
+        placed = stored[1] if stored is not None else None
         if placed is not None and obj is not None:
             found.add((subject, placed.predicate, placed.phase, obj))
     return found

@@ -32,8 +32,8 @@ def _relation(
     subject: str | None, predicate_text: str | None, obj: str | None
 ) -> tuple[str | None, str | None, str | None, str | None]:
     """(subject, vocabulary predicate, phase, object) as the adjudicator would store it."""
-    directed = VOCABULARY.normalize_directed(predicate_text or "")
-    placed = directed.for_object(obj or "") if directed is not None else None
+    placed = VOCABULARY.relation(subject or "", predicate_text or "", obj or "")
+    placed = placed[1] if placed is not None else None
     if placed is None:
         return subject, None, None, obj
     return subject, placed.predicate, placed.phase, obj

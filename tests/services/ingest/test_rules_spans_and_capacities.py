@@ -30,13 +30,11 @@ def _claims(extractor: RulesExtractor, text: str) -> list[ExtractedClaim]:
 
 def _stored(subject: str | None, predicate_text: str | None, obj: str | None) -> Triple:
     """(subject, vocabulary predicate, phase, object) as the adjudicator would store it."""
-    directed = VOCABULARY.normalize_directed(predicate_text or "")
-    placed = directed.for_object(obj or "") if directed is not None else None
-    if placed is None:
+    stored = VOCABULARY.relation(subject or "", predicate_text or "", obj or "")
+    if stored is None:
         return subject, None, None, obj
-    if placed.inverted:
-        subject, obj = obj, subject
-    return subject, placed.predicate, placed.phase, obj
+    first, placed, second = stored
+    return first or None, placed.predicate, placed.phase, second or None
 
 
 def _relations(claims: list[ExtractedClaim]) -> list[Triple]:
