@@ -28,6 +28,9 @@ into the tree the parser gives the same sentence when it gets it right.
   makes the fronted phrase's last name the subject ("After years at Brava Media, Iker Sola
   works …": "Media" the subject, "Sola" its conjunct), a subject right after a preposition
   is that preposition's object and its conjunct the subject.
+- **A fronted date swallowing the subject.** "From 1 March 2025 Diego Ramos reports to Ivan
+  Petrov" (no comma) makes "Diego Ramos" the object of "From" and the date its modifier; the
+  name right before the subjectless verb is its subject and the date the preposition's object.
 - **A label read as the clause's head.** "Members: Dara Singh is on the Checkout team",
   "Team news: Omar Ali joined Search" hang the clause on the label noun ("Members" the root,
   "is" its modifier), and "Owner: Priya Das owns …" makes the label a second subject. A short
@@ -209,6 +212,8 @@ def _swallowed_subject(sent: Any) -> None:
     if subject is not None:
         _subject_inside_fronted_phrase(verb, subject, first)
         return
+    if _subject_after_fronted_date(verb, first):
+        return
     for tok in sent:
         if tok.pos_ != "PROPN" or tok.i >= first:
             continue
@@ -225,6 +230,38 @@ def _swallowed_subject(sent: Any) -> None:
             continue
         tok.head, tok.dep_ = verb, "nsubj"
         return
+
+
+def _subject_after_fronted_date(verb: Any, first: int) -> bool:
+    """ "From 1 March 2025 Diego Ramos reports to Ivan": with no comma the parser makes the
+    name the preposition's object and the date its modifier. A name right before a
+    subjectless verb, after a date inside the same fronted phrase, is the verb's subject."""
+    doc = verb.doc
+    name = doc[first - 1] if first > 0 else None
+    if name is None or name.pos_ != "PROPN" or name.dep_ != "pobj" or name.ent_type_ == "DATE":
+        return False
+    preposition = name.head
+    if preposition.head.i != verb.i or preposition.i >= name.i:
+        return False
+    first_word = name.i  # the name's own words: proper nouns compounded onto it
+    while first_word > 0 and doc[first_word - 1].dep_ == "compound":
+        if doc[first_word - 1].pos_ != "PROPN" or doc[first_word - 1].ent_type_ == "DATE":
+            break
+        first_word -= 1
+    dates = list(doc[preposition.i + 1 : first_word])
+    if not any(t.ent_type_ == "DATE" for t in dates):
+        return False
+    if not all(t.ent_type_ == "DATE" or t.pos_ == "NUM" for t in dates):
+        return False
+    if any(t.head.i not in {d.i for d in dates} | {name.i} for t in dates):
+        return False  # the date hangs elsewhere too: not the shape this repair knows
+    date = dates[-1]  # "1 March 2025": the last word carries the phrase
+    for tok in dates:
+        if tok.head.i == name.i and tok is not date:
+            tok.head = date
+    date.head, date.dep_ = preposition, "pobj"
+    name.head, name.dep_ = verb, "nsubj"
+    return True
 
 
 def _subject_inside_fronted_phrase(verb: Any, subject: Any, first: int) -> None:

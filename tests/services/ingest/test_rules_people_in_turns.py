@@ -179,3 +179,19 @@ def test_a_line_ending_a_sentence_and_a_capitalised_line_are_two_statements(
     assert len(_claims(extractor, text)) == 3
     wrapped = "Amara Okafor has left Tessellate\nInsurance and joined Corvid Health."
     assert len([c for c in _claims(extractor, wrapped) if "Corvid" in c.claim_text]) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "start"),
+    [
+        ("From 1 March 2025 Diego Ramos reports to Ivan Petrov.", "Diego Ramos", (2025, 3, 1)),
+        ("From 2 June 2025 Ana Lima works for Globex.", "Ana Lima", (2025, 6, 2)),
+        ("From 1 March Diego Ramos reports to Ivan Petrov instead.", "Diego Ramos", (2025, 3, 1)),
+    ],
+)
+def test_a_name_after_a_fronted_date_without_a_comma_is_the_subject(
+    extractor: RulesExtractor, text: str, subject: str, start: tuple[int, int, int]
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert claim.subject_text == subject
+    assert claim.claim_valid_from == datetime(*start, tzinfo=UTC)
