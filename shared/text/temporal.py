@@ -113,6 +113,11 @@ _ATOMS: list[tuple[str, str]] = [
         rf"\b(?:{_LEAD}\s+)(?:(?P<part>early|mid|late)[- ])?"
         rf"(?P<rel>last\s+|next\s+|this\s+)?{_MON}\b",
     ),
+    # "until last spring", "this summer": the season nearest in the direction said.
+    (
+        "rel_season",
+        r"\b(?P<rel>last|this|next|coming|past)\s+(?P<season>spring|summer|autumn|fall|winter)\b",
+    ),
     # "over the summer of 2025", "in spring 2026": a season of a year, not the whole year.
     (
         "season",

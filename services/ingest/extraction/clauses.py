@@ -9,7 +9,7 @@ from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
 from services.ingest.extraction.names import is_name, name_span
 from services.ingest.extraction.parse_repairs import LABEL_DEP
 
-__all__ = ["Clause", "split_clauses"]
+__all__ = ["Clause", "anaphoric_time", "split_clauses"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,8 @@ def _spliced_clause(tok: Any, c: Any) -> bool:
     that reports nothing: a statement of its own. What a verb of saying or thinking takes
     ("Dana said, we ship Friday") stays its content."""
 
+    if _anaphoric_time_clause(tok, c):
+        return True
     if c.dep_ != "ccomp" or c.i < tok.i or c.pos_ not in ("VERB", "AUX"):
         return False
     if tok.lemma_.lower() in ATTRIBUTION_VERBS or _subject_of(c) is None:
@@ -88,6 +90,36 @@ def _spliced_clause(tok: Any, c: Any) -> bool:
     if any(m.dep_ == "mark" for m in c.children):
         return False
     return _splice_comma(c) is not None
+
+
+# "…, before that I was at DHL", "…, since then she has led Search": a clause dated by what
+# the one before it said, joined on by a comma.
+_ANAPHORIC_TIMES = frozenset({"that", "then", "this"})
+
+
+def _anaphoric_time_clause(tok: Any, c: Any) -> bool:
+    if c.dep_ != "advcl" or c.i < tok.i or _subject_of(c) is None:
+        return False
+    opener = c.left_edge
+    if opener.i == 0 or opener.doc[opener.i - 1].text != ",":
+        return False
+    return anaphoric_time(c) is not None
+
+
+def anaphoric_time(verb: Any) -> Any | None:
+    """The "before"/"after"/"since" of "before that", "since then" opening `verb`'s clause
+    (the parser makes it a preposition with its object or two markers)."""
+    opener = verb.left_edge
+    if opener.lower_ not in ("before", "after", "since") or opener.i + 1 >= len(opener.doc):
+        return None
+    word = opener.doc[opener.i + 1]
+    if word.lower_ not in _ANAPHORIC_TIMES:
+        return None
+    if opener.dep_ == "prep" and word.dep_ == "pobj" and word.head.i == opener.i:
+        return opener
+    if opener.dep_ == word.dep_ == "mark" and opener.head.i == word.head.i == verb.i:
+        return opener
+    return None
 
 
 def _splice_comma(head: Any) -> Any | None:

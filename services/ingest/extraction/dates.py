@@ -126,6 +126,22 @@ def _pick_quarter_year(q: int, today: date, tense: Tense) -> int:
     return today.year
 
 
+def _season_year(first_month: int, rel: str, today: date) -> int:
+    """The year whose season (starting in `first_month`) "last", "this" or "next" names:
+    the latest one over before today, the one today is in or nearest, the first one ahead."""
+    seasons = []
+    for y in (today.year - 2, today.year - 1, today.year, today.year + 1):
+        start = date(y, first_month, 1)
+        end = _shift_months(start, 2)
+        seasons.append((y, start, _month_last(end.year, end.month)))
+    if rel in ("last", "past"):
+        return max(y for y, _, last in seasons if last < today)
+    if rel in ("next", "coming"):
+        return min(y for y, first, _ in seasons if first > today)
+    current = [y for y, first, last in seasons if first <= today <= last]
+    return current[0] if current else min(y for y, first, _ in seasons if first > today)
+
+
 def _week_start(d: date) -> date:
     return d - timedelta(days=d.weekday())
 
@@ -405,9 +421,14 @@ def _build_atom(
             mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
             return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given=given)
         return _Atom(first, last, "quarter", s, e, year_given=given)
-    if kind == "season":
-        y = int(g["year"])
+    if kind in ("season", "rel_season"):
         first_month = _SEASON_START[g["season"].lower()]
+        if kind == "season":
+            y = int(g["year"])
+        elif today is None:
+            return None
+        else:
+            y = _season_year(first_month, g["rel"].lower(), today)
         start = date(y, first_month, 1)
         end = _shift_months(start, 2)
         return _Atom(start, _month_last(end.year, end.month), "month", s, e)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.ingest.extraction.clauses import anaphoric_time
+
 __all__ = ["FORMERLY", "formerly", "given_up", "held_before"]
 
 FORMERLY = "use to"
@@ -21,14 +23,18 @@ _FORMER_MODIFIERS = frozenset({"former", "ex", "erstwhile", "onetime", "one-time
 
 def held_before(content: Any, head: Any) -> bool:
     """Whether the clause's verb says its relation held before: "used to" (the parser makes
-    "use" the content verb and the other its complement) or "previously"/"formerly"."""
+    "use" the content verb and the other its complement), "previously"/"formerly", or a past
+    tense "before that"."""
     if content.lemma_.lower() == "use" and head is not content:
         return True
-    return any(
-        c.dep_ == "advmod" and c.lower_ in _FORMER_ADVERBS
-        for verb in {content, head}
-        for c in verb.children
-    )
+    for verb in {content, head}:
+        if any(c.dep_ == "advmod" and c.lower_ in _FORMER_ADVERBS for c in verb.children):
+            return True
+        # "before that I was at DHL": held before what the text just said
+        opener = anaphoric_time(verb)
+        if opener is not None and opener.lower_ == "before" and verb.tag_ in ("VBD", "VBN"):
+            return True
+    return False
 
 
 def given_up(role: Any) -> bool:

@@ -181,3 +181,17 @@ def test_a_quarter_without_a_year_follows_the_tense_as_a_month_does(
     text: str, tense: str, first: date
 ) -> None:
     assert _window(text, MAY_20, tense)[0] == first
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "expected"),
+    [
+        ("we used Excel until last spring", "past", (None, date(2025, 5, 31), "month")),
+        ("we launch this summer", "future", (date(2026, 6, 1), date(2026, 8, 31), "month")),
+        ("it moves next winter", "future", (date(2026, 12, 1), date(2027, 2, 28), "month")),
+    ],
+)
+def test_a_season_named_relative_to_now_is_that_season(
+    text: str, tense: str, expected: tuple[object, ...]
+) -> None:
+    assert _window(text, MAY_20, tense) == expected

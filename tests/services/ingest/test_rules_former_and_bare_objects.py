@@ -156,3 +156,26 @@ def test_a_declarative_whose_verb_the_tagger_reads_as_a_plural_noun_is_kept(
     assert [c.subject_text for c in claims] == [subject]
     if until is not None:
         assert claims[0].claim_valid_until == until
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Amaka Obi has been at Kite for three years, before that she was at DHL.",
+            ("Amaka Obi", "works_for", True, "DHL"),
+        ),
+        (
+            "Omar Said joined Kite in May; before that he worked for Maersk.",
+            ("Omar Said", "works_for", True, "Maersk"),
+        ),
+        (
+            "Lena Berg joined Search in 2022, after that she led the data team.",
+            ("Lena Berg", "member_of", False, "the data team"),
+        ),
+    ],
+)
+def test_a_clause_dated_by_the_one_before_it_is_a_claim_of_its_own(
+    extractor: RulesExtractor, text: str, expected: Stated
+) -> None:
+    assert expected in _stated(_claims(extractor, text))
