@@ -107,10 +107,16 @@ _HONORIFICS = frozenset({"dr", "prof", "mr", "mrs", "ms", "mx", "sir", "dame", "
 
 
 def _own_subject(token: Any, mention: Mention) -> bool:
-    """Whether `mention` is the subject of the clause whose object the pronoun `token` is:
-    "Tom hired her" is never Tom (that would be "herself")."""
+    """Whether `mention` is the subject of the clause whose object the pronoun `token` is
+    ("Tom hired her" is never Tom: that would be "herself"), or the noun phrase the pronoun
+    is inside ("the team behind it" is never the team)."""
     if token.dep_ not in ("dobj", "dative", "pobj"):
         return False
+    holder = token.head.head if token.dep_ == "pobj" else None
+    if holder is not None and holder.pos_ in ("NOUN", "PROPN"):
+        first, last = holder.left_edge, holder.right_edge
+        if first.idx <= mention.position < last.idx + len(last.text):
+            return True
     verb = token.head.head if token.dep_ == "pobj" else token.head
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None or subject.tag_ == "PRP":

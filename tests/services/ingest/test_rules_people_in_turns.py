@@ -195,3 +195,17 @@ def test_a_name_after_a_fronted_date_without_a_comma_is_the_subject(
     (claim,) = _claims(extractor, text)
     assert claim.subject_text == subject
     assert claim.claim_valid_from == datetime(*start, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("The team behind it is based in Leeds.", "The team behind the team"),
+        ("Mira Holm leads Atlas. The team behind it sits in Oslo.", "The team behind the team"),
+        ("The people at Kite like it.", "The people at Kite like the people"),
+    ],
+)
+def test_a_pronoun_never_means_the_phrase_it_is_inside(
+    extractor: RulesExtractor, text: str, wrong: str
+) -> None:
+    assert all(wrong not in c.claim_text for c in _claims(extractor, text))
