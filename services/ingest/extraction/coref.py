@@ -106,6 +106,21 @@ def context_mentions(context: str | None, known: Mapping[str, str]) -> list[Ment
 _HONORIFICS = frozenset({"dr", "prof", "mr", "mrs", "ms", "mx", "sir", "dame", "rev", "hon"})
 
 
+def _weak_opener(mention: Mention, doc: Any) -> bool:
+    """Whether a one-word mention of this passage opening a sentence is no name "it" or
+    "they" may mean: there a capital says nothing, and the small NER calls "Glad it all
+    worked out" a person named Glad and "Challenges will come" an organisation."""
+    if mention.position < 0:
+        return False
+    span = doc.char_span(mention.position, mention.position + len(mention.name))
+    if span is None or len(span) != 1 or not span[0].is_sent_start:
+        return False
+    word = span[0]
+    if word.pos_ != "PROPN" or word.tag_ == "NNPS":  # "Challenges will come"
+        return True
+    return mention.label == "PERSON" and not mention.personal
+
+
 def _own_subject(token: Any, mention: Mention) -> bool:
     """Whether `mention` is the subject of the clause whose object the pronoun `token` is
     ("Tom hired her" is never Tom: that would be "herself"), or the noun phrase the pronoun
@@ -208,7 +223,9 @@ class Rewriter:
             before = [
                 m
                 for m in self._mentions
-                if m.position < token.idx and m.label in ("ORG", "PERSON") and not m.personal
+                if m.position < token.idx
+                and (m.label == "ORG" or (m.label == "PERSON" and not m.personal))
+                and not _weak_opener(m, token.doc)
             ]
         else:
             before = [

@@ -152,12 +152,15 @@ class RulesExtractor:
             for ent in doc.ents:
                 seen.add(ent.text)
                 label = entity_label(ent.label_)
-                if label:
+                # "Challenges will come": a common word opening a sentence names nothing
+                opener = len(ent) == 1 and ent[0].is_sent_start and ent[0].pos_ != "PROPN"
+                if label and not opener:
                     known.setdefault(ent.text, label)
         for tail_doc in self._context_docs(nlp, inputs, seen):
             for ent in tail_doc.ents:
                 label = entity_label(ent.label_)
-                if label:
+                opener = len(ent) == 1 and ent[0].is_sent_start and ent[0].pos_ != "PROPN"
+                if label and not opener:
                     known.setdefault(ent.text, label)
         for inp in inputs:
             if inp.speaker:

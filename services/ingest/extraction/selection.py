@@ -97,8 +97,11 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     words = [t for t in clause.tokens if not t.is_punct and not t.is_space]
     if sent.text.rstrip().endswith("?") or text.endswith("?"):
         return "question"
-    # A verb coordinated with another is no reply of its own ("… and report to me").
-    nod = clause.shared_subject is None and _acknowledgement(clause.head, words)
+    # A verb coordinated with another that names someone is no reply of its own ("… and
+    # report to me"); "… and keep going", "but believe in yourself" are still nods.
+    nod = _acknowledgement(clause.head, words) and not (
+        clause.shared_subject is not None and _names_someone(words)
+    )
     if _SOCIAL_RE.search(text) or nod:
         return "social"
     if _BOILERPLATE_RE.search(text):
@@ -130,6 +133,17 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
         return "opinion"
     return None
+
+
+def _names_someone(words: list[Any]) -> bool:
+    """Whether a short verb phrase's words name a person or thing: a name, or a pronoun for
+    the speaker or someone talked about ("me", "him", "them"), not the one addressed nor an
+    idiom's "it" ("keep at it")."""
+    return any(
+        is_name(t) or (t.pos_ == "PRON" and t.lower_ in ("me", "us", "him", "her", "them"))
+        for t in words
+        if t.dep_ in ("dobj", "pobj", "dative", "attr")
+    )
 
 
 _ACKNOWLEDGED = frozenset({"sense", "problem", "worries", "point", "thanks", "thank"})

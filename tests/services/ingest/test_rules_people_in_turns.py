@@ -209,3 +209,35 @@ def test_a_pronoun_never_means_the_phrase_it_is_inside(
     extractor: RulesExtractor, text: str, wrong: str
 ) -> None:
     assert all(wrong not in c.claim_text for c in _claims(extractor, text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Phew! Glad it all worked out.",
+        "Wow! Thrilled it went so well.",
+        "Challenges will come. They make you stronger.",
+    ],
+)
+def test_a_common_word_opening_a_sentence_is_no_name_a_pronoun_means(
+    extractor: RulesExtractor, text: str
+) -> None:
+    first = text.split("!")[-1].split()[0] if "!" in text else text.split()[0]
+    for claim in _claims(extractor, text, speaker="Maya Chen"):
+        assert f"{first} {first}" not in claim.claim_text, claim.claim_text
+        assert not claim.claim_text.startswith(f"{first} make"), claim.claim_text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Challenges will come, but believe in yourself and keep going.",
+        "It was hard, but stay positive and keep at it.",
+        "Sounds fun, go for it and enjoy.",
+    ],
+)
+def test_a_short_coordinated_phrase_naming_no_one_is_still_a_nod(
+    extractor: RulesExtractor, text: str
+) -> None:
+    texts = [c.claim_text.lower() for c in _claims(extractor, text, speaker="Maya Chen")]
+    assert not any(t.endswith(("keep going", "keep at it", "enjoy")) for t in texts), texts
