@@ -109,7 +109,8 @@ _HONORIFICS = frozenset({"dr", "prof", "mr", "mrs", "ms", "mx", "sir", "dame", "
 def _weak_opener(mention: Mention, doc: Any) -> bool:
     """Whether a one-word mention of this passage opening a sentence is no name "it" or
     "they" may mean: there a capital says nothing, and the small NER calls "Glad it all
-    worked out" a person named Glad and "Challenges will come" an organisation."""
+    worked out" a person named Glad and "Challenges will come" an organisation. An
+    organisation the NER calls a person ("Kestrel signed. They …") stays one."""
     if mention.position < 0:
         return False
     span = doc.char_span(mention.position, mention.position + len(mention.name))
@@ -118,7 +119,10 @@ def _weak_opener(mention: Mention, doc: Any) -> bool:
     word = span[0]
     if word.pos_ != "PROPN" or word.tag_ == "NNPS":  # "Challenges will come"
         return True
-    return mention.label == "PERSON" and not mention.personal
+    # "Glad it all worked out", "Thrilled you made it": a word before a pronoun subject
+    # is no name (an organisation's name would be the subject itself).
+    after = word.doc[word.i + 1] if word.i + 1 < len(word.doc) else None
+    return after is not None and after.pos_ == "PRON"
 
 
 def _own_subject(token: Any, mention: Mention) -> bool:
