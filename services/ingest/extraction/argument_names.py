@@ -75,21 +75,24 @@ def object_text(
     """The object's name. A bare "the committee" or "the project" names nothing alone; it
     names the thing a description just before gave ("the steering committee") or, when the
     title says what kind of thing it is about ("Project Harbor — weekly status"), that thing."""
-    if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].lower_ in _WE:
-        return None  # "starts with us", "is leaving us": the writers and others, no entity
-    if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].pos_ == "PRON":
-        named = render(phrase, rewriter)
-        # "engineering can't make it": a pronoun nothing before it names is no entity
-        return None if named is None or named.lower() == phrase.tokens[0].lower_ else named
+    if phrase is None:
+        return None
+    if len(phrase.tokens) == 1 and phrase.tokens[0].pos_ == "PRON":
+        word = phrase.tokens[0].lower_
+        named = None if word in _WE else render(phrase, rewriter)
+        # "starts with us": the writers and others; "can't make it": a pronoun nothing
+        # before it names. Neither is an entity.
+        return None if named is None or named.lower() == word else named
     if entity_like(phrase):
         return render(phrase, rewriter)
-    if phrase is None or _bare_noun(phrase) is None:
+    noun = _bare_noun(phrase)
+    if noun is None:
         return None
     described = _described_before(phrase, inp)
     if described is not None:
         return described
-    noun, title = _bare_noun(phrase), inp.document_title or ""
-    if not topic or inp.speaker is not None or noun is None or noun in PLACE_HEADS:
+    title = inp.document_title or ""
+    if not topic or inp.speaker is not None or noun in PLACE_HEADS:
         return None  # "has run the office since it opened": a place, not a unit
     proper = any(w[:1].isupper() and w.lower() != noun for w in topic.split())
     if (noun in topic.lower().split() and proper) or re.search(
