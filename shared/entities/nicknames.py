@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["NICKNAMES", "is_short_form_of", "short_form_expansions"]
+__all__ = ["NICKNAMES", "is_short_form_of", "short_form_expansions", "short_forms_of"]
 
 # short form -> full given names it commonly abbreviates (lower case, accent-free).
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -82,3 +82,12 @@ def is_short_form_of(short: str, full: str) -> bool:
     if full in NICKNAMES.get(short, ()):
         return True
     return len(short) >= 3 and full.startswith(short)
+
+
+def short_forms_of(full: str) -> tuple[str, ...]:
+    """The short forms `full` (a normalized given name) is commonly written as: its listed
+    nicknames and its first three to five letters when that clips at least two ("mel", "mela",
+    "melan" of "melanie", "chris" of "christopher"; not "dan" of "dana", a name of its own)."""
+    listed = [short for short, fulls in NICKNAMES.items() if full in fulls]
+    clipped = [full[:end] for end in range(3, min(6, len(full) - 1))]
+    return tuple(dict.fromkeys(listed + clipped))

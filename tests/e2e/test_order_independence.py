@@ -271,12 +271,13 @@ def test_the_killed_replica_s_item_is_retried_by_another_process(runs: list[Run]
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 17: person short forms still depend on arrival order: a lone given name,"
-    " nickname or surname that arrives before any full name it abbreviates becomes an entity"
-    " of its own, and the full name arriving later does not absorb it (automatic merging is"
-    " off by default, SPEC 3); the facts about it follow. Read oldest first, every person is"
-    " one entity (rules.sole_full_name). Slot windows, groups and labels are placed from the"
-    " set (shared/beliefs/timeline.py).",
+    reason="issue 17: person short forms still depend on arrival order where several arrive"
+    " before the full name: a full name now completes one lone-name entity met before it"
+    " (entities/completion.py; every company and most people are one entity in every"
+    " permutation), but when two lone forms each minted an entity first ('Sam', then 'Reyes'),"
+    " or a lone given name was split off by a disjoint context before any full name existed,"
+    " joining them is a merge (off by default, SPEC 3) and only proposed. Read oldest first,"
+    " every person is one entity (rules.sole_full_name).",
 )
 def test_every_permutation_and_process_count_gives_the_reference_beliefs(
     runs: list[Run], corpus: BeliefCorpus

@@ -4,13 +4,15 @@ cache shared by the `resolve_mentions` calls of one transaction."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 from uuid import UUID
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.adjudicator.entities import completion_repository
 from services.adjudicator.entities import repository as repo
+from services.adjudicator.entities.rules import lone_forms
 from shared.beliefs.locks import lock_names
 from shared.entities import lookup_repository
 from shared.entities.normalize import (
@@ -22,7 +24,14 @@ from shared.entities.normalize import (
 )
 from shared.entities.trigram_search import NameHits
 
-__all__ = ["Mention", "MentionRole", "ResolutionContext", "ResolvedMention", "ResolverThresholds"]
+__all__ = [
+    "Mention",
+    "MentionRole",
+    "ResolutionContext",
+    "ResolvedMention",
+    "ResolverThresholds",
+    "with_lone_forms",
+]
 
 MentionRole = Literal["subject", "object", "holder"]
 
@@ -114,6 +123,8 @@ class ResolutionContext:
     # them (see `flush_if_near`, `load_documents`, `load_neighbours`).
     written: list[repo.Written] = field(default_factory=list)
     proposals: list[repo.Proposal] = field(default_factory=list)
+    # Lone-name entities a full name completed (see `complete`), renamed with the verdicts.
+    completions: list[completion_repository.Completion] = field(default_factory=list)
     # Names this transaction holds the creation lock of (see EntityResolver.resolve_mentions).
     locked: set[str] = field(default_factory=set)
     # Texts of the mentions of the current call still to resolve: one embedding call serves
@@ -140,6 +151,8 @@ class ResolutionContext:
         written, unlinked = self.written, self.unlinked
         self.written, self.unlinked = [], []
         await repo.write_mentions(self.session, self.namespace, written, unlinked)
+        completions, self.completions = self.completions, []
+        await completion_repository.write_completions(self.session, self.namespace, completions)
         if proposals:
             pending, self.proposals = self.proposals, []
             await repo.upsert_proposals(self.session, self.namespace, pending)
@@ -170,13 +183,31 @@ class ResolutionContext:
         wants: a deadlock. Locks taken here are in `locked`, so the calls take no more. Only
         what the resolver would lock: locking every text (bare head nouns, settled names)
         made two adjudicator processes wait on each other six times as often."""
-        names = {normalize_name(t) for t in texts if not is_bare_head_noun(t)} - {""}
-        await self.load_exact(sorted(names))
-        wanted = sorted({n for n in names if not self.settles(n)} - self.locked)
+        spelt = {normalize_name(t): t for t in texts if not is_bare_head_noun(t)}
+        spelt.pop("", None)
+        await self.load_exact(sorted(spelt))
+        open_ = {n: t for n, t in spelt.items() if not self.settles(n)}
+        wanted = sorted(with_lone_forms(open_) - self.locked)
         if wanted:
             await lock_names(self.session, self.namespace, wanted)
             self.locked.update(wanted)
             await self.load_exact_again(wanted)
+
+    def complete(self, completion: completion_repository.Completion) -> None:
+        """Queue the renaming of a lone-name entity to its full name; what this transaction
+        has read of it carries the full name from now on."""
+        self.completions.append(completion)
+        for name, hits in self.exact.items():
+            self.exact[name] = [
+                replace(h, canonical_name=completion.name, normalized_name=completion.normalized)
+                if h.entity_id == completion.entity_id
+                else h
+                for h in hits
+            ]
+        for names in self.doc_names.values():
+            for key, (entity_id, _) in list(names.items()):
+                if entity_id == completion.entity_id:
+                    names[key] = (entity_id, completion.name)
 
     def settles(self, normalized: str) -> bool:
         """Whether the exact step alone decides the name: a full name with exactly one owner
@@ -252,6 +283,13 @@ class ResolutionContext:
         if mention.document_id in self.doc_names:
             self.doc_names[mention.document_id][normalized] = (entity_id, name)
             self.doc_entities[mention.document_id].add(entity_id)
+
+
+def with_lone_forms(names: dict[str, str]) -> set[str]:
+    """These normalized names (each with a spelling of it) and the lone words each may have
+    been written as before (`rules.lone_forms`): resolving a full name may complete the entity
+    of one of them (see `completion`), so their creation locks are the full name's too."""
+    return set(names) | {word for n, t in names.items() for word, _ in lone_forms(n, t)}
 
 
 def _near(aliases: Sequence[str], queries: Sequence[str], floor: float) -> bool:

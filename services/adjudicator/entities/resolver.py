@@ -11,11 +11,14 @@ from uuid import UUID, uuid4
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.entities import repository as repo
+from services.adjudicator.entities.completion import lone_candidates
+from services.adjudicator.entities.completion_repository import Completion
 from services.adjudicator.entities.mentions import (
     Mention,
     ResolutionContext,
     ResolvedMention,
     ResolverThresholds,
+    with_lone_forms,
 )
 from services.adjudicator.entities.name_search import NameSearcher
 from services.adjudicator.entities.rules import (
@@ -52,7 +55,7 @@ __all__ = [
     "ResolverThresholds",
 ]
 
-RESOLVER_VERSION = "entity-rules-4"
+RESOLVER_VERSION = "entity-rules-5"
 
 
 class EntityResolver:
@@ -114,7 +117,9 @@ class EntityResolver:
         # serialized by a lock per normalized name, all of the call's taken at once (sorted).
         # A writer may have created one between the read above and the lock, hence the read
         # again; the document maps are read after the lock for the same reason.
-        to_lock = sorted({n for _, n in open_} - call.locked)
+        spelt = {n: m.text for m, n in open_}
+        to_lock = sorted(with_lone_forms(spelt) - call.locked)
+        await call.load_exact(sorted(with_lone_forms(spelt) - set(to_lock)))
         if to_lock:
             await lock_names(session, namespace, to_lock)
             call.locked.update(to_lock)
@@ -157,6 +162,7 @@ class EntityResolver:
         scores["candidates"] = [describe(n) for n in nominees[:8]]
         step: str | None = None
         version = self._version
+        completing = choice.chosen if choice.rule == "completes_lone_name" else None
         # A full name with one owner leaves nothing to choose (see rules.choose).
         if self._chooser is not None and nominees and choice.rule != "exact_unique":
             choice, scores["model"] = await self._chooser.choose(
@@ -164,6 +170,8 @@ class EntityResolver:
             )
             version = self._chooser.version
             step = None if "fallback" in scores["model"] else "model"
+        if completing is not None and choice.chosen == completing:
+            choice = Choice(self._complete(call, mention, norm, completing, nominees), choice.rule)
         if choice.chosen is not None:
             chosen = choice.chosen
             return self._accept(
@@ -177,6 +185,31 @@ class EntityResolver:
                 version,
             )
         return self._create(call, mention, norm, choice, scores, step or "new", version)
+
+    def _complete(
+        self,
+        call: ResolutionContext,
+        mention: Mention,
+        norm: str,
+        lone: Nominee,
+        nominees: Sequence[Nominee],
+    ) -> Nominee:
+        """The lone-name entity takes the full name (see `completion`); every other lone-name
+        entity the full name completes is proposed for merging into it."""
+        name = display_name(mention.text)
+        call.complete(
+            Completion(lone.entity_id, lone.canonical_name, lone.normalized_name, name, norm)
+        )
+        for other in nominees:
+            if other.step == "exact_alias" and other.entity_id != lone.entity_id:
+                evidence = {
+                    "mention": mention.text,
+                    "rule": "completes_lone_name",
+                    "kind": other.kind,
+                    "document_id": str(mention.document_id) if mention.document_id else None,
+                }
+                call.proposals.append(repo.Proposal(lone.entity_id, other.entity_id, 1.0, evidence))
+        return replace(lone, canonical_name=name, normalized_name=norm)
 
     def _same_document(
         self, call: ResolutionContext, mention: Mention, norm: str
@@ -224,6 +257,10 @@ class EntityResolver:
             if choice.chosen is not None:
                 return choice, ranked
         ranked = sorted(pool.values(), key=lambda n: -n.score)
+        if " " in norm and not call.exact.get(norm):
+            lone = await lone_candidates(call, mention, norm)
+            if lone:
+                return Choice(lone[0], "completes_lone_name"), [*lone, *ranked]
         sole = sole_full_name(norm, ranked) if mention.text[:1].isupper() else None
         if sole is not None:
             return Choice(sole, "sole_full_name"), ranked

@@ -10,7 +10,7 @@ from uuid import UUID
 from jellyfish import jaro_winkler_similarity as jaro_winkler
 
 from shared.entities.given_names import is_given_name
-from shared.entities.nicknames import is_short_form_of
+from shared.entities.nicknames import is_short_form_of, short_forms_of
 
 __all__ = [
     "Choice",
@@ -18,6 +18,7 @@ __all__ = [
     "Support",
     "choose",
     "describe",
+    "lone_forms",
     "match_kind",
     "sole_full_name",
     "takeable",
@@ -180,6 +181,32 @@ def sole_full_name(normalized: str, nominees: Sequence[Nominee]) -> Nominee | No
     if len(found) != 1:
         return None
     return next(iter(found.values()))
+
+
+# Lower-case words a person's full name may hold ("Ana de Souza", "Ludwig van Beethoven").
+_NAME_PARTICLES = frozenset(
+    {"al", "bin", "da", "de", "del", "der", "di", "du", "la", "le", "van", "von"}
+)
+
+
+def lone_forms(normalized: str, text: str) -> tuple[tuple[str, str], ...]:
+    """The lone words a full name may have been written as before it was, each with its match
+    kind: the first word ("Northwind" of "Northwind Logistics", "Samantha"), and of a person
+    (the first word a given name) the surname and the given name's short forms ("Reyes",
+    "Sam"). The mirror of `sole_full_name`. Empty unless `text` is written as a proper name,
+    every word capitalised but particles: "billing migration" abbreviates nothing."""
+    words = normalized.split()
+    if len(words) < 2 or not all(
+        word[:1].isupper() or word in _NAME_PARTICLES for word in text.split()
+    ):
+        return ()
+    first, last = words[0], words[-1]
+    forms = [(first, "given_name")]
+    if is_given_name(first):
+        if last != first:
+            forms.append((last, "surname"))
+        forms += [(short, "short_form") for short in short_forms_of(first) if short != last]
+    return tuple(forms)
 
 
 def describe(nominee: Nominee) -> dict[str, Any]:

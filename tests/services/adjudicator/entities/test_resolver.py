@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import Awaitable, Callable
 
 import pytest
 from sqlalchemy import text
@@ -17,50 +15,12 @@ from services.adjudicator.entities.resolver import (
     ResolutionContext,
     ResolvedMention,
 )
-
-DocumentClaims = Callable[[AsyncSession, str, int], Awaitable[tuple[uuid.UUID, list[uuid.UUID]]]]
-
-
-async def _resolve(
-    session: AsyncSession,
-    namespace: str,
-    document_claims: DocumentClaims,
-    texts: list[str],
-    extra_context: tuple[str, ...] = (),
-    speaker: str | None = None,
-) -> list[ResolvedMention]:
-    """Resolve `texts` as subjects of consecutive claims of one new document; each mention's
-    co-mentions are the document's other names plus `extra_context`."""
-    doc, claims = await document_claims(session, namespace, len(texts))
-    mentions = [
-        Mention(
-            t,
-            "subject",
-            claim,
-            doc,
-            speaker=speaker,
-            co_mentions=tuple(o for o in texts if o != t) + extra_context,
-        )
-        for t, claim in zip(texts, claims, strict=True)
-    ]
-    return await EntityResolver(None).resolve_mentions(session, namespace, mentions)
-
-
-async def _entity_count(session: AsyncSession, namespace: str) -> int:
-    count: int = (
-        await session.execute(
-            text("SELECT count(*) FROM entities WHERE namespace = :ns"), {"ns": namespace}
-        )
-    ).scalar_one()
-    return count
-
-
-async def _proposals(session: AsyncSession, namespace: str) -> list[tuple[uuid.UUID, uuid.UUID]]:
-    rows = await session.execute(
-        text("SELECT entity_a_id, entity_b_id FROM merge_proposals WHERE namespace = :ns"),
-        {"ns": namespace},
-    )
-    return [(a, b) for a, b in rows]
+from tests.support.resolving import (
+    DocumentClaims,
+    entity_count,
+    merge_proposals,
+    resolve_in_document,
+)
 
 
 async def test_same_name_twice_in_one_document_creates_one_entity_and_reuses_it(
@@ -69,12 +29,12 @@ async def test_same_name_twice_in_one_document_creates_one_entity_and_reuses_it(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        first, second = await _resolve(
+        first, second = await resolve_in_document(
             session, namespace, document_claims, ["Orla Byrne", "Orla Byrne"]
         )
         assert first.created and not second.created
         assert first.entity_id == second.entity_id
-        assert await _entity_count(session, namespace) == 1
+        assert await entity_count(session, namespace) == 1
         count = (
             await session.execute(
                 text("SELECT mention_count FROM entity_aliases WHERE namespace = :ns"),
@@ -92,7 +52,9 @@ async def test_document_that_mapped_a_shared_name_reuses_its_own_entity(
     resolver = EntityResolver(None)
     resolver = EntityResolver(None)
     async with session_factory() as session, session.begin():
-        await _resolve(session, namespace, document_claims, ["Dana", "Marcus Lee", "Priya Shah"])
+        await resolve_in_document(
+            session, namespace, document_claims, ["Dana", "Marcus Lee", "Priya Shah"]
+        )
         doc, claims = await document_claims(session, namespace, 2)
         (second_dana,) = await resolver.resolve_mentions(
             session,
@@ -114,15 +76,19 @@ async def test_full_name_given_name_and_initial_in_one_project_become_one_entity
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        full, _, _ = await _resolve(
+        full, _, _ = await resolve_in_document(
             session, namespace, document_claims, ["Ravi Patel", "Priya Shah", "Tom Becker"]
         )
-        given, _ = await _resolve(session, namespace, document_claims, ["Ravi", "Priya Shah"])
-        initial, _ = await _resolve(session, namespace, document_claims, ["R. Patel", "Tom Becker"])
+        given, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi", "Priya Shah"]
+        )
+        initial, _ = await resolve_in_document(
+            session, namespace, document_claims, ["R. Patel", "Tom Becker"]
+        )
         assert full.created
         assert given.entity_id == full.entity_id and not given.created
         assert initial.entity_id == full.entity_id and not initial.created
-        assert await _entity_count(session, namespace) == 3
+        assert await entity_count(session, namespace) == 3
 
 
 async def test_given_name_in_the_same_document_as_the_full_name_resolves_to_it(
@@ -131,7 +97,9 @@ async def test_given_name_in_the_same_document_as_the_full_name_resolves_to_it(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        full, given = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Ravi"])
+        full, given = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi Patel", "Ravi"]
+        )
         assert given.entity_id == full.entity_id
 
 
@@ -141,15 +109,15 @@ async def test_two_danas_whose_contexts_share_nothing_stay_two_with_a_proposal(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        first, *_ = await _resolve(
+        first, *_ = await resolve_in_document(
             session, namespace, document_claims, ["Dana", "Marcus Lee", "Priya Shah"]
         )
-        second, *_ = await _resolve(
+        second, *_ = await resolve_in_document(
             session, namespace, document_claims, ["Dana", "Olu Ade", "Kenji Sato"]
         )
         assert first.entity_id != second.entity_id and second.created
         assert first.entity_id is not None and second.entity_id is not None
-        assert await _proposals(session, namespace) == [
+        assert await merge_proposals(session, namespace) == [
             tuple(sorted((first.entity_id, second.entity_id)))
         ]
 
@@ -166,11 +134,11 @@ async def test_a_lone_company_name_in_unrelated_contexts_stays_one_entity(
     contexts = [["Marcus Lee", "Priya Shah"], ["Olu Ade", "Kenji Sato"], ["Ines Duarte"]]
     async with session_factory() as session, session.begin():
         resolved = [
-            (await _resolve(session, namespace, document_claims, [company, *others]))[0]
+            (await resolve_in_document(session, namespace, document_claims, [company, *others]))[0]
             for others in contexts
         ]
         assert len({r.entity_id for r in resolved}) == 1
-        assert await _proposals(session, namespace) == []
+        assert await merge_proposals(session, namespace) == []
 
 
 async def test_an_unresolved_namesake_ambiguity_never_mints_another_namesake(
@@ -179,16 +147,20 @@ async def test_an_unresolved_namesake_ambiguity_never_mints_another_namesake(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        first, *_ = await _resolve(session, namespace, document_claims, ["Dana", "Marcus Lee"])
-        second, *_ = await _resolve(session, namespace, document_claims, ["Dana", "Olu Ade"])
+        first, *_ = await resolve_in_document(
+            session, namespace, document_claims, ["Dana", "Marcus Lee"]
+        )
+        second, *_ = await resolve_in_document(
+            session, namespace, document_claims, ["Dana", "Olu Ade"]
+        )
         assert second.created  # the context split one namesake off
         later = [
-            (await _resolve(session, namespace, document_claims, ["Dana", other]))[0]
+            (await resolve_in_document(session, namespace, document_claims, ["Dana", other]))[0]
             for other in ("Ines Duarte", "Tom Becker", "Aiko Mori", "Sven Olsen")
         ]
         assert not any(r.created for r in later)
         assert {r.entity_id for r in later} <= {first.entity_id, second.entity_id}
-        assert await _entity_count(session, namespace) == 2 + 6  # two Danas, six colleagues
+        assert await entity_count(session, namespace) == 2 + 6  # two Danas, six colleagues
 
 
 async def test_dana_with_a_shared_colleague_resolves_to_the_known_dana(
@@ -197,8 +169,10 @@ async def test_dana_with_a_shared_colleague_resolves_to_the_known_dana(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        first, _ = await _resolve(session, namespace, document_claims, ["Dana", "Marcus Lee"])
-        again, *_ = await _resolve(
+        first, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Dana", "Marcus Lee"]
+        )
+        again, *_ = await resolve_in_document(
             session, namespace, document_claims, ["Dana", "Marcus Lee", "Kenji Sato"]
         )
         assert again.entity_id == first.entity_id
@@ -210,14 +184,16 @@ async def test_nickname_resolves_when_the_conversation_is_between_them(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        caroline, melanie = await _resolve(
+        caroline, melanie = await resolve_in_document(
             session, namespace, document_claims, ["Caroline", "Melanie"]
         )
-        (mel,) = await _resolve(
+        (mel,) = await resolve_in_document(
             session, namespace, document_claims, ["Mel"], ("Caroline", "Melanie"), "Caroline"
         )
-        deborah, jolene = await _resolve(session, namespace, document_claims, ["Deborah", "Jolene"])
-        (deb,) = await _resolve(
+        deborah, jolene = await resolve_in_document(
+            session, namespace, document_claims, ["Deborah", "Jolene"]
+        )
+        (deb,) = await resolve_in_document(
             session, namespace, document_claims, ["Deb"], ("Deborah", "Jolene"), "Jolene"
         )
         assert mel.entity_id == melanie.entity_id != caroline.entity_id
@@ -230,11 +206,13 @@ async def test_nickname_without_supporting_context_becomes_new_with_a_proposal(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        melanie, _ = await _resolve(session, namespace, document_claims, ["Melanie", "Caroline"])
-        mel, _ = await _resolve(session, namespace, document_claims, ["Mel", "Gina"])
+        melanie, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Melanie", "Caroline"]
+        )
+        mel, _ = await resolve_in_document(session, namespace, document_claims, ["Mel", "Gina"])
         assert mel.created and mel.entity_id != melanie.entity_id
         assert melanie.entity_id is not None and mel.entity_id is not None
-        assert await _proposals(session, namespace) == [
+        assert await merge_proposals(session, namespace) == [
             tuple(sorted((melanie.entity_id, mel.entity_id)))
         ]
 
@@ -245,8 +223,8 @@ async def test_case_accent_and_punctuation_variants_resolve_at_the_alias_step(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        (first,) = await _resolve(session, namespace, document_claims, ["Zoë O'Neil"])
-        variants = await _resolve(
+        (first,) = await resolve_in_document(session, namespace, document_claims, ["Zoë O'Neil"])
+        variants = await resolve_in_document(
             session, namespace, document_claims, ["ZOE O’NEIL", "zoe o'neil.", "Dr. Zoe ONeil"]
         )
         assert {v.entity_id for v in variants} == {first.entity_id}
@@ -259,13 +237,13 @@ async def test_a_misspelt_name_resolves_at_the_trigram_step_but_a_description_do
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        name, first = await _resolve(
+        name, first = await resolve_in_document(
             session,
             namespace,
             document_claims,
             ["Priyanka Ramaswamy", "Nate's first video game tournament in the city"],
         )
-        misspelt, fourth = await _resolve(
+        misspelt, fourth = await resolve_in_document(
             session,
             namespace,
             document_claims,
@@ -275,7 +253,7 @@ async def test_a_misspelt_name_resolves_at_the_trigram_step_but_a_description_do
         assert misspelt.entity_id == name.entity_id and misspelt.step == "trigram"
         # Seven words: a description, compared exactly or not at all.
         assert fourth.created and fourth.entity_id != first.entity_id
-        assert await _proposals(session, namespace) == []
+        assert await merge_proposals(session, namespace) == []
 
 
 async def test_a_misspelling_finds_the_entity_an_earlier_mention_of_the_call_created(
@@ -286,7 +264,7 @@ async def test_a_misspelling_finds_the_entity_an_earlier_mention_of_the_call_cre
     # Both names are searched ahead, before the first creates its entity: the second must be
     # searched again, or it would become a second entity.
     async with session_factory() as session, session.begin():
-        name, misspelt, other = await _resolve(
+        name, misspelt, other = await resolve_in_document(
             session,
             namespace,
             document_claims,
@@ -302,13 +280,13 @@ async def test_an_entity_found_through_several_aliases_is_nominated_by_its_close
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        full, surname = await _resolve(
+        full, surname = await resolve_in_document(
             session, namespace, document_claims, ["Priyanka Ramaswamy", "Ramaswamy"]
         )
         assert surname.entity_id == full.entity_id  # "ramaswamy" is now one of its aliases
         # 0.64 similar to the alias "ramaswamy", 0.33 to "priyanka ramaswamy": the close one
         # decides, with the co-mentioned full name as support.
-        (misspelt,) = await _resolve(
+        (misspelt,) = await resolve_in_document(
             session, namespace, document_claims, ["Ramaswami"], ("Priyanka Ramaswamy",)
         )
         assert misspelt.entity_id == full.entity_id and misspelt.step == "trigram"
@@ -320,7 +298,7 @@ async def test_bare_head_nouns_are_not_entities_unless_capitalized(
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        system, app, orion, team = await _resolve(
+        system, app, orion, team = await resolve_in_document(
             session,
             namespace,
             document_claims,
@@ -348,9 +326,15 @@ async def test_a_lone_name_the_only_full_name_in_memory_abbreviates_is_that_pers
     """No context is shared, but no one else could be meant: "Ravi" is Ravi Patel whichever
     document came first for the documents that use his full name (issue 17)."""
     async with session_factory() as session, session.begin():
-        full, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
-        ravi, _ = await _resolve(session, namespace, document_claims, ["Ravi", "Lena Vogel"])
-        surname, _ = await _resolve(session, namespace, document_claims, ["Patel", "Omar Said"])
+        full, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi Patel", "Priya Shah"]
+        )
+        ravi, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi", "Lena Vogel"]
+        )
+        surname, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Patel", "Omar Said"]
+        )
         assert ravi.entity_id == full.entity_id and not ravi.created
         assert surname.entity_id == full.entity_id
         rule = (
@@ -368,11 +352,17 @@ async def test_given_name_of_two_full_names_without_context_support_creates_new_
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        patel, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
-        kumar, _ = await _resolve(session, namespace, document_claims, ["Ravi Kumar", "Tom Lee"])
-        ravi, _ = await _resolve(session, namespace, document_claims, ["Ravi", "Lena Vogel"])
+        patel, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi Patel", "Priya Shah"]
+        )
+        kumar, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi Kumar", "Tom Lee"]
+        )
+        ravi, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi", "Lena Vogel"]
+        )
         assert ravi.created and ravi.entity_id not in (patel.entity_id, kumar.entity_id)
-        assert len(await _proposals(session, namespace)) == 1
+        assert len(await merge_proposals(session, namespace)) == 1
 
 
 async def test_a_full_name_sharing_only_a_given_name_proposes_nothing_but_initials_match(
@@ -381,13 +371,19 @@ async def test_a_full_name_sharing_only_a_given_name_proposes_nothing_but_initia
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        full, _ = await _resolve(session, namespace, document_claims, ["Ravi Patel", "Priya Shah"])
+        full, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi Patel", "Priya Shah"]
+        )
         # 0.31 trigram-similar to "Ravi Patel": another person, not a merge to review.
-        other, _ = await _resolve(session, namespace, document_claims, ["Ravi Shah", "Lena Vogel"])
+        other, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Ravi Shah", "Lena Vogel"]
+        )
         assert other.created and other.entity_id != full.entity_id
-        assert await _proposals(session, namespace) == []
+        assert await merge_proposals(session, namespace) == []
         # An initial keeps the low floor: "R. Patel" is 0.5 similar and found by the trigram step.
-        initial, _ = await _resolve(session, namespace, document_claims, ["R. Patel", "Priya Shah"])
+        initial, _ = await resolve_in_document(
+            session, namespace, document_claims, ["R. Patel", "Priya Shah"]
+        )
         assert initial.entity_id == full.entity_id and initial.step == "trigram"
 
 
@@ -397,7 +393,7 @@ async def test_every_mention_records_a_verdict_with_step_scores_version_and_clai
     document_claims: DocumentClaims,
 ) -> None:
     async with session_factory() as session, session.begin():
-        created, reused = await _resolve(
+        created, reused = await resolve_in_document(
             session, namespace, document_claims, ["Ines Duarte", "ines duarte"]
         )
         rows = (
@@ -493,6 +489,6 @@ async def test_parallel_workers_resolving_the_same_new_name_create_one_entity(
     first, second = await asyncio.gather(worker(), worker())
     assert [r.entity_id for r in first] == [r.entity_id for r in second]
     async with session_factory() as session:
-        assert await _entity_count(session, namespace) == len(names)
+        assert await entity_count(session, namespace) == len(names)
         created = sum(r.created for r in first + second)
         assert created == len(names)

@@ -1,0 +1,97 @@
+"""A full name completes the lone name that arrived before it (issue 17, order independence).
+
+Read oldest first, "Samantha Reyes … Samantha said" makes one entity: the lone word's sole full
+name takes it (`rules.sole_full_name`). Arriving the other way round, "Samantha" found no full
+name and became an entity of its own, and "Samantha Reyes" found no alias and became another.
+The mirror rule closes that gap without merging existing entities (SPEC §3): a proper full name
+with no alias of its own is resolved to the entity known only by one of its lone forms (first
+word; of a person the surname or a short form of the given name) when that lone word could
+stand for no other full name in memory, as `sole_full_name` requires the other way round. The
+entity takes the full name as its canonical name and its relations are relabelled.
+
+When several lone-name entities qualify ("Sam" and "Reyes" both came first), the most named
+takes the full name (then given name before surname before short form, then name, then id)
+and a merge proposal is recorded for each of the others: joining those is a merge, which is a
+reviewer's call by default.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from services.adjudicator.entities import completion_repository
+from services.adjudicator.entities.mentions import Mention, ResolutionContext
+from services.adjudicator.entities.rules import Nominee, lone_forms, match_kind
+from shared.entities.given_names import is_given_name
+from shared.entities.nicknames import short_form_expansions
+
+__all__ = ["lone_candidates"]
+
+_KIND_RANK = {"given_name": 0, "surname": 1, "short_form": 2}
+
+
+async def lone_candidates(
+    call: ResolutionContext, mention: Mention, normalized: str
+) -> list[Nominee]:
+    """The lone-name entities this full name completes, the one to take it first; empty when
+    none qualifies. Needs the exact aliases of `lone_forms` loaded (the resolver does)."""
+    forms = lone_forms(normalized, mention.text)
+    found: dict[UUID, Nominee] = {}
+    for word, kind in forms:
+        hits = call.exact.get(word, [])
+        if any(" " in hit.normalized_name for hit in hits):
+            # The word already stands for a full name: what it names is settled elsewhere.
+            return []
+        for hit in hits:
+            found.setdefault(
+                hit.entity_id,
+                Nominee(
+                    hit.entity_id,
+                    hit.canonical_name,
+                    hit.normalized_name,
+                    hit.alias,
+                    hit.normalized_alias,
+                    "exact_alias",
+                    1.0,
+                    kind,
+                    None,
+                    False,
+                    hit.mention_count,
+                ),
+            )
+    if not found:
+        return []
+    words = {n.normalized_alias for n in found.values()}
+    if await _stands_for_another(call, words, normalized):
+        return []
+    return sorted(
+        found.values(),
+        key=lambda n: (-n.mention_count, _KIND_RANK[n.kind], n.canonical_name, str(n.entity_id)),
+    )
+
+
+async def _stands_for_another(call: ResolutionContext, words: set[str], normalized: str) -> bool:
+    """Whether one of the lone `words` could stand for a full name other than `normalized`
+    already in memory, by the abbreviations `sole_full_name` accepts."""
+    if call.written:
+        await call.flush()  # a full name created earlier in this transaction counts
+    patterns = sorted(
+        {_like(word) + " %" for word in words}
+        | {"% " + _like(word) for word in words}
+        | {_like(full) + " %" for word in words for full in short_form_expansions(word)}
+        | {_like(word) + "%" for word in words}
+    )
+    for name in await completion_repository.full_names_like(
+        call.session, call.namespace, patterns, normalized
+    ):
+        for word in words:
+            kind = match_kind(word, name, name)
+            if kind in ("given_name", "short_form") or (
+                kind == "surname" and is_given_name(name.split()[0])
+            ):
+                return True
+    return False
+
+
+def _like(word: str) -> str:
+    return word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

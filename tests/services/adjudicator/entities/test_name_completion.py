@@ -1,0 +1,148 @@
+"""A full name completes the lone name met before it, so arrival order does not split a person
+or company in two (issue 17; services/adjudicator/entities/completion.py)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from tests.support.resolving import (
+    DocumentClaims,
+    entity_count,
+    merge_proposals,
+    resolve_in_document,
+)
+
+
+async def _names(session: AsyncSession, entity_id: uuid.UUID) -> tuple[str, str]:
+    row = (
+        await session.execute(
+            text("SELECT canonical_name, normalized_name FROM entities WHERE id = :id"),
+            {"id": entity_id},
+        )
+    ).one()
+    return row.canonical_name, row.normalized_name
+
+
+@pytest.mark.parametrize(
+    ("lone", "full"),
+    [
+        ("Samantha", "Samantha Reyes"),  # given name first
+        ("Reyes", "Samantha Reyes"),  # surname first
+        ("Mel", "Melanie Ortiz"),  # listed nickname first
+        ("Chris", "Christopher Dunmore"),  # clipped given name first
+        ("Northwind", "Northwind Logistics"),  # a company's short name first
+        ("Ana", "Ana de Souza"),  # a particle inside the name
+    ],
+)
+async def test_a_full_name_after_its_lone_form_is_the_same_entity_renamed(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+    lone: str,
+    full: str,
+) -> None:
+    async with session_factory() as session, session.begin():
+        first, _ = await resolve_in_document(
+            session, namespace, document_claims, [lone, "Priya Shah"]
+        )
+        completed, _ = await resolve_in_document(
+            session, namespace, document_claims, [full, "Omar Said"]
+        )
+        assert first.created and not completed.created
+        assert completed.entity_id == first.entity_id and completed.canonical_name == full
+        assert await _names(session, first.entity_id) == (full, full.lower())
+        # Later mentions of either form land on it, as they would had the full name come first.
+        again, _ = await resolve_in_document(session, namespace, document_claims, [lone, "Li Wu"])
+        assert again.entity_id == first.entity_id
+        rule = (
+            await session.execute(
+                text(
+                    "SELECT scores->>'rule' FROM resolution_verdicts"
+                    " WHERE claim_id = :claim AND mention_text = :full"
+                ),
+                {"claim": completed.mention.claim_id, "full": full},
+            )
+        ).scalar_one()
+        assert rule == "completes_lone_name"
+
+
+@pytest.mark.parametrize(
+    ("lone", "other_full", "full"),
+    [
+        # "Dana" could be either: it completes neither.
+        ("Dana", "Dana Kim", "Dana Ross"),
+        # "Patel" could be Ravi Patel's surname as well as Priya Patel's.
+        ("Patel", "Ravi Patel", "Priya Patel"),
+        # "Sam" could be Samuel Okafor's short form as well as Samantha Reyes's.
+        ("Sam", "Samuel Okafor", "Samantha Reyes"),
+    ],
+)
+async def test_a_lone_name_that_could_stand_for_another_full_name_is_not_completed(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+    lone: str,
+    other_full: str,
+    full: str,
+) -> None:
+    async with session_factory() as session, session.begin():
+        first, _ = await resolve_in_document(
+            session, namespace, document_claims, [lone, "Priya Shah"]
+        )
+        # The other full name came after the lone one and completed it already, or (surname and
+        # short form read differently) exists beside it: either way the lone word is taken.
+        await resolve_in_document(session, namespace, document_claims, [other_full, "Tom Lee"])
+        second, _ = await resolve_in_document(
+            session, namespace, document_claims, [full, "Omar Said"]
+        )
+        assert second.created and second.entity_id != first.entity_id
+        assert (await _names(session, second.entity_id))[0] == full
+
+
+async def test_lowercase_phrases_and_names_of_other_words_complete_nothing(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        lone, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Harbor", "Priya Shah"]
+        )
+        phrase, other, _ = await resolve_in_document(
+            session,
+            namespace,
+            document_claims,
+            ["harbor migration", "Priya's Harbor", "Omar Said"],
+        )
+        assert phrase.entity_id != lone.entity_id and other.entity_id != lone.entity_id
+        assert (await _names(session, lone.entity_id))[0] == "Harbor"
+
+
+async def test_of_two_lone_forms_met_first_the_most_named_takes_the_full_name_the_other_is_proposed(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        reyes, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Reyes", "Priya Shah"]
+        )
+        samantha, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Samantha", "Omar Said"]
+        )
+        again, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Samantha", "Omar Said"]
+        )
+        assert again.entity_id == samantha.entity_id
+        full, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Samantha Reyes", "Li Wu"]
+        )
+        assert full.entity_id == samantha.entity_id
+        pairs = {frozenset(pair) for pair in await merge_proposals(session, namespace)}
+        assert pairs == {frozenset((samantha.entity_id, reyes.entity_id))}
+        # "Priya Shah", "Omar Said", "Li Wu", Reyes and Samantha (Reyes).
+        assert await entity_count(session, namespace) == 5
