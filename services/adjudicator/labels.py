@@ -1,10 +1,14 @@
-"""A fact's statement and label come from its first supporting claim in a canonical order.
+"""A fact's statement, label and window kind come from its first supporting claim in a
+canonical order.
 
 A fact confirmed by differently worded claims ("Headcount is 64", "The office has 64 people")
 was labelled by whichever claim arrived first, so the same documents in another order gave
 another label. The canonical first claim is the earliest said, then the document's identity
 (its source pair or content hash), then its position: a function of the evidence set. Its
-embedding (the claim's, which an observation's label reuses) goes with it.
+embedding (the claim's, which an observation's label reuses) goes with it. What the window
+describes (`valid_kind`: an event's time or a state's effective period) was likewise the
+creating claim's: "joined the search team on 1 March" first gave an event, "has been on the
+search team since March" first a period.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ __all__ = ["settle_labels"]
 
 
 async def settle_labels(session: AsyncSession, namespace: str, fact_ids: Sequence[UUID]) -> None:
-    """Give each observation among `fact_ids` the statement of its canonical first claim."""
+    """Give each of `fact_ids` the window kind of its canonical first claim, and each
+    observation among them that claim's statement."""
     if not fact_ids:
         return
-    rows = await labels_repository.first_claims(session, namespace, sorted(set(fact_ids), key=str))
+    ids = sorted(set(fact_ids), key=str)
+    await labels_repository.settle_window_kinds(session, namespace, ids)
+    rows = await labels_repository.first_claims(session, namespace, ids)
     for row in rows:
         if row.first_statement == row.statement:
             continue

@@ -9,7 +9,7 @@ from uuid import UUID
 from sqlalchemy import Row, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-__all__ = ["first_claims", "set_label"]
+__all__ = ["first_claims", "set_label", "settle_window_kinds"]
 
 _FIRST_CLAIMS = text(
     """
@@ -32,6 +32,26 @@ _SET_LABEL = text(
            embedding = coalesce((SELECT c.embedding FROM claims c WHERE c.id = :claim_id),
                                 f.embedding)
     WHERE f.namespace = :ns AND f.id = :id
+    """
+)
+
+
+# What a fact's window describes (event time, effective period, ...) is its canonical first
+# claim's, in the order `_FIRST_CLAIMS` uses: not the kind of whichever claim created it.
+_SETTLE_WINDOW_KINDS = text(
+    """
+    UPDATE facts f SET valid_kind = first.kind, updated_at = now()
+    FROM (
+        SELECT DISTINCT ON (x.id) x.id, c.claim_valid_kind AS kind
+        FROM facts x
+        JOIN fact_evidence fe ON fe.namespace = x.namespace AND fe.fact_id = x.id
+             AND fe.stance = 'supports'
+        JOIN claims c ON c.id = fe.claim_id AND c.is_current_testimony
+        JOIN documents d ON d.id = c.document_id
+        WHERE x.namespace = :ns AND x.id = ANY(CAST(:ids AS uuid[]))
+        ORDER BY x.id, c.asserted_at NULLS LAST, d.identity_key, c.char_start, c.char_end
+    ) first
+    WHERE f.namespace = :ns AND f.id = first.id AND f.valid_kind IS DISTINCT FROM first.kind
     """
 )
 
@@ -64,3 +84,8 @@ async def set_label(
             "claim_id": embedding_of_claim,
         },
     )
+
+
+async def settle_window_kinds(session: AsyncSession, namespace: str, fact_ids: list[UUID]) -> None:
+    """Give each of `fact_ids` the window kind of its canonical first supporting claim."""
+    await session.execute(_SETTLE_WINDOW_KINDS, {"ns": namespace, "ids": fact_ids})

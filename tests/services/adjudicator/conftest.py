@@ -216,8 +216,9 @@ class Corpus:
             rows = await session.execute(
                 text(
                     "SELECT f.id, f.kind, f.label, f.predicate, f.valid_from, f.valid_until,"
-                    " f.valid_precision, f.evidence_count, f.support, f.invalidated_at,"
-                    " f.invalidation_reason, f.contradiction_group_id, f.superseded_by_fact_id,"
+                    " f.valid_precision, f.valid_kind, f.evidence_count, f.support,"
+                    " f.invalidated_at, f.invalidation_reason, f.contradiction_group_id,"
+                    " f.superseded_by_fact_id,"
                     " s.canonical_name AS subject,"
                     " (SELECT count(*) FROM fact_evidence e WHERE e.fact_id = f.id"
                     "  AND e.stance = 'contradicts') AS contradicting"

@@ -164,6 +164,37 @@ async def test_a_confirmed_observation_is_labelled_by_its_first_said_claim_in_an
     ]
 
 
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+async def test_what_a_confirmed_relation_s_window_describes_is_its_first_said_claim_s(
+    adj_service: AdjudicationService, corpus: Any, reverse: bool
+) -> None:
+    """Not the creating claim's: the same two documents in either order give the same fact."""
+    said = [
+        ("Team page", "Daniel Brennan is on the search team since March.", day(2026, 3, 20),
+         "effective_period"),
+        ("Retro", "Daniel Brennan joined the search team in March.", day(2026, 4, 2),
+         "event_time"),
+    ]  # fmt: skip
+    docs = []
+    for title, text, when, kind in reversed(said) if reverse else said:
+        doc = await corpus.document(title)
+        await corpus.claim(
+            doc,
+            text,
+            "Daniel Brennan",
+            "member of",
+            "search team",
+            said=when,
+            valid_from=day(2026, 3),
+            precision="month",
+            kind=kind,
+        )
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert [(f["valid_kind"], f["evidence_count"]) for f in facts] == [("effective_period", 2)]
+
+
 @pytest.mark.parametrize("state_first", [True, False], ids=["in order", "event first"])
 async def test_an_event_that_changes_a_state_starts_its_next_value_in_any_order(
     adj_service: AdjudicationService, corpus: Any, state_first: bool
