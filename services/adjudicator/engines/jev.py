@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from services.adjudicator.domain import (
     Action,
@@ -219,7 +220,7 @@ class JevEngine:
             return self._decision("supersede", candidate, p, why, scores, closed)
         if window_action == "replace":
             new_window = _adjusted_window(assertion, candidate, f)
-            if new_window is None:
+            if new_window is None or _other_stretch(assertion, candidate, f) is not None:
                 return None
             why = "a correction of its dates" if f.correction else "the same fact with better dates"
             return self._decision("adjust", candidate, p, why, scores, new_window)
@@ -236,6 +237,16 @@ class JevEngine:
             return self._decision(
                 "add", None, p * (1 - p_contra), "related but not the same fact", scores
             )
+        stretch = _other_stretch(assertion, candidate, f)
+        if stretch == "later":
+            start = assertion.window.valid_from
+            assert start is not None  # a stretch has a stated start
+            closed = candidate.window.closed_at(start, assertion.window.precision)
+            why = "the same value stated again from a later start"
+            return self._decision("supersede", candidate, p * (1 - p_contra), why, scores, closed)
+        if stretch == "earlier":
+            why = "the same value stated from an earlier start; the slot's timeline orders them"
+            return self._decision("contradict_group", candidate, p * (1 - p_contra), why, scores)
         return self._decision("confirm", candidate, p * (1 - p_contra), "repeats it", scores)
 
     def _decision(
@@ -263,6 +274,42 @@ class JevEngine:
             model=self.model,
             scores={k: round(v, 4) for k, v in scores.items()},
         )
+
+
+# A stated start at least this far from the fact's (and more than the coarser precision
+# spans: "in Q3" and "since 7 July" are one start) begins another stretch of the value.
+_STRETCH_GAP = timedelta(days=32)
+_PRECISION_SPAN = {"quarter": timedelta(days=92), "year": timedelta(days=366)}
+_STATE_KINDS = frozenset({"effective_period", "proposition_validity", "measurement_period", None})
+
+
+def _other_stretch(
+    assertion: Assertion, candidate: CandidateFact, features: Features
+) -> Literal["earlier", "later"] | None:
+    """Whether a claim repeating an attribute's value states it from another start: "on
+    track as of March" and "on track since 7 July" are two stretches of one status (at risk
+    may lie between them, known now or arriving later), not one fact confirmed twice.
+    Merging them made the result depend on arrival order: read July first, March's claim
+    confirmed July's fact and the March stretch was lost. As two values of the slot, the
+    timeline places them (the earlier closed at the later's start) in any order. Only states
+    of observations with both starts stated; never a correction of the fact's dates."""
+    a, c = assertion.window, candidate.window
+    if (
+        assertion.kind != "observation"
+        or a.valid_from is None
+        or c.valid_from is None
+        or features.correction
+        or features.rival >= 0.5
+        or assertion.claim.window_kind not in _STATE_KINDS
+        or (candidate.slot_id is None and c.valid_until is not None)
+    ):
+        return None
+    gap = max(
+        [_STRETCH_GAP] + [_PRECISION_SPAN.get(p, _STRETCH_GAP) for p in (a.precision, c.precision)]
+    )
+    if abs(a.valid_from - c.valid_from) < gap:
+        return None
+    return "later" if a.valid_from > c.valid_from else "earlier"
 
 
 def _adjusted_window(
