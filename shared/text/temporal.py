@@ -162,11 +162,15 @@ _LEAD_IN_RE = re.compile(
     r"between|to|as\s+of|starting(?:\s+(?:in|on|from))?|beginning(?:\s+in)?)\s+)+$",
     re.I,
 )
+# "As of March": the month atom took "of" itself, so "as" is left before it.
+_AS_BEFORE_OF_RE = re.compile(r"\bas\s+$", re.I)
 _MODIFIER_AFTER_RE = re.compile(
     r"\b(?:the|a|an|this|that|these|those|our|their|its|his|her|my|your)\s+$", re.I
 )
 _SPACE_BEFORE_MARK = re.compile(r"\s+([,.;:!?])")
 _DANGLING_MARK = re.compile(r"[,;:]+(?=[.!?]|$)")
+# A parenthetical date between commas ("The plan, as of May 2026, costs $40") takes both.
+_DOUBLED_COMMA = re.compile(r",(?:\s*,)+")
 # A copula whose complement was the date ("the launch is on June 8") goes with it.
 _DANGLING_COPULA = re.compile(
     r"\s+(?:(?:will|would|should|must|may|might|could|can)\s+be|is|are|was|were|be|been)"
@@ -199,6 +203,8 @@ def temporal_spans(text: str) -> list[tuple[int, int]]:
         lead = _LEAD_IN_RE.search(text[:start])
         if lead is None and _MODIFIER_AFTER_RE.search(text[:start]):
             continue  # "the Q3 launch", "our June date": part of a name, not a time adverbial
+        if lead is None and text[start : start + 3].lower() == "of ":
+            lead = _AS_BEFORE_OF_RE.search(text[:start])
         spans.append((lead.start() if lead else start, end))
     return spans
 
@@ -216,7 +222,8 @@ def strip_temporal(text: str) -> str:
         position = end
     kept.append(text[position:])
     stripped = " ".join("".join(kept).split())
-    stripped = _DANGLING_MARK.sub("", _SPACE_BEFORE_MARK.sub(r"\1", stripped)).strip(" ,;:")
+    stripped = _DOUBLED_COMMA.sub("", _SPACE_BEFORE_MARK.sub(r"\1", stripped))
+    stripped = _DANGLING_MARK.sub("", stripped).strip(" ,;:")
     stripped = _DANGLING_COPULA.sub("", stripped)
     if not any(ch.isalnum() for ch in stripped):
         return text.strip()

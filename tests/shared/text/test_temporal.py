@@ -26,6 +26,11 @@ from shared.text.temporal import strip_temporal, temporal_spans
         ("Yesterday, Mel joined the team.", "Mel joined the team."),
         ("The launch slipped to next week; nobody knew.", "The launch slipped; nobody knew."),
         ("The Ledger API launch is on June 8.", "The Ledger API launch."),
+        # "as of" before a bare month, whose atom takes the "of"; a date between commas.
+        ("As of March the billing migration is on track.", "The billing migration is on track."),
+        ("Nimbus is green as of June.", "Nimbus is green."),
+        ("The Basic plan, as of May 2026, costs $40.", "The Basic plan costs $40."),
+        ("Headcount, since June, is 12.", "Headcount is 12."),
     ],
 )
 def test_strip_temporal_removes_the_phrase_and_its_preposition(text: str, expected: str) -> None:
