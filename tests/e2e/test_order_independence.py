@@ -294,9 +294,9 @@ def test_every_permutation_and_process_count_gives_the_reference_beliefs(
     strict=False,
     raises=AssertionError,
     reason="issue 17: a crash and retry may change the beliefs. Since entity-rules-5 the"
-    " retried claims resolve as before (the extra 'northwind' entity is gone) and the live"
-    " beliefs matched in the last runs; what differed is a retracted fact's copy and group,"
-    " whose existence follows how the DeleteDocument interleaves with adjudication. Not"
+    " retried claims resolve as before (the extra 'northwind' entity is gone); what differed"
+    " in the last runs is a retracted fact's copy and a live fact left in a one-member group"
+    " by it, which follow how the DeleteDocument interleaves with adjudication. Not"
     " strict: the reference run itself is not reproducible there",
 )
 def test_a_crash_and_retry_gives_the_reference_beliefs(runs: list[Run]) -> None:
