@@ -24,13 +24,22 @@ from services.adjudicator.normalization import observation_label
 __all__ = ["settle_labels"]
 
 
-async def settle_labels(session: AsyncSession, namespace: str, fact_ids: Sequence[UUID]) -> None:
-    """Give each of `fact_ids` the window kind of its canonical first claim, and each
-    observation among them that claim's statement."""
+async def settle_labels(
+    session: AsyncSession,
+    namespace: str,
+    fact_ids: Sequence[UUID],
+    corroborated: Sequence[UUID] = (),
+) -> None:
+    """Give each observation among `fact_ids` the statement of its canonical first claim, and
+    each of `corroborated` (facts that gained a claim besides the one that created them: no
+    other fact's first claim can differ from its creator) that claim's window kind."""
+    if corroborated:
+        await labels_repository.settle_window_kinds(
+            session, namespace, sorted(set(corroborated), key=str)
+        )
     if not fact_ids:
         return
     ids = sorted(set(fact_ids), key=str)
-    await labels_repository.settle_window_kinds(session, namespace, ids)
     rows = await labels_repository.first_claims(session, namespace, ids)
     for row in rows:
         if row.first_statement == row.statement:

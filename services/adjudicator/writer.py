@@ -118,6 +118,9 @@ class FactWriter:
         self._transcripts: list[dict[str, Any]] = []
         self._entries: list[DecisionEntry] = []
         self._touched: list[uuid.UUID] = []
+        # Facts that gained a supporting claim besides their first: only their window kind can
+        # come from another claim than the one that created them (see `settle_labels`).
+        self._corroborated: list[uuid.UUID] = []
         # Slots whose values this batch changed, for the timeline to place (settle_slots).
         self.slots: set[SlotKey] = set()
 
@@ -223,6 +226,8 @@ class FactWriter:
                 )
             )
         self._touched.append(fact_id)
+        if action in ("confirm", "adjust"):
+            self._corroborated.append(fact_id)
         if assertion.kind == "relation" and assertion.predicate in FUNCTIONAL_PREDICATES:
             self.slots.add(SlotKey(uuid.UUID(assertion.subject_entity_id), assertion.predicate))
         slot_id = candidate.slot_id if candidate is not None else None
@@ -248,13 +253,14 @@ class FactWriter:
         entries, self._entries = self._entries, []
         rows, self._transcripts = self._transcripts, []
         touched, self._touched = self._touched, []
+        corroborated, self._corroborated = self._corroborated, []
         if not rows:
             return entries
         decided = await facts_repo.insert_transcripts(
             self._session, self._namespace, self._decided_by, rows
         )
         await recount_facts(self._session, self._namespace, touched, decided_by=self._decided_by)
-        await settle_labels(self._session, self._namespace, touched)
+        await settle_labels(self._session, self._namespace, touched, corroborated)
         return [replace(entry, decided_at=decided[entry.decision_id]) for entry in entries]
 
     def _fact(
