@@ -33,7 +33,12 @@ class Category:
 _STATUS_WORDS = (
     "green|amber|yellow|red|on track|off track|at risk|blocked|unblocked|on hold|paused|"
     "resumed|cancelled|canceled|complete|completed|done|in progress|not started|live|"
-    "active|inactive|deprecated|frozen"
+    "active|inactive|deprecated|frozen|"
+    # States a service, a place or a request is in ("the office is closed on Saturdays",
+    # "SSO is enabled for all tenants", "the launch is behind schedule").
+    "open|closed|enabled|disabled|available|unavailable|online|offline|delayed|postponed|"
+    "on schedule|behind schedule|ahead of schedule|approved|pending|suspended|archived|"
+    "under review"
 )
 _STATUS = re.compile(
     r"\b(?:is|are|was|were|be|been|being|remains?|remained|stays?|stayed|turned|turns|"

@@ -403,6 +403,21 @@ _RECURRING = {
         ("The Pro plan costs $20 per month from September 2026.", "costs", day(2026, 9),
          "month"),
     ),
+    "opening": (
+        "Lisbon office",
+        ("The Lisbon office is open on Saturdays since March 2026.", "is", day(2026, 3),
+         "month"),
+        ("The Lisbon office is closed on Saturdays from 1 May 2026.", "is", day(2026, 5), "day"),
+        ("The Lisbon office is open on Saturdays since 1 August 2026.", "is", day(2026, 8),
+         "day"),
+    ),
+    "feature flag": (
+        "SSO",
+        ("SSO is enabled for every tenant as of February 2026.", "is", day(2026, 2), "month"),
+        ("SSO has been disabled for every tenant since 6 April 2026.", "has been",
+         day(2026, 4, 6), "day"),
+        ("SSO is enabled for every tenant again from July 2026.", "is", day(2026, 7), "month"),
+    ),
     "headcount": (
         "support team",
         ("The support team has 12 agents as of March 2026.", "has", day(2026, 3), "month"),
