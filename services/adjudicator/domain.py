@@ -10,6 +10,7 @@ from typing import Literal
 __all__ = [
     "ACTIONS",
     "PRECISIONS",
+    "STATE_WINDOW_KINDS",
     "Action",
     "Assertion",
     "AssertionKind",
@@ -31,6 +32,12 @@ Precision = Literal["unknown", "instant", "day", "month", "quarter", "year", "op
 Polarity = Literal["positive", "negative"]
 Stance = Literal["supports", "contradicts"]
 AssertionKind = Literal["relation", "observation"]
+# Claims of these window kinds state states or measured values: successive values of one
+# attribute (a price, a headcount). Rival events (two dates for one cutover) stay a
+# contradiction, never a chain.
+STATE_WINDOW_KINDS = frozenset(
+    {"effective_period", "proposition_validity", "measurement_period", None}
+)
 WindowAction = Literal["keep", "replace", "close"]
 Action = Literal["add", "confirm", "adjust", "supersede", "contradict_evidence", "contradict_group"]
 
@@ -239,6 +246,12 @@ class CandidateFact:
     polarity: Polarity = "positive"
     # Successive values of one attribute share a slot (see shared/beliefs/timeline.py).
     slot_id: str | None = None
+
+    @property
+    def is_state(self) -> bool:
+        """Whether the fact is a value of a state: in a slot already, or without an end (an
+        event has its day; an undated rival of a dated event is a state, "is blocked")."""
+        return self.slot_id is not None or self.window.valid_until is None
 
     @property
     def latest_asserted_at(self) -> datetime | None:

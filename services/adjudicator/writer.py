@@ -13,7 +13,14 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator import facts_repository as facts_repo
-from services.adjudicator.domain import Assertion, CandidateFact, Decision, Stance, Window
+from services.adjudicator.domain import (
+    STATE_WINDOW_KINDS,
+    Assertion,
+    CandidateFact,
+    Decision,
+    Stance,
+    Window,
+)
 from services.adjudicator.facts_repository import Write
 from services.adjudicator.labels import settle_labels
 from shared.beliefs.slots import FUNCTIONAL_PREDICATES, SlotKey
@@ -80,18 +87,6 @@ def _outcome(decision: Decision) -> str:
         "contradict_evidence": "contradict",
         "contradict_group": "contradict",
     }[decision.action]
-
-
-# Observations of these kinds are states or measured values: successive values of one
-# attribute (a price, a headcount). Rival events (two dates for one cutover) stay a
-# contradiction, never a chain.
-_STATE_KINDS = frozenset({"effective_period", "proposition_validity", "measurement_period", None})
-
-
-def _is_state(candidate: CandidateFact) -> bool:
-    """Whether a candidate is a value of a state: in a slot already, or without an end (an
-    event has its day; an undated rival of a dated event is a state, "is blocked")."""
-    return candidate.slot_id is not None or candidate.window.valid_until is None
 
 
 class FactWriter:
@@ -242,7 +237,7 @@ class FactWriter:
         for one cutover) stay a contradiction."""
         if assertion.kind != "observation":
             return None
-        if assertion.claim.window_kind not in _STATE_KINDS and not _is_state(candidate):
+        if assertion.claim.window_kind not in STATE_WINDOW_KINDS and not candidate.is_state:
             return None
         slot = uuid.UUID(candidate.slot_id) if candidate.slot_id else uuid.uuid4()
         self.slots.add(SlotKey(slot_id=slot))

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from services.adjudicator.domain import (
+    STATE_WINDOW_KINDS,
     Action,
     Assertion,
     CandidateFact,
@@ -280,7 +281,6 @@ class JevEngine:
 # spans: "in Q3" and "since 7 July" are one start) begins another stretch of the value.
 _STRETCH_GAP = timedelta(days=32)
 _PRECISION_SPAN = {"quarter": timedelta(days=92), "year": timedelta(days=366)}
-_STATE_KINDS = frozenset({"effective_period", "proposition_validity", "measurement_period", None})
 
 
 def _other_stretch(
@@ -300,8 +300,8 @@ def _other_stretch(
         or c.valid_from is None
         or features.correction
         or features.rival >= 0.5
-        or assertion.claim.window_kind not in _STATE_KINDS
-        or (candidate.slot_id is None and c.valid_until is not None)
+        or assertion.claim.window_kind not in STATE_WINDOW_KINDS
+        or not candidate.is_state
     ):
         return None
     gap = max(

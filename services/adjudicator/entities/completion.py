@@ -17,15 +17,19 @@ reviewer's call by default.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from uuid import UUID
 
 from services.adjudicator.entities import completion_repository
+from services.adjudicator.entities import repository as repo
+from services.adjudicator.entities.completion_repository import Completion
 from services.adjudicator.entities.mentions import Mention, ResolutionContext
-from services.adjudicator.entities.rules import Nominee, lone_forms, match_kind
-from shared.entities.given_names import is_given_name
+from services.adjudicator.entities.rules import Nominee, abbreviates, lone_forms, match_kind
 from shared.entities.nicknames import short_form_expansions
+from shared.entities.normalize import display_name
 
-__all__ = ["lone_candidates"]
+__all__ = ["lone_candidates", "take_full_name"]
 
 _KIND_RANK = {"given_name": 0, "surname": 1, "short_form": 2}
 
@@ -70,6 +74,32 @@ async def lone_candidates(
     )
 
 
+def take_full_name(
+    call: ResolutionContext,
+    mention: Mention,
+    normalized: str,
+    lone: Nominee,
+    nominees: Sequence[Nominee],
+) -> Nominee:
+    """`lone` (the first of `lone_candidates`) takes the mention's full name; every other
+    lone-name entity among `nominees` is proposed for merging into it. They are the only
+    exact-alias nominees there: the full name has no alias of its own."""
+    name = display_name(mention.text)
+    call.complete(
+        Completion(lone.entity_id, lone.canonical_name, lone.normalized_name, name, normalized)
+    )
+    for other in nominees:
+        if other.step == "exact_alias" and other.entity_id != lone.entity_id:
+            evidence = {
+                "mention": mention.text,
+                "rule": "completes_lone_name",
+                "kind": other.kind,
+                "document_id": str(mention.document_id) if mention.document_id else None,
+            }
+            call.proposals.append(repo.Proposal(lone.entity_id, other.entity_id, 1.0, evidence))
+    return replace(lone, canonical_name=name, normalized_name=normalized)
+
+
 async def _stands_for_another(call: ResolutionContext, words: set[str], normalized: str) -> bool:
     """Whether one of the lone `words` could stand for a full name other than `normalized`
     already in memory, by the abbreviations `sole_full_name` accepts."""
@@ -84,12 +114,8 @@ async def _stands_for_another(call: ResolutionContext, words: set[str], normaliz
     for name in await completion_repository.full_names_like(
         call.session, call.namespace, patterns, normalized
     ):
-        for word in words:
-            kind = match_kind(word, name, name)
-            if kind in ("given_name", "short_form") or (
-                kind == "surname" and is_given_name(name.split()[0])
-            ):
-                return True
+        if any(abbreviates(match_kind(word, name, name), name) for word in words):
+            return True
     return False
 
 

@@ -11,8 +11,7 @@ from uuid import UUID, uuid4
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.completion import lone_candidates
-from services.adjudicator.entities.completion_repository import Completion
+from services.adjudicator.entities.completion import lone_candidates, take_full_name
 from services.adjudicator.entities.mentions import (
     Mention,
     ResolutionContext,
@@ -117,9 +116,10 @@ class EntityResolver:
         # serialized by a lock per normalized name, all of the call's taken at once (sorted).
         # A writer may have created one between the read above and the lock, hence the read
         # again; the document maps are read after the lock for the same reason.
-        spelt = {n: m.text for m, n in open_}
-        to_lock = sorted(with_lone_forms(spelt) - call.locked)
-        await call.load_exact(sorted(with_lone_forms(spelt) - set(to_lock)))
+        # With the lone forms a full name may complete (see `completion`), locked and read.
+        wanted = with_lone_forms({n: m.text for m, n in open_})
+        to_lock = sorted(wanted - call.locked)
+        await call.load_exact(sorted(wanted & call.locked))
         if to_lock:
             await lock_names(session, namespace, to_lock)
             call.locked.update(to_lock)
@@ -171,7 +171,7 @@ class EntityResolver:
             version = self._chooser.version
             step = None if "fallback" in scores["model"] else "model"
         if completing is not None and choice.chosen == completing:
-            choice = Choice(self._complete(call, mention, norm, completing, nominees), choice.rule)
+            choice = Choice(take_full_name(call, mention, norm, completing, nominees), choice.rule)
         if choice.chosen is not None:
             chosen = choice.chosen
             return self._accept(
@@ -185,31 +185,6 @@ class EntityResolver:
                 version,
             )
         return self._create(call, mention, norm, choice, scores, step or "new", version)
-
-    def _complete(
-        self,
-        call: ResolutionContext,
-        mention: Mention,
-        norm: str,
-        lone: Nominee,
-        nominees: Sequence[Nominee],
-    ) -> Nominee:
-        """The lone-name entity takes the full name (see `completion`); every other lone-name
-        entity the full name completes is proposed for merging into it."""
-        name = display_name(mention.text)
-        call.complete(
-            Completion(lone.entity_id, lone.canonical_name, lone.normalized_name, name, norm)
-        )
-        for other in nominees:
-            if other.step == "exact_alias" and other.entity_id != lone.entity_id:
-                evidence = {
-                    "mention": mention.text,
-                    "rule": "completes_lone_name",
-                    "kind": other.kind,
-                    "document_id": str(mention.document_id) if mention.document_id else None,
-                }
-                call.proposals.append(repo.Proposal(lone.entity_id, other.entity_id, 1.0, evidence))
-        return replace(lone, canonical_name=name, normalized_name=norm)
 
     def _same_document(
         self, call: ResolutionContext, mention: Mention, norm: str

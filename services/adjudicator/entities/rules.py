@@ -16,6 +16,7 @@ __all__ = [
     "Choice",
     "Nominee",
     "Support",
+    "abbreviates",
     "choose",
     "describe",
     "lone_forms",
@@ -160,6 +161,18 @@ def choose(
 _ABBREVIATING = frozenset({"exact", "given_name", "surname", "short_form"})
 
 
+def abbreviates(kind: str, full_name: str) -> bool:
+    """Whether a lone word that matched the normalized `full_name` by `kind` (`match_kind`) can
+    stand for it: a full name's first word, a person's surname (the name starts with a given
+    name: "Ortiz" of Melanie Ortiz, not "Logistics" of Northwind Logistics), a short form of
+    its first word, or an alias of it already."""
+    return (
+        kind in _ABBREVIATING
+        and " " in full_name
+        and (kind != "surname" or is_given_name(full_name.split()[0]))
+    )
+
+
 def sole_full_name(normalized: str, nominees: Sequence[Nominee]) -> Nominee | None:
     """The one full name a lone capitalised word can stand for, when the nominees hold exactly
     one: "Mel", "Melanie" or "Ortiz" in a document that never names her in full is Melanie
@@ -171,13 +184,7 @@ def sole_full_name(normalized: str, nominees: Sequence[Nominee]) -> Nominee | No
         return None
     if any(n.kind == "exact" and " " not in n.normalized_name for n in nominees):
         return None
-    found = {
-        n.entity_id: n
-        for n in nominees
-        if n.kind in _ABBREVIATING
-        and " " in n.normalized_name
-        and (n.kind != "surname" or is_given_name(n.normalized_name.split()[0]))
-    }
+    found = {n.entity_id: n for n in nominees if abbreviates(n.kind, n.normalized_name)}
     if len(found) != 1:
         return None
     return next(iter(found.values()))

@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
-from services.adjudicator.service import AdjudicationService
-
-
-def day(y: int, m: int, d: int = 1) -> datetime:
-    return datetime(y, m, d, tzinfo=UTC)
-
-
-async def run(service: AdjudicationService, corpus: Any, *docs: Any) -> None:
-    for doc in docs:
-        await service.adjudicate_version(corpus.namespace, doc.versions[-1], decided_by="test")
+from tests.support.adjudication import day, run
 
 
 def by_label(facts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

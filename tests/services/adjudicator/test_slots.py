@@ -3,21 +3,12 @@ arrival orders, chains re-split by late values, concurrency and same-period conf
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from services.adjudicator.service import AdjudicationService
-
-
-def day(y: int, m: int, d: int = 1) -> datetime:
-    return datetime(y, m, d, tzinfo=UTC)
-
-
-async def run(service: AdjudicationService, corpus: Any, *docs: Any) -> None:
-    for doc in docs:
-        await service.adjudicate_version(corpus.namespace, doc.versions[-1], decided_by="test")
+from tests.support.adjudication import day, run
 
 
 def current(facts: list[dict[str, Any]]) -> set[str]:
@@ -142,57 +133,6 @@ async def test_two_managers_stated_from_the_same_start_conflict(
     groups = {f["contradiction_group_id"] for f in facts}
     assert len(groups) == 1 and None not in groups
     assert all(f["superseded_by_fact_id"] is None for f in facts)
-
-
-@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
-async def test_a_confirmed_observation_is_labelled_by_its_first_said_claim_in_any_order(
-    adj_service: AdjudicationService, corpus: Any, reverse: bool
-) -> None:
-    wordings = [
-        ("Office report", "The Krakow office headcount is 64.", day(2026, 2, 1)),
-        ("HR digest", "Headcount of the Krakow office is 64.", day(2026, 3, 1)),
-    ]
-    docs = []
-    for title, text, said in reversed(wordings) if reverse else wordings:
-        doc = await corpus.document(title)
-        await corpus.claim(doc, text, "Krakow office", "is", None, said=said)
-        docs.append(doc)
-    await run(adj_service, corpus, *docs)
-    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
-    assert [(f["label"], f["evidence_count"]) for f in facts] == [
-        ("The Krakow office headcount is 64.", 2)
-    ]
-
-
-@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
-async def test_what_a_confirmed_relation_s_window_describes_is_its_first_said_claim_s(
-    adj_service: AdjudicationService, corpus: Any, reverse: bool
-) -> None:
-    """Not the creating claim's: the same two documents in either order give the same fact."""
-    said = [
-        ("Team page", "Daniel Brennan is on the search team since March.", day(2026, 3, 20),
-         "effective_period"),
-        ("Retro", "Daniel Brennan joined the search team in March.", day(2026, 4, 2),
-         "event_time"),
-    ]  # fmt: skip
-    docs = []
-    for title, text, when, kind in reversed(said) if reverse else said:
-        doc = await corpus.document(title)
-        await corpus.claim(
-            doc,
-            text,
-            "Daniel Brennan",
-            "member of",
-            "search team",
-            said=when,
-            valid_from=day(2026, 3),
-            precision="month",
-            kind=kind,
-        )
-        docs.append(doc)
-    await run(adj_service, corpus, *docs)
-    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
-    assert [(f["valid_kind"], f["evidence_count"]) for f in facts] == [("effective_period", 2)]
 
 
 @pytest.mark.parametrize("state_first", [True, False], ids=["in order", "event first"])
@@ -386,72 +326,3 @@ async def test_a_new_owner_supersedes_the_old_one_whichever_way_each_is_said(
     now = next(f for f in facts if "Ben Cho" in f["label"])
     assert was["superseded_by_fact_id"] == now["id"]
     assert was["valid_until"] == day(2026, 4, 1) and now["valid_until"] is None
-
-
-_RECURRING = {
-    "status": (
-        "Atlas rollout",
-        ("The Atlas rollout is green as of February 2026.", "is", day(2026, 2), "month"),
-        ("The Atlas rollout has been red since 9 April 2026.", "has been", day(2026, 4, 9), "day"),
-        ("The Atlas rollout has been green since 2 June 2026.", "has been", day(2026, 6, 2),
-         "day"),
-    ),
-    "price": (
-        "Pro plan",
-        ("The Pro plan costs $20 per month from January 2026.", "costs", day(2026, 1), "month"),
-        ("From April 2026 the Pro plan costs $25 per month.", "costs", day(2026, 4), "month"),
-        ("The Pro plan costs $20 per month from September 2026.", "costs", day(2026, 9),
-         "month"),
-    ),
-    "opening": (
-        "Lisbon office",
-        ("The Lisbon office is open on Saturdays since March 2026.", "is", day(2026, 3),
-         "month"),
-        ("The Lisbon office is closed on Saturdays from 1 May 2026.", "is", day(2026, 5), "day"),
-        ("The Lisbon office is open on Saturdays since 1 August 2026.", "is", day(2026, 8),
-         "day"),
-    ),
-    "feature flag": (
-        "SSO",
-        ("SSO is enabled for every tenant as of February 2026.", "is", day(2026, 2), "month"),
-        ("SSO has been disabled for every tenant since 6 April 2026.", "has been",
-         day(2026, 4, 6), "day"),
-        ("SSO is enabled for every tenant again from July 2026.", "is", day(2026, 7), "month"),
-    ),
-    "headcount": (
-        "support team",
-        ("The support team has 12 agents as of March 2026.", "has", day(2026, 3), "month"),
-        ("The support team has had 9 agents since 4 May 2026.", "has had", day(2026, 5, 4),
-         "day"),
-        ("The support team has 12 agents from August 2026.", "has", day(2026, 8), "month"),
-    ),
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1), (0, 2, 1), (2, 1, 0), (1, 2, 0)])
-@pytest.mark.parametrize("attribute", sorted(_RECURRING))
-async def test_a_value_that_comes_back_is_two_stretches_of_the_slot_in_any_order(
-    adj_service: AdjudicationService, corpus: Any, attribute: str, order: tuple[int, ...]
-) -> None:
-    # The first value, another, then the first again: read the return first, the first
-    # stretch's claim confirmed it and was lost, whatever arrived between.
-    subject, *said = _RECURRING[attribute]
-    docs = []
-    for index in order:
-        text, predicate, start, precision = said[index]
-        doc = await corpus.document(f"{attribute} note {index}")
-        await corpus.claim(
-            doc, text, subject, predicate, None, said=start + timedelta(days=3),
-            valid_from=start, precision=precision, kind="effective_period",
-        )  # fmt: skip
-        docs.append(doc)
-    await run(adj_service, corpus, *docs)
-    facts = sorted(
-        (f for f in await corpus.facts() if f["invalidated_at"] is None),
-        key=lambda f: f["valid_from"],
-    )
-    starts = [start for _, _, start, _ in said]
-    assert [f["valid_from"] for f in facts] == starts
-    assert [f["valid_until"] for f in facts] == [*starts[1:], None]
-    assert [f["superseded_by_fact_id"] for f in facts] == [facts[1]["id"], facts[2]["id"], None]
-    assert all(f["contradiction_group_id"] is None and f["evidence_count"] == 1 for f in facts)
