@@ -471,7 +471,9 @@ class EntityRef(_message.Message):
     entity_id: _builtins.str
     """Entity id (UUID)."""
     name: _builtins.str
-    """Canonical name of the entity."""
+    """Canonical name of the entity, as of the read (a lone name becomes the full name once a
+    source uses it; `entity_id` is the stable key).
+    """
     def __init__(
         self,
         *,

@@ -92,7 +92,9 @@ class EntityCandidate(_message.Message):
     entity_id: _builtins.str
     """Entity id (UUID), after following merge redirects."""
     canonical_name: _builtins.str
-    """Canonical name."""
+    """Canonical name. It can change: an entity first known by a lone name ("Samantha") takes
+    the full name ("Samantha Reyes") when a source uses it; the id stays.
+    """
     matched_alias: _builtins.str
     """The alias that matched."""
     tier: Global___ResolveTier.ValueType

@@ -931,7 +931,8 @@ type EntityRef struct {
 
 	// Entity id (UUID).
 	EntityId string `protobuf:"bytes,1,opt,name=entity_id,json=entityId,proto3" json:"entity_id,omitempty"`
-	// Canonical name of the entity.
+	// Canonical name of the entity, as of the read (a lone name becomes the full name once a
+	// source uses it; `entity_id` is the stable key).
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 }
 

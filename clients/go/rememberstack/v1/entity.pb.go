@@ -148,7 +148,8 @@ type EntityCandidate struct {
 
 	// Entity id (UUID), after following merge redirects.
 	EntityId string `protobuf:"bytes,1,opt,name=entity_id,json=entityId,proto3" json:"entity_id,omitempty"`
-	// Canonical name.
+	// Canonical name. It can change: an entity first known by a lone name ("Samantha") takes
+	// the full name ("Samantha Reyes") when a source uses it; the id stays.
 	CanonicalName string `protobuf:"bytes,2,opt,name=canonical_name,json=canonicalName,proto3" json:"canonical_name,omitempty"`
 	// The alias that matched.
 	MatchedAlias string `protobuf:"bytes,3,opt,name=matched_alias,json=matchedAlias,proto3" json:"matched_alias,omitempty"`

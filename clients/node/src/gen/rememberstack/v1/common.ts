@@ -344,7 +344,10 @@ export interface AsOfScope {
 export interface EntityRef {
   /** Entity id (UUID). */
   entityId: string;
-  /** Canonical name of the entity. */
+  /**
+   * Canonical name of the entity, as of the read (a lone name becomes the full name once a
+   * source uses it; `entity_id` is the stable key).
+   */
   name: string;
 }
 

@@ -81,7 +81,10 @@ export interface Alias {
 export interface EntityCandidate {
   /** Entity id (UUID), after following merge redirects. */
   entityId: string;
-  /** Canonical name. */
+  /**
+   * Canonical name. It can change: an entity first known by a lone name ("Samantha") takes
+   * the full name ("Samantha Reyes") when a source uses it; the id stays.
+   */
   canonicalName: string;
   /** The alias that matched. */
   matchedAlias: string;
