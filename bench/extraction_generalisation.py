@@ -351,6 +351,24 @@ def _score_row(
         failures.extend({"id": row.id, "spurious": c.claim_text} for c in spurious)
 
 
+def extract_per_document(
+    extractor: ClaimExtractor, rows: Sequence[GeneralisationRow]
+) -> list[list[ExtractedClaim]]:
+    """The claims of each row, extracted one document at a time as ingest does (a batch is one
+    document version's passages): names one document's parse labels must not decide how
+    another document's passages read."""
+    by_document: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        by_document.setdefault(row.document_id, []).append(index)
+    predicted: list[list[ExtractedClaim]] = [[] for _ in rows]
+    for indices in by_document.values():
+        for index, claims in zip(
+            indices, extractor.extract_batch([rows[i].input for i in indices]), strict=True
+        ):
+            predicted[index] = claims
+    return predicted
+
+
 def score_generalisation(
     extractor: ClaimExtractor,
     rows: Sequence[GeneralisationRow],
@@ -363,7 +381,7 @@ def score_generalisation(
     `with_failures` lists every miss, wrong field and spurious claim; pass it for the tune half
     only, never for the holdout."""
     vocabulary = vocabulary or PredicateVocabulary()
-    predicted = extractor.extract_batch([r.input for r in rows])
+    predicted = extract_per_document(extractor, rows)
     overall = _Tally()
     per_register = {reg: _Tally() for reg in REGISTERS}
     failures: list[dict[str, Any]] | None = [] if with_failures else None

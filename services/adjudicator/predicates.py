@@ -88,6 +88,10 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "move to": ("works_for", False),
     "transfer to": ("works_for", False),
     "switch to": ("works_for", False),
+    # "signed with Orvane", "signed on with Halcyon": an engagement (a contract signed with
+    # someone is the object "a contract", not this phrase)
+    "sign with": ("works_for", False),
+    "sign on with": ("works_for", False),
     "leave": ("works_for", False),
     "quit": ("works_for", False),
     "depart": ("works_for", False),
@@ -298,7 +302,7 @@ PLACEMENT_VERBS = frozenset(
     {
         "join", "rejoin", "start", "begin", "return", "move", "transfer", "switch", "leave",
         "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "poach", "on",
-        "stay", "remain", "at", "go", "lay", "let", "fire", "dismiss",
+        "stay", "remain", "at", "go", "lay", "let", "fire", "dismiss", "sign",
     }
 )  # fmt: skip
 # Leading something: a team's member, or working on a project or product ("leads Lighthouse").
@@ -318,7 +322,7 @@ PHASES: dict[str, str] = {
          "take ownership of", "assume ownership of", "take responsibility for",
          "assume responsibility for", "adopt", "become part of", "migrate to", "start as",
          "acquire", "hire as", "recruit as", "join as", "bring in as", "bring on as",
-         "take on as", "leave for"),
+         "take on as", "leave for", "sign with", "sign on with"),
         "start",
     ),
     **dict.fromkeys(

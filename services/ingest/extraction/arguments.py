@@ -74,6 +74,14 @@ class Phrase:
 _OWNER_LABELS = frozenset({"ORG", "PERSON"})
 # Heads that with a name before them name a place of their own ("the Berlin office").
 PLACE_HEADS = frozenset({"office", "site", "branch", "campus", "store", "warehouse", "plant"})
+# Sites a name before them only locates ("the Accra hub", "the Gdansk depot"): the hub is no
+# thing of Accra's, whatever NER calls the name. Not for `is_place`: "Marlow Studio" and
+# "Riverside Hospital" are employers.
+_SITE_HEADS = PLACE_HEADS | {
+    "hub", "depot", "lab", "laboratory", "facility", "factory", "centre", "center",
+    "headquarters", "hq", "studio", "shop", "showroom", "outlet", "clinic", "hospital",
+    "terminal", "yard",
+}  # fmt: skip
 
 
 def is_bare(phrase: Phrase | None) -> bool:
@@ -276,7 +284,7 @@ def entity_phrase(
         measured = _measured_thing(head, inside)
         if measured is not None:  # "the Exports API rate limit is 60": the Exports API's
             return Phrase(measured)
-    if anchor_possessor and head.lower_ not in TEAM_HEADS | PLACE_HEADS:
+    if anchor_possessor and head.lower_ not in TEAM_HEADS | _SITE_HEADS:
         # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it. A
         # compound counts only when NER calls it an owner and the head is no system or product
         # kind: "the Starter plan" and "the Ledger service" are names of their own.
@@ -364,7 +372,7 @@ def _owner_of_named_thing(head: Any, inside: set[int]) -> set[int]:
     """The possessor's tokens when the possessed place, unit or system carries a name of its
     own ("Brightwave's Kraków office", "Ji-woo Park's Osaka office", "Acme's Atlas API"): it is
     named by "Kraków office", whoever owns it; an unnamed possessed thing keeps its owner."""
-    if head.lower_ not in PLACE_HEADS | TEAM_HEADS | SYSTEM_HEADS:
+    if head.lower_ not in _SITE_HEADS | TEAM_HEADS | SYSTEM_HEADS:
         return set()  # "the team's monthly Snowflake bill": a vendor's name, not the bill's
     named = any(
         c.i in inside and c.dep_ == "compound" and any(is_proper(t) for t in c.subtree)

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.addressees import Addressee
+
 __all__ = [
     "Mention",
     "Rewriter",
@@ -201,9 +203,12 @@ class Rewriter:
         base_offset: int,
         short_forms: ShortForms = _NO_SHORT_FORMS,
         lone_names: frozenset[int] = frozenset(),
+        addressee: Addressee | None = None,
     ) -> None:
         """`lone_names` are indices of tokens that are a whole name by themselves (a bare
-        "Leo"), the only ones a short form may expand."""
+        "Leo"), the only ones a short form may expand; `addressee` is whom the passage
+        speaks to by name, whom "you" means."""
+        self._addressee = addressee
         self._mentions = sorted(mentions, key=lambda m: m.position)
         self._speaker = speaker
         self._title = title
@@ -279,6 +284,10 @@ class Rewriter:
             return f"{self._speaker} and others"
         if self._speaker and low in ("our", "ours"):
             return f"{self._speaker}'s"
+        if self._addressee and low == "you" and token.tag_ == "PRP":
+            return self._addressee.name
+        if self._addressee and low in ("your", "yours"):
+            return f"{self._addressee.name}'s"
         if low in _PERSON_PRONOUNS or (low == "her" and token.tag_ == "PRP"):
             return self._named(token, ("PERSON",), possessive=False)
         if low in _PERSON_POSSESSIVE or (low == "her" and token.tag_ == "PRP$"):
@@ -323,14 +332,20 @@ class Rewriter:
         return f"{name}'s" if possessive else name
 
     def _agreement(self, token: Any) -> str | None:
-        """Fix the verb after a replaced "I" ("I am" -> "Caroline is", "I love" -> "loves")."""
-        if not self._speaker:
+        """Fix the verb after a replaced "I" ("I am" -> "Caroline is", "I love" -> "loves") or
+        an addressed "you" ("you are" -> "Lena is")."""
+        if not self._speaker and self._addressee is None:
             return None
         head = token.head if token.dep_ in ("aux", "auxpass") else token
         subj = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subj is None or subj.lower_ != "i" or subj.i > token.i:
+        if subj is None or subj.i > token.i:
+            return None
+        addressed = subj.lower_ == "you" and self._addressee is not None
+        if subj.lower_ != "i" and not addressed:
             return None
         low = token.lower_
+        if addressed and low == "were":
+            return "was"  # "you were" -> "Lena was"
         if token.tag_ != "VBP":
             return None  # "do not have": only the finite verb agrees with the subject
         if low in _CONTRACTIONS:
@@ -353,6 +368,8 @@ class Rewriter:
             if skip_next:
                 skip_next = False
                 continue
+            if self._addressee and tok.i in self._addressee.vocative:
+                continue  # "Mehmet, you'll be …": the name moves into the claim's subject
             nxt = tokens[k + 1] if k + 1 < len(tokens) else None
             if self._title and nxt is not None and self._is_doc_ref(tok, nxt):
                 parts.append(f"{self._title}{nxt.whitespace_}")

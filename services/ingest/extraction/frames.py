@@ -51,6 +51,7 @@ from services.ingest.extraction.names import is_name
 from services.ingest.extraction.placement_changes import (
     END_VERBS,
     START_VERBS,
+    TRADING_VERBS,
     Relation,
     ended_before_joining,
     former_placements,
@@ -194,7 +195,7 @@ def _workplace(
     if (
         subject is None
         or not _personal(subject)
-        or head.lemma_.lower() in _EMPLOYMENT_VERBS | _VISITING_VERBS
+        or head.lemma_.lower() in _EMPLOYMENT_VERBS | _VISITING_VERBS | TRADING_VERBS
     ):
         return []
     if obj is not None and obj.tokens:

@@ -37,6 +37,8 @@ into the tree the parser gives the same sentence when it gets it right.
   line-opening label before a colon, followed by a verb with a subject of its own, is no part
   of the clause: the verb becomes the root and the label a dependent (`LABEL_DEP`) that
   `clauses.split_clauses` leaves out of the claim.
+- **A role's holder misattached** (`appositive_repairs`): "The CTO of Northwind, Dana
+  Whitfield, said …", "Our head of design at Lumen, Ana Ruiz, left in May".
 - **A manner of work read as the object.** "works for Fabrikam part-time", "joined Contoso
   part-time in May" make "time" the head of the object phrase, with the organisation its
   compound (or a second object beside it), so the employer was stored as "Fabrikam
@@ -47,6 +49,8 @@ into the tree the parser gives the same sentence when it gets it right.
 from __future__ import annotations
 
 from typing import Any
+
+from services.ingest.extraction.appositive_repairs import repair_appositive_holders
 
 __all__ = ["LABEL_DEP", "repair_parse"]
 
@@ -70,6 +74,7 @@ def repair_parse(doc: Any) -> Any:
         _swallowed_subject(sent)
         _label_before_clause(sent)
         _manner_of_work_as_object(sent)
+        repair_appositive_holders(sent)
     return doc
 
 

@@ -21,6 +21,7 @@ from services.ingest.extraction.names import is_name
 __all__ = [
     "END_VERBS",
     "START_VERBS",
+    "TRADING_VERBS",
     "Relation",
     "ended_before_joining",
     "former_placements",
@@ -101,6 +102,11 @@ def left_behind(
     if hired is not None:
         # "hired Jonas Berg from Halden Group": the parser hangs the origin on the one hired.
         origins += [c for c in hired.children if c.i > hired.i]
+    if head.lemma_.lower() in _HIRING_VERBS:
+        # "was poached by Lattice from Vireo": or, in the passive, on the one hiring.
+        for agent in (c for c in head.children if c.dep_ == "agent"):
+            employer = object_of(agent)
+            origins += [c for c in employer.children if c.i > employer.i] if employer else []
     for prep in (c for c in origins if c.dep_ == "prep" and c.lower_ == "from"):
         pobj = object_of(prep)
         if pobj is not None and pobj.i in inside and pobj.i not in skip:
@@ -258,7 +264,52 @@ def subordinate_changes(
             pobj = object_of(prep)
             if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
                 found.append(Relation(subject, "join", entity_phrase(pobj, inside)))
-    return found
+    return found + _jobs_traded(head, subject, inside, skip)
+
+
+# "traded her role at Kestrel for a job at Nomad Labs", "swapped his post with Quanta for a
+# position at Velo": one job left, another taken. Only jobs: "swapped Jira for Linear"
+# names tools as often as employers, and nothing in the parse tells them apart.
+TRADING_VERBS = frozenset({"trade", "swap", "exchange"})
+
+
+def _jobs_traded(
+    head: Any, subject: Phrase | None, inside: set[int], skip: set[int]
+) -> list[Relation]:
+    given = next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
+    if head.lemma_.lower() not in TRADING_VERBS or given is None:
+        return []
+    if given.lemma_.lower() not in _JOB_NOUNS:
+        return []
+    wanted = next(
+        (
+            object_of(c)
+            for c in [*head.children, *given.children]
+            if c.dep_ == "prep" and c.lower_ == "for" and c.i > given.i
+        ),
+        None,
+    )
+    if wanted is None or wanted.lemma_.lower() not in _JOB_NOUNS:
+        return []
+    # The parser hangs a job's "at Kestrel" on the noun or, right after it, on the verb.
+    old = _job_place(given, [c for c in head.children if given.i < c.i < wanted.i], inside, skip)
+    new = _job_place(wanted, [], inside, skip)
+    if old is None or new is None:
+        return []
+    return [
+        Relation(subject, "leave", entity_phrase(old, inside)),
+        Relation(subject, "join", entity_phrase(new, inside)),
+    ]
+
+
+def _job_place(job: Any, nearby: list[Any], inside: set[int], skip: set[int]) -> Any | None:
+    for prep in [*job.children, *nearby]:
+        if prep.dep_ != "prep" or prep.lower_ not in ("at", "with") or prep.i not in inside:
+            continue
+        place = object_of(prep)
+        if place is not None and place.i in inside and place.i not in skip and is_name(place):
+            return place
+    return None
 
 
 def ended_before_joining(head: Any, inside: set[int], skip: set[int]) -> bool:

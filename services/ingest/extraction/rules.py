@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from services.ingest.extraction.addressees import addressee
 from services.ingest.extraction.anchoring import governing_filter
 from services.ingest.extraction.argument_names import object_text, render, subject_text
 from services.ingest.extraction.arguments import (
@@ -252,12 +253,19 @@ class RulesExtractor:
             inp = replace(inp, speaker=short_forms.expand(inp.speaker) or inp.speaker)
         named = before + mentions(inp, doc, known, short_forms.expand)
         lone = lone_names(doc, short_forms)
+        addressed = addressee(doc, known, short_forms.expand, inp.speaker)
         claims: list[ExtractedClaim] = []
         for sent in doc.sents:
             found: list[tuple[ExtractedClaim, str]] = []
             for clause in split_clauses(sent):
                 rewriter = Rewriter(
-                    named, inp.speaker, inp.document_title, inp.base_offset, short_forms, lone
+                    named,
+                    inp.speaker,
+                    inp.document_title,
+                    inp.base_offset,
+                    short_forms,
+                    lone,
+                    addressed,
                 )
                 built = self._claim(inp, sent, clause, rewriter, topic)
                 if built is not None:

@@ -57,6 +57,18 @@ def _placements(extractor: RulesExtractor, text: str) -> set[tuple[str | None, s
          "Lucia Moreno", "Grayson Legal", "Fernway"),
         ("Before she joined Pelican Air, Maya Cho worked for Tern Logistics.", "Maya Cho",
          "Tern Logistics", "Pelican Air"),
+        # hired away in the passive, the origin hung on the one hiring
+        ("Bruno Salas was poached by Lattice from Vireo in May.", "Bruno Salas", "Vireo",
+         "Lattice"),
+        ("Keiko Ito was recruited by Orbital from Fenwick last spring.", "Keiko Ito", "Fenwick",
+         "Orbital"),
+        # one job traded for another
+        ("In March, Ines Duarte traded her role at Kestrel for a job at Nomad Labs.",
+         "Ines Duarte", "Kestrel", "Nomad Labs"),
+        ("Anil Rao exchanged his job at Orrin Bank for a role with Pellucid.", "Anil Rao",
+         "Orrin Bank", "Pellucid"),
+        ("Grete Lund traded a role at Vantage for a position at Lumen.", "Grete Lund", "Vantage",
+         "Lumen"),
     ],
 )  # fmt: skip
 def test_a_change_named_in_one_clause_ends_the_old_placement_and_starts_the_new(
@@ -150,3 +162,36 @@ def test_taking_something_else_or_working_in_a_place_joins_no_employer(
     extractor: RulesExtractor, text: str
 ) -> None:
     assert not [f for f in _placements(extractor, text) if f[1] == "works_for"]
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "employer"),
+    [
+        ("Jonas Weber signed with Orvane in March.", "Jonas Weber", "Orvane"),
+        ("Mira Tan signed on with Halcyon Labs last week.", "Mira Tan", "Halcyon Labs"),
+        ("After the trial, Leo Marsh signed with Quillfeather.", "Leo Marsh", "Quillfeather"),
+    ],
+)
+def test_signing_with_an_organisation_starts_working_for_it(
+    extractor: RulesExtractor, text: str, person: str, employer: str
+) -> None:
+    assert (person, "works_for", "start", employer) in _placements(extractor, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We swapped Jira for Linear in May.",  # tools, as often as employers: no placement
+        "Acme signed a contract with Orvane in March.",  # the object is the contract
+    ],
+)
+def test_swapping_names_or_signing_a_contract_is_no_job_change(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claims = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    triples = [(c.subject_text, c.predicate_text, c.object_text) for c in claims]
+    triples += [
+        (r.subject_text, r.predicate_text, r.object_text) for c in claims for r in c.extra_relations
+    ]
+    placed = [VOCABULARY.relation(s or "", p or "", o or "") for s, p, o in triples]
+    assert all(r is None or r[1] is None or r[1].predicate != "works_for" for r in placed)
