@@ -94,7 +94,8 @@ _ATOMS: list[tuple[str, str]] = [
     ),
     (
         "rel_unit",
-        r"\b(?P<rel>last|next|this|past|coming)\s+(?P<unit>week|weekend|month|quarter|year)\b",
+        r"\b(?:(?P<part>early|mid|late)[- ](?:in\s+)?)?"
+        r"(?P<rel>last|next|this|past|coming)\s+(?P<unit>week|weekend|month|quarter|year)\b",
     ),
     ("ago", rf"\b{_NUM}\s+(?P<unit>day|week|month|year)s?\s+ago\b"),
     ("in_n", rf"\bin\s+{_NUM}\s+(?P<unit>day|week|month|year)s?\b"),

@@ -433,18 +433,21 @@ def _build_atom(
         end = _shift_months(start, 2)
         return _Atom(start, _month_last(end.year, end.month), "month", s, e)
     if kind == "lead_year":
-        y = int(g["year"])
-        part = g.get("part", "").lower()
-        if part == "early":  # the honest sub-period, never the whole year
-            return _Atom(date(y, 1, 1), date(y, 1, 31), "month", s, e)
-        if part == "mid":
-            return _Atom(date(y, 6, 1), date(y, 7, 31), "month", s, e)
-        if part == "late":
-            return _Atom(date(y, 12, 1), date(y, 12, 31), "month", s, e)
-        return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
+        return _year_atom(int(g["year"]), g.get("part", "").lower(), s, e)
     if today is None:
         return None
     return _relative_atom(kind, g, s, e, today, tense)
+
+
+def _year_atom(y: int, part: str, s: int, e: int) -> _Atom:
+    """A year, or the honest sub-period of it a part word names (never the whole year)."""
+    if part == "early":
+        return _Atom(date(y, 1, 1), date(y, 1, 31), "month", s, e)
+    if part == "mid":
+        return _Atom(date(y, 6, 1), date(y, 7, 31), "month", s, e)
+    if part == "late":
+        return _Atom(date(y, 12, 1), date(y, 12, 31), "month", s, e)
+    return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
 
 
 def _relative_atom(
@@ -470,20 +473,27 @@ def _relative_atom(
                 else (ws, ws + timedelta(days=6))
             )
             return _Atom(first, last, "day", s, e)
+        part = g.get("part", "").lower()  # "early next year", "late this month"
         if unit == "month":
             m = _shift_months(today, step)
+            if part:
+                return _Atom(*_month_part(m.year, m.month, part), "day", s, e)
             return _Atom(m, _month_last(m.year, m.month), "month", s, e)
         if unit == "quarter":
             q0 = (today.year * 4 + (today.month - 1) // 3) + step
             first, last = _quarter(q0 // 4, q0 % 4 + 1)
+            if part:
+                mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
+                return _Atom(date(first.year, mo, 1), _month_last(first.year, mo), "month", s, e)
             return _Atom(first, last, "quarter", s, e)
-        y = today.year + step
-        return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
+        return _year_atom(today.year + step, part, s, e)
     if kind == "month_day":
         return _month_day_atom(int(g["day"]), s, e, today, tense)
     if kind in ("ago", "in_n"):
-        if kind == "in_n" and tense != "future":
-            return None  # "in 2 years" in past/present tense is a duration, not a date
+        if kind == "in_n" and (tense == "past" or (tense == "present" and s > 0)):
+            # "in 2 years" in the past tense, or after a present verb ("is produced in two
+            # weeks"), is a duration; fronted ("In two weeks the contract expires") a date.
+            return None
         raw = g["num"].lower()
         n = int(raw) if raw.isdigit() else NUMBERS[raw]
         n = -n if kind == "ago" else n

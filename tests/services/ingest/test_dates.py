@@ -195,3 +195,33 @@ def test_a_season_named_relative_to_now_is_that_season(
     text: str, tense: str, expected: tuple[object, ...]
 ) -> None:
     assert _window(text, MAY_20, tense) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "expected"),
+    [
+        # a part of a relative period is that part, never the whole period
+        ("early next year we move to the new building", "present",
+         (date(2027, 1, 1), date(2027, 1, 31), "month")),
+        ("the audit closes late this month", "future",
+         (date(2026, 1, 21), date(2026, 1, 31), "day")),
+        ("hiring resumes mid next quarter", "future",
+         (date(2026, 5, 1), date(2026, 5, 31), "month")),
+        # a fronted "in N weeks" is a date ahead, also with a present-tense verb
+        ("In two weeks the contract expires", "present",
+         (date(2026, 1, 26), date(2026, 1, 26), "day")),
+        ("In three days the office reopens", "present",
+         (date(2026, 1, 15), date(2026, 1, 15), "day")),
+    ],
+)  # fmt: skip
+def test_parts_of_relative_periods_and_fronted_offsets(
+    text: str, tense: str, expected: tuple[object, ...]
+) -> None:
+    assert _window(text, tense=tense) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["the report is produced in two weeks", "onboarding takes place in three days"]
+)
+def test_an_offset_after_a_present_verb_is_a_duration(text: str) -> None:
+    assert DateResolver().resolve(text, MONDAY, "present") is None
