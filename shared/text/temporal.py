@@ -160,7 +160,9 @@ ORDER: dict[str, int] = {"instant": 0, "day": 1, "month": 2, "quarter": 3, "year
 # ("scheduled for 2026-06-08", "retired in Q3 2026", "moved from June 8 to June 9").
 _LEAD_IN_RE = re.compile(
     r"(?:\b(?:in|on|at|by|during|since|until|till|through|from|for|before|after|around|"
-    r"between|to|as\s+of|starting(?:\s+(?:in|on|from))?|beginning(?:\s+in)?)\s+)+$",
+    r"between|to|as\s+(?:of|from)|starting(?:\s+(?:in|on|from|with))?|"
+    r"beginning(?:\s+(?:in|on|from|with))?|effective(?:\s+(?:from|on|as\s+of))?|"
+    r"with\s+effect\s+from|commencing(?:\s+(?:in|on))?)\s+)+$",
     re.I,
 )
 # "As of March": the month atom took "of" itself, so "as" is left before it.

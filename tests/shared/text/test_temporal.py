@@ -30,6 +30,10 @@ from shared.text.temporal import strip_temporal, temporal_spans
         ("As of March the billing migration is on track.", "The billing migration is on track."),
         ("Nimbus is green as of June.", "Nimbus is green."),
         ("The Basic plan, as of May 2026, costs $40.", "The Basic plan costs $40."),
+        # the words that make a date a start go with it ("Effective," was left behind)
+        ("Effective 1 June 2026, the Pro plan costs $40.", "The Pro plan costs $40."),
+        ("With effect from 3 March the desk opens at 8.", "The desk opens at 8."),
+        ("Commencing in April, Ola leads the team.", "Ola leads the team."),
         ("Headcount, since June, is 12.", "Headcount is 12."),
     ],
 )
