@@ -129,6 +129,10 @@ class DirectedPredicate:
             return replace(self, predicate="member_of" if team else "works_on")
         if self.predicate == "located_in" and team and not self.inverted:
             return replace(self, predicate="member_of")  # "sits in the platform team"
+        if self.predicate == "works_on" and team and not self.inverted:
+            # "starts on the Growth team", "works on the payments team": one works on a
+            # project, and on a team as its member.
+            return replace(self, predicate="member_of")
         if not self.placement or self.predicate not in ("works_for", "member_of"):
             return self
         if self.predicate == "member_of" and not team:

@@ -381,6 +381,11 @@ def test_event_day_window_covers_that_day_only_and_open_period_stays_open() -> N
         ("left", "the Orion rollout", "works_on"),
         ("joined", "Northwind", "works_for"),
         ("joined", "the search team", "member_of"),
+        # working on a team is being on it, however the verb reads
+        ("starts on", "the Growth team", "member_of"),
+        ("works on", "the payments team", "member_of"),
+        ("started on", "the data platform squad", "member_of"),
+        ("works on", "the billing migration", "works_on"),
     ],
 )
 def test_a_placement_in_a_piece_of_work_is_working_on_it(
