@@ -225,6 +225,14 @@ def _people_ner_missed(
     return found
 
 
+_INDEFINITE_PRONOUNS = frozenset(
+    {
+        "anyone", "anybody", "anything", "someone", "somebody", "something", "everyone",
+        "everybody", "everything", "no one", "nobody", "nothing", "whoever", "whatever",
+    }
+)  # fmt: skip
+
+
 def subject_things(inp: ExtractionInput, doc: Any, named: dict[int, str]) -> list[Mention]:
     """Things the subjects of this passage name ("Orion shipped in January", "the new routing
     engine shipped"): what a later "it" most likely means. People and plurals are not "it";
@@ -238,6 +246,8 @@ def subject_things(inp: ExtractionInput, doc: Any, named: dict[int, str]) -> lis
                 continue
             if tok.ent_type_ == PERSON_LABEL or tok.lower_ in NICKNAMES:
                 continue
+            if tok.lower_ in _INDEFINITE_PRONOUNS:
+                continue  # "Did anyone confirm …? They expect …": "anyone" names no one
             phrase = entity_phrase(tok, {t.i for t in sent})
             words = sorted(phrase.tokens, key=lambda t: t.i)
             if not words:

@@ -217,3 +217,22 @@ def test_meeting_someone_at_an_organisation_is_no_placement(
 ) -> None:
     for claim in _claims(extractor, text):
         assert not any(r.predicate_text == "work at" for r in claim.extra_relations)
+
+
+@pytest.mark.parametrize(
+    ("context", "text"),
+    [
+        ("Orion went live last week.\n\nDid anyone confirm the freight rates?",
+         "They expect the remaining sites to switch in July."),
+        ("Somebody asked about the Lisbon move.", "It slipped to the autumn."),
+        ("Everyone signed the new rota.", "They start on Monday."),
+    ],
+)  # fmt: skip
+def test_an_indefinite_pronoun_is_never_what_a_later_pronoun_means(
+    extractor: RulesExtractor, context: str, text: str
+) -> None:
+    for claim in _claims(extractor, text, context=context):
+        words = {claim.subject_text or "", claim.holder or "", claim.claim_text}
+        assert not any(w.lower().startswith(("anyone", "somebody", "everyone")) for w in words), (
+            claim
+        )
