@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ATTRIBUTION_VERBS", "Attribution", "find_attribution"]
+__all__ = ["ATTRIBUTION_VERBS", "Attribution", "find_attribution", "speaking_frankly"]
 
 ATTRIBUTION_VERBS = frozenset(
     {
@@ -53,8 +53,59 @@ def _someone(obj: Any) -> bool:
     )
 
 
+# "in my view", "in Dana's opinion", "in our book": whose view the clause states.
+_VIEW_NOUNS = frozenset({"view", "opinion", "eyes", "book", "estimation", "judgment", "judgement"})
+_OPINION_ABBREVIATIONS = frozenset({"imo", "imho", "imvho"})
+_FIRST_PERSON = frozenset({"me", "us"})
+
+
+def _viewpoint(head: Any) -> Attribution | None:
+    """A phrase that marks the clause as someone's view without a verb of saying: "In my view
+    the vendor is overcharging us", "IMO the dashboard is clearer", "To me, the redesign looks
+    rushed", "…, if you ask me". No holder tokens means the one speaking."""
+    # The parser may hang the phrase on an auxiliary ("To me, the redesign [looks] rushed").
+    auxiliaries = [c for c in head.children if c.dep_ in ("aux", "auxpass")]
+    for child in [*head.children, *(g for a in auxiliaries for g in a.children)]:
+        if child.lower_ in _OPINION_ABBREVIATIONS:
+            return Attribution((), head, None)
+        pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
+        if child.dep_ == "prep" and child.lower_ == "in" and pobj is not None:
+            owner = next((g for g in pobj.children if g.dep_ == "poss"), None)
+            if pobj.lemma_.lower() in _VIEW_NOUNS and owner is not None:
+                return Attribution(tuple(t for t in owner.subtree if t.dep_ != "case"), head, None)
+        fronted = child.i == head.sent.start and child.right_edge.i + 1 < len(head.doc)
+        if (
+            child.dep_ == "prep"
+            and child.lower_ in ("to", "for")
+            and fronted
+            and pobj is not None
+            and pobj.lower_ in _FIRST_PERSON
+            and head.doc[child.right_edge.i + 1].text == ","
+        ):
+            return Attribution((pobj,), head, None)  # "To me, …", "For us, …"
+        if child.dep_ == "advcl" and speaking_frankly(child):
+            return Attribution((), head, None)  # "…, if you ask me", "If I'm honest, …"
+    return None
+
+
+def speaking_frankly(clause: Any) -> bool:
+    """ "if you ask me", "if I'm honest", "if I'm being frank": a condition on the saying, not
+    on what is said, which holds as the speaker's view."""
+    if not any(c.dep_ == "mark" and c.lower_ == "if" for c in clause.children):
+        return False
+    objects = {c.lower_ for c in clause.children if c.dep_ == "dobj"}
+    if clause.lemma_.lower() == "ask" and objects & _FIRST_PERSON:
+        return True
+    subject = next((c.lower_ for c in clause.children if c.dep_ == "nsubj"), "")
+    honest = {c.lower_ for c in clause.children if c.dep_ == "acomp"} & {"honest", "frank"}
+    return bool(subject in ("i", "we") and honest)
+
+
 def find_attribution(head: Any) -> Attribution | None:
     """Attribution frame governed by `head` (a clause head), if any."""
+    viewpoint = _viewpoint(head)
+    if viewpoint is not None:
+        return viewpoint
     for child in head.children:
         if child.lower_ == "according":
             to = next((c for c in child.children if c.lower_ == "to"), None)

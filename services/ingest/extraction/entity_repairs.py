@@ -11,6 +11,8 @@
   puts outside the span, or that opens a date, is the clause's: the span is cut there, each
   side holding a proper noun stays a name, and a date is none. "left Pellion for Sardis Bank"
   is cut at its "for" too, which the parser hangs on the employer left.
+- **A possessive ending inside a span.** "In Dana Kim's opinion" may give the PERSON "Dana
+  Kim's"; a pronoun meaning her then said "Dana Kim's". The span ends before the "'s".
 - **A person span without its given name.** "Tomasz Nowak is leaving" may give the PERSON
   "Nowak" alone, though the parser hangs "Tomasz" on it as a compound; a pronoun meaning him
   would then say "Nowak"; "Ana Lima" may give the place "Lima". A given name compounded onto
@@ -42,6 +44,10 @@ def repair_entities(doc: Any) -> Any:
         given = _given_name_before(ent)
         if given is not None:
             ent = Span(doc, given.i, ent.end, label="PERSON")
+            changed = True
+        if len(ent) > 1 and ent[-1].tag_ == "POS":
+            # "In [Dana Kim's] opinion": the possessive ending is no part of the name.
+            ent = Span(doc, ent.start, ent.end - 1, label=ent.label_)
             changed = True
         if ent.label_ not in NAME_LABELS or not any(_breaks(t, ent) for t in ent):
             spans.append(ent)

@@ -162,7 +162,13 @@ class RulesExtractor:
                 label = entity_label(ent.label_)
                 opener = len(ent) == 1 and ent[0].is_sent_start and ent[0].pos_ != "PROPN"
                 if label and not opener:
-                    known.setdefault(ent.text, label)
+                    # NER alone (no repairs here) may end a name with its possessive.
+                    name = (
+                        ent[:-1].text
+                        if len(ent) > 1 and ent[-1].lower_ in _POSSESSIVE
+                        else ent.text
+                    )
+                    known.setdefault(name, label)
         for inp in inputs:
             if inp.speaker:
                 known[inp.speaker] = PERSON_LABEL
@@ -408,6 +414,10 @@ def _extras(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation, ...]:
     return tuple(dict.fromkeys(found))
 
 
+_POSSESSIVE = frozenset({"'s", "’s", "'"})
+_FIRST_PERSON_HOLDERS = frozenset({"i", "we", "my", "our", "me", "us"})
+
+
 def _holder_phrase(tokens: Sequence[Any], inside: set[int]) -> Phrase:
     """The holder's name out of its whole subtree ("Dana Whitfield, the CTO of Northwind"),
     with the roles the subtree gives them."""
@@ -423,8 +433,8 @@ def _holder_phrase(tokens: Sequence[Any], inside: set[int]) -> Phrase:
 
 def _holder(tokens: Sequence[Any], rewriter: Rewriter, speaker: str | None) -> str:
     words = [t for t in tokens if not t.is_punct]
-    if len(words) == 1 and words[0].lower_ in ("i", "we"):
-        return speaker or "the author"
+    if not words or (len(words) == 1 and words[0].lower_ in _FIRST_PERSON_HOLDERS):
+        return speaker or "the author"  # "I think", "in my view", "IMO", "to me"
     return rewriter.holder_name(tokens) or "the author"
 
 

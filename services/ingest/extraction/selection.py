@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
+from services.ingest.extraction.attribution import ATTRIBUTION_VERBS, speaking_frankly
 from services.ingest.extraction.clauses import Clause
 from services.ingest.extraction.names import is_name
 
@@ -211,7 +211,7 @@ def _modal_reason(head: Any, tokens: Sequence[Any]) -> str | None:
         aux & _ADVICE_AUX or (head.lemma_.lower() in ("need", "have") and _has_to(head))
     ):
         return "advice"
-    if tokens and tokens[0].lower_ == "if":
+    if tokens and tokens[0].lower_ == "if" and not speaking_frankly(tokens[0].head):
         return "hypothetical"
     return None
 
@@ -232,7 +232,7 @@ def _reported_future(head: Any, aux: set[str]) -> bool:
 def _clauses_of(head: Any) -> list[Any]:
     out = list(head.children)
     for c in head.children:
-        if c.dep_ == "advcl":
+        if c.dep_ == "advcl" and not speaking_frankly(c):
             out.extend(c.children)
     return out
 

@@ -143,3 +143,38 @@ def test_a_site_named_after_a_place_is_the_site(
 ) -> None:
     claims = _claims(extractor, text)
     assert [c.subject_text for c in claims][:1] == [subject]
+
+
+@pytest.mark.parametrize(
+    ("speaker", "text", "holder"),
+    [
+        ("Omar Ali", "In my view the vendor is overcharging us.", "Omar Ali"),
+        ("Omar Ali", "IMO the new dashboard is much clearer.", "Omar Ali"),
+        ("Omar Ali", "To me, the redesign looks rushed.", "Omar Ali"),
+        ("Omar Ali", "the freight quote is far too high, if you ask me", "Omar Ali"),
+        (None, "In Dana Kim's opinion the launch is premature.", "Dana Kim"),
+        (None, "In our view the Q3 date cannot hold.", "the author"),
+    ],
+)
+def test_a_viewpoint_phrase_attributes_the_statement_to_its_holder(
+    extractor: RulesExtractor, speaker: str | None, text: str, holder: str
+) -> None:
+    claims = _claims(extractor, text, speaker=speaker)
+    assert claims, text  # an opinion with a holder is kept, not dropped as holderless
+    assert claims[0].is_attributed and claims[0].holder == holder
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["He gave the keys to me yesterday.", "The deal closes in May if the board agrees."],
+)
+def test_to_me_and_if_in_their_ordinary_sense_attribute_nothing(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert not any(c.is_attributed for c in _claims(extractor, text, speaker="Omar Ali"))
+
+
+def test_a_possessive_is_no_part_of_the_name_a_pronoun_means(extractor: RulesExtractor) -> None:
+    context = "In Dana Kim's opinion the launch is premature."
+    claims = _claims(extractor, "She gave the keys to Omar yesterday.", context=context)
+    assert claims and claims[0].claim_text.startswith("Dana Kim gave")
