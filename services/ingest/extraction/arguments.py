@@ -163,6 +163,8 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
             span = name_span(child)
             if span:
                 return span
+            if child.lower_ in ("their", "its"):
+                return (child,)  # "Their new head of procurement": the organisation meant
         if child.dep_ == "prep" and child.lower_ in _ROLE_PREPOSITIONS:
             pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
             if pobj is not None:

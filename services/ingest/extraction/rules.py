@@ -409,6 +409,10 @@ def _extras(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation, ...]:
         if not entity_like(rel.object):
             continue
         subject, obj = render(rel.subject, rewriter), render(rel.object, rewriter)
+        if rel.object is not None and [t.tag_ for t in rel.object.tokens] == ["PRP$"]:
+            # "Their CTO": the organisation "their" means, or nothing when nothing was named.
+            resolved = obj is not None and obj.lower() != rel.object.tokens[0].lower_
+            obj = re.sub(r"['’]s$", "", obj) if obj and resolved else None
         if subject and obj and subject != obj:
             found.append(ExtractedRelation(subject, rel.predicate, obj))
     return tuple(dict.fromkeys(found))

@@ -178,3 +178,27 @@ def test_a_possessive_is_no_part_of_the_name_a_pronoun_means(extractor: RulesExt
     context = "In Dana Kim's opinion the launch is premature."
     claims = _claims(extractor, "She gave the keys to Omar yesterday.", context=context)
     assert claims and claims[0].claim_text.startswith("Dana Kim gave")
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "person", "employer"),
+    [
+        ("Quick update on Brightline.",
+         "Their new head of procurement, Felix Amato, starts on 2 June.", "Felix Amato",
+         "Brightline"),
+        ("We met the Torvik Group team yesterday.", "Its CFO, Rita Soto, signed the renewal.",
+         "Rita Soto", "Torvik Group"),
+        ("Call notes: Halden Foods.", "Their head of sales, Ana Lima, asked for a discount.",
+         "Ana Lima", "Halden Foods"),
+    ],
+)  # fmt: skip
+def test_a_role_of_the_organisation_a_pronoun_means_is_held_there(
+    extractor: RulesExtractor, context: str, text: str, person: str, employer: str
+) -> None:
+    claims = _claims(extractor, text, context=context)
+    assert (person, "works_for", employer) in _relations(claims)
+
+
+def test_a_role_of_an_unresolved_their_states_no_employer(extractor: RulesExtractor) -> None:
+    claims = _claims(extractor, "Their CTO, Dana Whitfield, presented the plan.")
+    assert not any(r[1] == "works_for" for r in _relations(claims))
