@@ -13,7 +13,8 @@ _MARKER_WORDS = (
     r"update|updates|correction|corrections|note|notes|nb|n\.b\.|fyi|reminder|heads[- ]up|"
     r"edit|edited|ps|p\.s\.|important|announcement|clarification|addendum|erratum|summary|"
     r"tl;?dr|recap|context|background|action|action\s+item|decision|outcome|result|status|"
-    r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?"
+    r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?|"
+    r"quick\s+one|one\s+more\s+thing|fwiw|tbh|afaik|iirc"
 )
 # "Small news:", "Quick reminder —", "Big update:": a size or mood word before the marker.
 _MARKER_QUALIFIERS = (
@@ -28,7 +29,8 @@ _MARKER_SOURCE = (
 _MARKER_RE = re.compile(
     rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:{_MARKER_QUALIFIERS})\s+)?"
     rf"(?:{_MARKER_WORDS}){_MARKER_SOURCE}\s*(?:[:—–]|-\s|,(?=\s))"
-    r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps)\b\s+(?=[a-z]))"
+    r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc)\b\s+"
+    r"(?=[a-z]))"
 )
 
 

@@ -535,8 +535,13 @@ def test_a_since_on_the_verbs_complement_starts_the_state(
         ("- The Orion migration is at risk.", "The Orion migration is at risk"),
         ("* Small news: Omar joined Acme in May 2025.", "Omar joined Acme in May 2025"),
         ("2) Big update: Lena leads the Data team.", "Lena leads the Data team"),
+        # chat's own markers
+        ("fwiw Dana has led the incident review since January.",
+         "Dana has led the incident review since January"),
+        ("Quick one, the Lisbon office closes on Friday.", "The Lisbon office closes on Friday"),
+        ("afaik Omar is leaving Orbit in June.", "Omar is leaving Orbit in June"),
     ],
-)
+)  # fmt: skip
 def test_bullets_and_qualified_markers_are_not_claim_text(
     extractor: RulesExtractor, text: str, claim_text: str
 ) -> None:
