@@ -10,19 +10,22 @@ from typing import Any
 
 from services.ingest.extraction.addressees import addressee
 from services.ingest.extraction.anchoring import governing_filter
-from services.ingest.extraction.argument_names import object_text, render, subject_text
+from services.ingest.extraction.argument_names import object_text, subject_text
 from services.ingest.extraction.arguments import (
     Phrase,
-    entity_like,
-    entity_phrase,
 )
 from services.ingest.extraction.attribution import find_attribution
 from services.ingest.extraction.base import (
     ExtractedClaim,
-    ExtractedRelation,
     ExtractionInput,
-    Polarity,
     Span,
+)
+from services.ingest.extraction.claim_fields import (
+    POSSESSIVE,
+    extra_relations,
+    holder_name,
+    holder_phrase,
+    polarity,
 )
 from services.ingest.extraction.claim_time import (
     after_since,
@@ -37,7 +40,7 @@ from services.ingest.extraction.clauses import Clause, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
 from services.ingest.extraction.entity_repairs import repair_entities
-from services.ingest.extraction.frames import Frame, Relation, read_frame
+from services.ingest.extraction.frames import Relation, read_frame
 from services.ingest.extraction.markers import mask_markers, speaker_label
 from services.ingest.extraction.mentions import (
     PERSON_LABEL,
@@ -164,9 +167,7 @@ class RulesExtractor:
                 if label and not opener:
                     # NER alone (no repairs here) may end a name with its possessive.
                     name = (
-                        ent[:-1].text
-                        if len(ent) > 1 and ent[-1].lower_ in _POSSESSIVE
-                        else ent.text
+                        ent[:-1].text if len(ent) > 1 and ent[-1].lower_ in POSSESSIVE else ent.text
                     )
                     known.setdefault(name, label)
         for inp in inputs:
@@ -301,11 +302,11 @@ class RulesExtractor:
             inside |= {t.i for t in clause.subject_tokens} | {shared.i}
         holder_roles: tuple[Relation, ...] = ()
         if attribution is not None:
-            holder_phrase = _holder_phrase(attribution.holder_tokens, inside)
-            holder = _holder(sorted(holder_phrase.tokens, key=lambda t: t.i), rewriter, inp.speaker)
+            held_by = holder_phrase(attribution.holder_tokens, inside)
+            holder = holder_name(sorted(held_by.tokens, key=lambda t: t.i), rewriter, inp.speaker)
             holder_roles = tuple(
-                Relation(Phrase(holder_phrase.tokens), role.predicate, Phrase(role.target))
-                for role in holder_phrase.roles
+                Relation(Phrase(held_by.tokens), role.predicate, Phrase(role.target))
+                for role in held_by.roles
             )
         frame = read_frame(content, inside, temporal, shared)
         frame = replace(frame, extras=holder_roles + frame.extras)
@@ -351,11 +352,11 @@ class RulesExtractor:
             claim_valid_kind=kind,
             is_attributed=attribution is not None,
             holder=holder,
-            polarity=_polarity(clause, content, attribution),
+            polarity=polarity(clause, content, attribution),
             subject_text=subject_text(main.subject, rewriter, topic, inp, attribution),
             predicate_text=main.predicate,
             object_text=object_text(main.object, rewriter, topic, inp),
-            extra_relations=_extras(frame, rewriter),
+            extra_relations=extra_relations(frame, rewriter),
         )
         return claim, content.lemma_.lower()
 
@@ -401,54 +402,3 @@ def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:
         return inp
     name, text = found
     return replace(inp, speaker=name, text=text)
-
-
-def _extras(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation, ...]:
-    found = []
-    for rel in frame.extras:
-        if not entity_like(rel.object):
-            continue
-        subject, obj = render(rel.subject, rewriter), render(rel.object, rewriter)
-        if rel.object is not None and [t.tag_ for t in rel.object.tokens] == ["PRP$"]:
-            # "Their CTO": the organisation "their" means, or nothing when nothing was named.
-            resolved = obj is not None and obj.lower() != rel.object.tokens[0].lower_
-            obj = re.sub(r"['’]s$", "", obj) if obj and resolved else None
-        if subject and obj and subject != obj:
-            found.append(ExtractedRelation(subject, rel.predicate, obj))
-    return tuple(dict.fromkeys(found))
-
-
-_POSSESSIVE = frozenset({"'s", "’s", "'"})
-_FIRST_PERSON_HOLDERS = frozenset({"i", "we", "my", "our", "me", "us"})
-
-
-def _holder_phrase(tokens: Sequence[Any], inside: set[int]) -> Phrase:
-    """The holder's name out of its whole subtree ("Dana Whitfield, the CTO of Northwind"),
-    with the roles the subtree gives them."""
-    words = [t for t in tokens if not t.is_punct]
-    if len(words) == 1:
-        return Phrase(tuple(words))
-    head = next((t for t in tokens if t.head not in tokens or t.head == t), None)
-    if head is None:
-        return Phrase(tuple(tokens))
-    phrase = entity_phrase(head, {t.i for t in tokens} | inside)
-    return phrase if phrase.tokens else Phrase(tuple(tokens))
-
-
-def _holder(tokens: Sequence[Any], rewriter: Rewriter, speaker: str | None) -> str:
-    words = [t for t in tokens if not t.is_punct]
-    if not words or (len(words) == 1 and words[0].lower_ in _FIRST_PERSON_HOLDERS):
-        return speaker or "the author"  # "I think", "in my view", "IMO", "to me"
-    return rewriter.holder_name(tokens) or "the author"
-
-
-def _polarity(clause: Clause, content: Any, attribution: Any) -> Polarity:
-    heads = [content] + ([attribution.frame_verb] if attribution and attribution.frame_verb else [])
-    for h in heads:
-        for c in h.children:
-            if c.dep_ == "neg" or c.lower_ in ("never", "neither", "nor"):
-                return "negative"
-            if c.lower_ == "longer" and any(g.lower_ == "no" for g in c.children):
-                return "negative"
-    words = {t.lower_ for t in clause.tokens}
-    return "negative" if {"no", "longer"} <= words else "positive"
