@@ -243,7 +243,10 @@ def subject_things(inp: ExtractionInput, doc: Any, named: dict[int, str]) -> lis
     found = []
     for sent in doc.sents:
         for tok in sent:
-            if tok.dep_ not in ("nsubj", "nsubjpass") or tok.tag_ not in ("NN", "NNP"):
+            if tok.dep_ not in ("nsubj", "nsubjpass"):
+                continue
+            # A plural is no "it", but a company's name may look like one ("Halden Foods").
+            if tok.tag_ not in ("NN", "NNP") and not (tok.tag_ == "NNPS" and tok.ent_type_):
                 continue
             if tok.ent_type_ == PERSON_LABEL or tok.lower_ in NICKNAMES:
                 continue

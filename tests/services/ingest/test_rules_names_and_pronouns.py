@@ -236,3 +236,20 @@ def test_an_indefinite_pronoun_is_never_what_a_later_pronoun_means(
         assert not any(w.lower().startswith(("anyone", "somebody", "everyone")) for w in words), (
             claim
         )
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "subject"),
+    [
+        ("Halden Foods acquired Brightline Retail in 2021.",
+         "It operates 14 distribution centres.", "Halden Foods"),
+        ("Lumen Pharmaceuticals bought Vireo Labs last year.", "It now employs 900 people.",
+         "Lumen Pharmaceuticals"),
+        ("Orbit Systems signed Kestrel Dynamics as a customer in May.",
+         "It has offices in Oslo and Riga.", "Orbit Systems"),
+    ],
+)  # fmt: skip
+def test_a_company_whose_name_reads_as_a_plural_is_the_subject_it_continues(
+    extractor: RulesExtractor, context: str, text: str, subject: str
+) -> None:
+    assert _claims(extractor, text, context=context)[0].subject_text == subject
