@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from services.ingest.extraction.addressees import addressee
@@ -53,6 +54,7 @@ from services.ingest.extraction.mentions import (
     title_topic,
 )
 from services.ingest.extraction.parse_repairs import repair_parse
+from services.ingest.extraction.role_lines import role_claim, role_line
 from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
@@ -207,13 +209,17 @@ class RulesExtractor:
             sents = list(parsed[tail].sents)
             if not sents:
                 continue
-            last = sents[-1]
-            things = subject_things(ExtractionInput(text=tail), last.as_doc(), {})
+            last = about = sents[-1]
+            if len(sents) > 1 and _pronoun_subject(last):
+                # "Halcyon Bio has been a customer since 2023. They use our Lab Scheduler …":
+                # the pronoun continued the subject before it, which is still what is meant.
+                about = sents[-2]
+            things = subject_things(ExtractionInput(text=tail), about.as_doc(), {})
             found[i] = [
                 Mention(
                     m.name,
                     m.label,
-                    m.position + last.start_char - len(tail),
+                    m.position + about.start_char - len(tail),
                     is_subject=m.is_subject,
                 )
                 for m in things
@@ -264,6 +270,15 @@ class RulesExtractor:
         claims: list[ExtractedClaim] = []
         for sent in doc.sents:
             found: list[tuple[ExtractedClaim, str]] = []
+            line = role_line(sent)
+            if line is not None:  # "Owner: Lucia Moreno": no clause the parser reads well
+                render = Rewriter(
+                    named, inp.speaker, inp.document_title, inp.base_offset, short_forms, lone
+                ).render
+                claim = role_claim(inp, sent, line, partial(render, capitalise=False), topic)
+                if claim is not None:
+                    claims.append(claim)
+                    continue
             for clause in split_clauses(sent):
                 rewriter = Rewriter(
                     named,
@@ -390,6 +405,14 @@ class RulesExtractor:
             # "was raised to 250 on 1 May": the new value holds from then on.
             return replace(window, valid_until=None, precision="open", shape="since")
         return window
+
+
+def _pronoun_subject(sent: Any) -> bool:
+    """Whether the sentence's main subject is "it" or "they"."""
+    return any(
+        t.dep_ in ("nsubj", "nsubjpass") and t.head.i == sent.root.i and t.lower_ in ("it", "they")
+        for t in sent
+    )
 
 
 def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:

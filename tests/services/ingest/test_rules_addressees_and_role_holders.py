@@ -202,3 +202,58 @@ def test_a_role_of_the_organisation_a_pronoun_means_is_held_there(
 def test_a_role_of_an_unresolved_their_states_no_employer(extractor: RulesExtractor) -> None:
     claims = _claims(extractor, "Their CTO, Dana Whitfield, presented the plan.")
     assert not any(r[1] == "works_for" for r in _relations(claims))
+
+
+def _titled(extractor: RulesExtractor, text: str, title: str) -> list[ExtractedClaim]:
+    inp = ExtractionInput(text=text, said_on=SAID, document_title=title)
+    return extractor.extract_batch([inp])[0]
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "person", "predicate", "held_in"),
+    [
+        ("Weekly status — Atlas migration", "Project lead - Omar Haddad.", "Omar Haddad",
+         "works_on", "Atlas"),
+        ("Q3 planning", "Owner of the vendor consolidation: Lucia Moreno", "Lucia Moreno",
+         "other:owned_by", "the vendor consolidation"),
+        ("Release notes", "Tech lead for the Ledger API: Priya Das.", "Priya Das", "works_on",
+         "the Ledger API"),
+    ],
+)  # fmt: skip
+def test_a_role_line_names_who_holds_the_role_in_what(
+    extractor: RulesExtractor, title: str, text: str, person: str, predicate: str, held_in: str
+) -> None:
+    claims = _titled(extractor, text, title)
+    assert claims and claims[0].subject_text == person
+    stored = VOCABULARY.relation(person, claims[0].predicate_text or "", held_in)
+    assert claims[0].object_text == held_in
+    assert stored is not None and stored[1].predicate == predicate
+
+
+@pytest.mark.parametrize(
+    "text", ["Budget: $240k", "Status: amber", "Office manager: Katarzyna Nowak"]
+)
+def test_a_key_value_line_without_a_held_role_is_no_role_line(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claims = _titled(extractor, text, "Weekly status — Atlas migration")
+    assert all(c.predicate_text not in ("own", "lead") for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "employer"),
+    [
+        ("Halcyon Bio has been a customer since 2023. They use our Lab Scheduler module.",
+         "Their CTO, Miriam Adeyemi, sponsors the rollout.", "Halcyon Bio"),
+        ("Torvik Group renewed in May. It runs Looker for reporting.",
+         "Its CFO, Rita Soto, signed the renewal.", "Torvik Group"),
+        ("Grayhaven Insurance joined the pilot. They picked Snowflake for storage.",
+         "Their head of data, Omar Ali, owns the pilot.", "Grayhaven Insurance"),
+    ],
+)  # fmt: skip
+def test_a_pronoun_subject_in_between_keeps_the_organisation_it_continued(
+    extractor: RulesExtractor, context: str, text: str, employer: str
+) -> None:
+    claims = _claims(extractor, text, context=context)
+    person = claims[0].subject_text
+    assert (person, "works_for", employer) in _relations(claims)

@@ -1,0 +1,131 @@
+"""Lines that name who holds a role: "Owner: Lucia Moreno", "Project lead - Omar Haddad",
+"Owner of the sync workstream: Lucia Moreno", "Billing migration DRI: Ama Owusu".
+
+Status reports and wiki infoboxes list owners and leads as a key, a separator and a name, with
+no verb. The small parser reads them badly (the role word as a verb, the name as an adverbial),
+so they are read off the line's shape instead: a key whose last word before any "of"/"for" is a
+role, a colon or a spaced dash, and one person's name as the whole value. The person holds the
+role in what the key names after "of"/"for" or before the role word ("the sync workstream",
+"Billing migration"), else in what the document is about (its title's topic). The role's verb
+("own", "lead") is the predicate the normalizer maps, as it does "Lucia owns the sync".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput, Span
+from shared.entities.given_names import is_given_name
+from shared.entities.normalize import normalize_name
+
+__all__ = ["RoleLine", "role_claim", "role_line"]
+
+# A role word and the verb of holding it.
+_ROLE_VERBS = {
+    "owner": "own", "dri": "own", "assignee": "own",
+    "lead": "lead", "head": "lead", "pm": "lead", "captain": "lead", "coordinator": "lead",
+    "champion": "lead",
+}  # fmt: skip
+# Words before a role that say what kind of role it is, not what it is held in ("Project
+# lead", "Tech lead", "Interim owner").
+_KINDS = frozenset(
+    {
+        "project", "tech", "technical", "product", "program", "programme", "engineering",
+        "team", "account", "delivery", "release", "interim", "acting", "exec", "executive",
+        "business", "design", "main", "primary", "overall", "new", "current", "workstream",
+        "eng", "dev", "qa", "ops", "the",
+    }
+)  # fmt: skip
+_LINE_RE = re.compile(
+    r"^\s*(?P<key>[A-Za-z][A-Za-z0-9 &/'’.-]{0,60}?)\s*(?::|\s[-–—]\s)\s*"
+    r"(?P<value>[^\n:]+?)\s*[.;]?\s*$"
+)
+_MAX_NAME_WORDS = 4
+
+
+@dataclass(frozen=True)
+class RoleLine:
+    """Who holds the role, the verb of holding it, and the tokens of what it is held in (None:
+    the document's topic)."""
+
+    holder: tuple[Any, ...]
+    verb: str
+    held_in: tuple[Any, ...] | None
+
+
+def role_line(sent: Any) -> RoleLine | None:
+    """The role a verbless key-value line gives a person, or None for any other line."""
+    match = _LINE_RE.match(sent.text)
+    if match is None:
+        return None
+    base = sent.start_char
+    key = _tokens_in(sent, base + match.start("key"), base + match.end("key"))
+    value = _tokens_in(sent, base + match.start("value"), base + match.end("value"))
+    if not key or not _one_person(value):
+        return None
+    split = next((i for i, t in enumerate(key) if t.lower_ in ("of", "for")), len(key))
+    role_part, held_part = key[:split], key[split + 1 :]
+    if not role_part:
+        return None
+    verb = _ROLE_VERBS.get(role_part[-1].lower_.rstrip("."))
+    if verb is None:
+        return None
+    held: tuple[Any, ...] | None = tuple(held_part) or None
+    if held is None:
+        modifiers = [t for t in role_part[:-1] if t.lower_ not in _KINDS]
+        held = tuple(modifiers) or None
+    return RoleLine(tuple(value), verb, held)
+
+
+def _tokens_in(sent: Any, start: int, end: int) -> list[Any]:
+    return [t for t in sent if start <= t.idx < end and not t.is_punct and not t.is_space]
+
+
+def _one_person(tokens: list[Any]) -> bool:
+    """A whole value that is one person's name: capitalised words, read as a person by NER or
+    opening with a common given name."""
+    if not 1 <= len(tokens) <= _MAX_NAME_WORDS:
+        return False
+    if not all(t.text[:1].isupper() and t.is_alpha for t in tokens):
+        return False
+    return all(t.ent_type_ == "PERSON" for t in tokens) or is_given_name(
+        normalize_name(tokens[0].text)
+    )
+
+
+def role_claim(
+    inp: ExtractionInput,
+    sent: Any,
+    line: RoleLine,
+    render: Callable[[Sequence[Any]], str],
+    topic: str | None,
+) -> ExtractedClaim | None:
+    """The claim of a role line: the holder (short forms expanded) holds the role in what the
+    key names, else in the document's topic; None when neither names anything."""
+    held = render(line.held_in) if line.held_in else topic
+    holder = render(line.holder)
+    if not held or not holder:
+        return None
+    text = sent.text.strip()
+    start = inp.base_offset + sent.start_char + (len(sent.text) - len(sent.text.lstrip()))
+    span = Span(start, start + len(text), text)
+    return ExtractedClaim(
+        claim_text=text.rstrip(".;"),
+        char_start=span.char_start,
+        char_end=span.char_end,
+        source_span=text,
+        evidence_spans=(span,),
+        claim_valid_from=None,
+        claim_valid_until=None,
+        claim_valid_precision="unknown",
+        claim_valid_kind=None,
+        is_attributed=False,
+        holder=None,
+        polarity="positive",
+        subject_text=holder,
+        predicate_text=line.verb,
+        object_text=held,
+    )
