@@ -88,7 +88,11 @@ def is_bare(phrase: Phrase | None) -> bool:
     """A phrase naming nothing by itself: determiners, describing adjectives and a common noun
     ("the contract", "Headcount", "our main contact"), which a document uses of the thing it is
     about. An adjective of kind names the kind ("the free tier"; `describes`)."""
-    if phrase is None or not phrase.tokens or entity_like(phrase):
+    if phrase is None or not phrase.tokens:
+        return False
+    if [(t.is_sent_start, t.lower_ in ATTRIBUTE_HEADS) for t in phrase.tokens] == [(True, True)]:
+        return True  # "Status: green" on a line of its own: the tagger may call "Status" a name
+    if entity_like(phrase):
         return False
     if any(t.text[:1].isupper() and not t.is_sent_start for t in phrase.tokens):
         return False  # "The Basic plan": a capital inside the sentence marks a name

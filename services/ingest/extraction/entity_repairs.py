@@ -96,6 +96,8 @@ def _breaks(tok: Any, ent: Any) -> bool:
     whose head is inside the name."""
     if _clause_verb(tok) or tok.text in ("(", ")"):
         return True  # a bracket ends a name: "Jun Park (Koto Labs)" is two
+    if tok.i > ent.start and "\n" in tok.doc[tok.i - 1].whitespace_:
+        return True  # no name runs over a line break ("Lucia Moreno\nStatus: green")
     if tok.pos_ != "ADP" or not tok.is_lower or tok.i in (ent.start, ent.end - 1):
         return False
     after = tok.doc[tok.i + 1]

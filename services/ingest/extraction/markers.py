@@ -12,7 +12,7 @@ __all__ = ["mask_markers", "speaker_label"]
 _MARKER_WORDS = (
     r"update|updates|correction|corrections|note|notes|nb|n\.b\.|fyi|reminder|heads[- ]up|"
     r"edit|edited|ps|p\.s\.|important|announcement|clarification|addendum|erratum|summary|"
-    r"tl;?dr|recap|context|background|action|action\s+item|decision|outcome|result|status|"
+    r"tl;?dr|recap|context|background|action|action\s+item|decision|outcome|result|"
     r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?|"
     r"quick\s+one|one\s+more\s+thing|fwiw|tbh|afaik|iirc"
 )
@@ -63,6 +63,9 @@ def mask_markers(text: str) -> str:
     return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted)
 
 
+# Keys of a key-value line that the given-name list also holds: "Owner: Lucia Moreno" names
+# the owner, it is not Owner speaking.
+_ROLE_KEYS = frozenset({"owner", "champion", "seller"})
 _LABEL_RE = re.compile(
     r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+){0,2})"
     r"[ \t]*:)[ \t]+(?=\S)"
@@ -77,7 +80,7 @@ def speaker_label(text: str) -> tuple[str, str] | None:
     if match is None:
         return None
     name = match.group("name")
-    if not is_given_name(name.split()[0].lower()):
+    if not is_given_name(name.split()[0].lower()) or name.lower() in _ROLE_KEYS:
         return None
     start, end = match.span("label")
     return name, text[:start] + " " * (end - start) + text[end:]

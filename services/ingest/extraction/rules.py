@@ -119,11 +119,32 @@ def _semicolon_boundaries(doc: Any) -> Any:
             if (
                 before is not None
                 and after is not None
-                and before.text[-1:] in ".!?"
                 and after.text[:1].isupper()
+                and (before.text[-1:] in ".!?" or _key_line(doc, after.i) or _key_line_end(before))
             ):
+                # ... and so are the lines of a list of keys and values ("Owner: Lucia
+                # Moreno" then "Status: green"), with or without full stops.
                 after.is_sent_start = True
     return doc
+
+
+def _key_line(doc: Any, start: int) -> bool:
+    """Whether the line opening at token `start` is "Key: value" (a colon within its first
+    four words)."""
+    for tok in doc[start : start + 5]:
+        if tok.text == ":":
+            return tok.i > start
+        if "\n" in tok.whitespace_ or tok.is_space:
+            return False
+    return False
+
+
+def _key_line_end(last: Any) -> bool:
+    """Whether the line ending at `last` was itself a "Key: value" line."""
+    doc, start = last.doc, last.i
+    while start > 0 and "\n" not in doc[start - 1].whitespace_ and not doc[start - 1].is_space:
+        start -= 1
+    return _key_line(doc, start)
 
 
 class RulesExtractor:
