@@ -31,6 +31,8 @@ _ATTITUDE_VERBS = frozenset(
     }
 )  # fmt: skip
 _ATTITUDE_PREPOSITIONS = frozenset({"against", "for"})
+# What a change is measured from: "up from 800 in April" dates the old value, not the claim.
+_COMPARED = frozenset({"up", "down", "higher", "lower", "more", "less", "rising", "falling"})
 
 
 def _temporal_word(tok: Any, temporal: set[int]) -> bool:
@@ -62,6 +64,10 @@ def governs(
         parent = x.head
         if parent.i == x.i:
             return False  # the sentence root, and `content` was not on the way
+        if x.lower_ == "from" and parent.lower_ in _COMPARED:
+            return False  # "1,200 users, up from 800 in April": the old value's date
+        if x.lower_ in ("compared", "versus", "vs", "vs."):
+            return False  # "compared with 800 in April", "vs 800 in April"
         if x.pos_ in ("VERB", "AUX") and _own_clause(x):
             return False
         if (

@@ -135,3 +135,23 @@ def test_a_present_tense_passive_without_a_date_is_a_state_not_an_event(
 
 def test_a_past_passive_stays_an_event(extractor: RulesExtractor) -> None:
     assert _main(extractor, "The contract was signed by Acme.").claim_valid_kind == "event_time"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Orion beta has 1,200 active users, up from 800 in April.",
+        "Churn is 2.1%, down from 3.4% in Q1.",
+        "We now run 40 stores, compared with 28 in 2024.",
+    ],
+)
+def test_the_date_of_the_value_compared_with_is_not_the_claims(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claim = _main(extractor, text)
+    assert claim.claim_valid_from is None and claim.claim_valid_until is None
+
+
+def test_a_change_dated_before_its_comparison_keeps_its_date(extractor: RulesExtractor) -> None:
+    claim = _main(extractor, "The price rose to $18 in March, up from $15.")
+    assert claim.claim_valid_from is not None and claim.claim_valid_from.month == 3
