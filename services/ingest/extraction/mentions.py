@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from services.ingest.extraction.arguments import PLACE_HEADS, entity_phrase
+from services.ingest.extraction.arguments import PLACE_HEADS, entity_phrase, is_bare
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import (
     Mention,
@@ -102,6 +102,7 @@ def mentions(
     doc: Any,
     known: dict[str, str],
     expand_short_form: Callable[[str], str | None] = lambda _: None,
+    topic: str | None = None,
 ) -> list[Mention]:
     """Everything a pronoun of this passage may refer to, in order. `expand_short_form` gives
     the full name the document used that a lone word stands for: its kind (a person's given
@@ -146,7 +147,7 @@ def mentions(
     taken = {m.position for m in found}
     found.extend(_people_ner_missed(inp, doc, taken, expand_short_form))
     named = {m.position: m.name for m in found}
-    found.extend(subject_things(inp, doc, named))
+    found.extend(subject_things(inp, doc, named, topic))
     # Whether each name reads as a person's, whatever label the NER gave it (see Mention).
     # A one-word place ("Lima") may also be a given name; the NER's reading stands.
     return [
@@ -234,7 +235,9 @@ _INDEFINITE_PRONOUNS = frozenset(
 )  # fmt: skip
 
 
-def subject_things(inp: ExtractionInput, doc: Any, named: dict[int, str]) -> list[Mention]:
+def subject_things(
+    inp: ExtractionInput, doc: Any, named: dict[int, str], topic: str | None = None
+) -> list[Mention]:
     """Things the subjects of this passage name ("Orion shipped in January", "the new routing
     engine shipped"): what a later "it" most likely means. People and plurals are not "it";
     nor is a lone given name, which is a person NER missed. `named` holds the names already
@@ -258,6 +261,8 @@ def subject_things(inp: ExtractionInput, doc: Any, named: dict[int, str]) -> lis
                 continue
             text = "".join(t.text_with_ws for t in words).strip()
             text = re.sub(r"^(?:[Tt]he|[Aa]n?|[Oo]ur|[Tt]his)\s+", "the ", text)
+            if topic and is_bare(phrase) and sum(t.pos_ == "NOUN" for t in words) < 2:
+                text = topic  # "The firm was spun out …": the document's topic, as its claim says
             known = named.get(words[0].idx)
             if known is not None and len(known) >= len(text):
                 continue  # the name found there already is the whole subject
@@ -322,6 +327,8 @@ def title_topic(title: Any) -> str | None:
     for tok in words:
         if is_name(tok) and tok.ent_type_ not in ("DATE", "TIME", "CARDINAL", "PERCENT"):
             span = [t for t in name_span(tok) or (tok,) if t.lower_ not in _TITLE_WORDS]
+            while span and span[0].i > 0 and _title_word_of_name(title[span[0].i - 1]):
+                span.insert(0, title[span[0].i - 1])  # "Orbit Systems": "Orbit" read as a verb
             if len(span) == 1 and not _named_alone(span[0]):
                 continue  # "Board intro", "Cutover plan": a capitalised word, not a name
             head = tok
@@ -344,6 +351,11 @@ def title_topic(title: Any) -> str | None:
         if len(core) >= 2 and core[-1].pos_ in ("NOUN", "PROPN"):
             return " ".join(t.text for t in core)
     return None
+
+
+def _title_word_of_name(tok: Any) -> bool:
+    """A capitalised word right before a name in a title, which the NER left out of it."""
+    return bool(tok.text[:1].isupper() and tok.is_alpha and tok.lower_ not in _TITLE_WORDS)
 
 
 def _named_alone(tok: Any) -> bool:

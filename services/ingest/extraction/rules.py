@@ -133,7 +133,7 @@ def _key_line(doc: Any, start: int) -> bool:
     four words)."""
     for tok in doc[start : start + 5]:
         if tok.text == ":":
-            return tok.i > start
+            return bool(tok.i > start)
         if "\n" in tok.whitespace_ or tok.is_space:
             return False
     return False
@@ -196,13 +196,13 @@ class RulesExtractor:
         for inp in inputs:
             if inp.speaker:
                 known[inp.speaker] = PERSON_LABEL
-        before = self._antecedents_before(nlp, inputs, docs)
         titles = sorted({i.document_title for i in inputs if i.document_title})
         topics = dict(
             zip(
                 titles, map(title_topic, nlp.pipe(titles, batch_size=self._batch_size)), strict=True
             )
         )
+        before = self._antecedents_before(nlp, inputs, docs, topics)
         return [
             self._extract_one(
                 inp, doc, known, before.get(i, []), topics.get(inp.document_title or "")
@@ -211,7 +211,11 @@ class RulesExtractor:
         ]
 
     def _antecedents_before(
-        self, nlp: Any, inputs: Sequence[ExtractionInput], docs: Sequence[Any]
+        self,
+        nlp: Any,
+        inputs: Sequence[ExtractionInput],
+        docs: Sequence[Any],
+        topics: dict[str, str | None],
     ) -> dict[int, list[Mention]]:
         """For passages that open with "It …": the things the preceding text's last sentence
         was about ("Orion shipped in January." then "It went live …"), from a parse of the
@@ -235,7 +239,8 @@ class RulesExtractor:
                 # "Halcyon Bio has been a customer since 2023. They use our Lab Scheduler …":
                 # the pronoun continued the subject before it, which is still what is meant.
                 about = sents[-2]
-            things = subject_things(ExtractionInput(text=tail), about.as_doc(), {})
+            topic = topics.get(inputs[i].document_title or "")
+            things = subject_things(ExtractionInput(text=tail), about.as_doc(), {}, topic)
             found[i] = [
                 Mention(
                     m.name,
@@ -285,7 +290,7 @@ class RulesExtractor:
         if inp.speaker and " " not in inp.speaker:
             # "Selam: starting on the churn model today" under "Standup — Selam Tesfaye, …".
             inp = replace(inp, speaker=short_forms.expand(inp.speaker) or inp.speaker)
-        named = before + mentions(inp, doc, known, short_forms.expand)
+        named = before + mentions(inp, doc, known, short_forms.expand, topic)
         lone = lone_names(doc, short_forms)
         addressed = addressee(doc, known, short_forms.expand, inp.speaker)
         claims: list[ExtractedClaim] = []

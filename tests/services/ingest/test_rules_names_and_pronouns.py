@@ -253,3 +253,22 @@ def test_a_company_whose_name_reads_as_a_plural_is_the_subject_it_continues(
     extractor: RulesExtractor, context: str, text: str, subject: str
 ) -> None:
     assert _claims(extractor, text, context=context)[0].subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("title", "context", "text", "owner"),
+    [
+        ("Kestrel Dynamics", "The firm was spun out of Tartu University in 2017.",
+         "Its robotics unit belongs to the Industrial division.", "Kestrel Dynamics"),
+        ("Halden Foods — account profile", "The company was founded in Bergen in 1998.",
+         "Its largest site is in Oslo.", "Halden Foods"),
+        ("Orbit Systems", "The startup raised a seed round from Northzone last year.",
+         "Its headcount is 40.", "Orbit Systems"),
+    ],
+)  # fmt: skip
+def test_a_pronoun_after_a_bare_subject_means_what_the_document_is_about(
+    extractor: RulesExtractor, title: str, context: str, text: str, owner: str
+) -> None:
+    inp = ExtractionInput(text=text, said_on=SAID, context=context, document_title=title)
+    claims = extractor.extract_batch([inp])[0]
+    assert claims and claims[0].claim_text.startswith(f"{owner}'s")
