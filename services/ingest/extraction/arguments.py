@@ -90,7 +90,8 @@ def is_bare(phrase: Phrase | None) -> bool:
     about. An adjective of kind names the kind ("the free tier"; `describes`)."""
     if phrase is None or not phrase.tokens:
         return False
-    if [(t.is_sent_start, t.lower_ in ATTRIBUTE_HEADS) for t in phrase.tokens] == [(True, True)]:
+    first = phrase.tokens[0]
+    if len(phrase.tokens) == 1 and first.is_sent_start and first.lower_ in ATTRIBUTE_HEADS:
         return True  # "Status: green" on a line of its own: the tagger may call "Status" a name
     if entity_like(phrase):
         return False

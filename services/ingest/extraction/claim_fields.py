@@ -3,7 +3,6 @@ the further relations the frame states, and the claim's polarity."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from services.ingest.extraction.base import ExtractedRelation, Polarity
 from services.ingest.extraction.clauses import Clause
 from services.ingest.extraction.coref import Rewriter
 from services.ingest.extraction.frames import Frame
+from services.ingest.extraction.names import without_possessive
 
 __all__ = ["POSSESSIVE", "extra_relations", "holder_name", "holder_phrase", "polarity"]
 
@@ -29,7 +29,7 @@ def extra_relations(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation
         if rel.object is not None and [t.tag_ for t in rel.object.tokens] == ["PRP$"]:
             # "Their CTO": the organisation "their" means, or nothing when nothing was named.
             resolved = obj is not None and obj.lower() != rel.object.tokens[0].lower_
-            obj = re.sub(r"['’]s$", "", obj) if obj and resolved else None
+            obj = without_possessive(obj) if obj and resolved else None
         if subject and obj and subject != obj:
             found.append(ExtractedRelation(subject, rel.predicate, obj))
     return tuple(dict.fromkeys(found))

@@ -22,6 +22,7 @@ from services.ingest.extraction.names import (
     is_name,
     name_span,
     without_honorific,
+    without_possessive,
 )
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
@@ -42,7 +43,6 @@ __all__ = [
 PERSON_LABEL = "PERSON"
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
-_POSSESSIVE_END = re.compile(r"['’]s?$")
 _FULL_NAME_RE = re.compile(r"\b([A-Z][a-z][\w'’-]*(?:[ \t]+[A-Z][a-z][\w'’-]*)+)")
 # Capitalised words that open a sentence, not a name ("The Lisbon office", "Update Dana").
 _NOT_NAME_STARTS = frozenset(
@@ -112,8 +112,8 @@ def mentions(
     if inp.context:
         tail_names = {}
         for m in _CAPITALISED_RE.finditer(inp.context[-1500:]):
-            run = _POSSESSIVE_END.sub("", m.group(0))  # "Dana Kim's opinion": Dana Kim
-            for cand in (run, *(_POSSESSIVE_END.sub("", w) for w in run.split())):
+            run = without_possessive(m.group(0))  # "Dana Kim's opinion": Dana Kim
+            for cand in (run, *(without_possessive(w) for w in run.split())):
                 if cand in known:
                     tail_names[cand] = known[cand]
                 elif _person_name(cand):
@@ -296,7 +296,7 @@ def full_names(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[st
             while words and words[0] in _NOT_NAME_STARTS:
                 words.pop(0)
             if words:  # "In Dana Kim's opinion": the possessive is no part of the name
-                words[-1] = _POSSESSIVE_END.sub("", words[-1])
+                words[-1] = without_possessive(words[-1])
             if len(words) >= 2:
                 names.append(" ".join(words))
     for ent in doc.ents:

@@ -25,6 +25,7 @@ __all__ = [
     "is_proper",
     "name_span",
     "without_honorific",
+    "without_possessive",
 ]
 
 # NER labels whose spans are names of things an agent may ask about. Dates, numbers and money
@@ -113,6 +114,14 @@ def is_name(tok: Any) -> bool:
     if tok.lower_ in ROLE_WORDS or _PERIOD_NAME.fullmatch(tok.text) or counted_unit(tok):
         return False
     return (tok.ent_type_ in NAME_LABELS) or is_proper(tok) or is_camel_case(tok.text)
+
+
+_POSSESSIVE_END = re.compile(r"['’]s?$")
+
+
+def without_possessive(text: str) -> str:
+    """A name without the possessive ending a text run gave it ("Dana Kim's" -> "Dana Kim")."""
+    return _POSSESSIVE_END.sub("", text)
 
 
 def name_span(tok: Any) -> tuple[Any, ...] | None:
