@@ -59,6 +59,14 @@ _CORRECTION = re.compile(
     r"shifted|correction|corrected|actually|instead of|rather than|updated to|"
     r"extended|extends|prolonged|shortened|cut short|curtailed)\b|,\s*not on\b"
 )
+# A date moved with no old date stated ("slipped to 29 March", "was pushed back to 14 July",
+# "has been postponed until 3 June", "rescheduled for Friday"): the new date of the dated
+# fact it names. The fact's own date is the one replaced.
+_MOVE_VERB = r"\b(?:rescheduled|postponed|pushed|delayed|brought|moved|slipped|shifted|bumped)"
+_MOVED_TO = re.compile(
+    _MOVE_VERB + r"(?:\s+(?:back|out|forward|up))?\s+(?:to|until|till|for|into)\s+([^,;]+)"
+)
+_MOVED = re.compile(_MOVE_VERB)
 # A period whose end moved ("the freeze was extended through 21 March").
 _NEW_END = re.compile(r"\b(extended|extends|prolonged|shortened|cut short|curtailed)\b")
 _FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
@@ -90,6 +98,8 @@ _CUE_STEMS |= {"statu"}
 _CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
 # "goes up to 250", "was raised to", "went down to": how a setting moved.
 _CUE_STEMS |= {"go", "goe", "went", "gone", "up", "down", "rais", "lower", "increas", "decreas"}
+# "pushed back to", "brought forward to": which way a date moved, not what is dated.
+_CUE_STEMS |= {"back", "forward", "brought", "got", "get", "gotten"}
 # "… is $350, up from $300": the value it changed from is not a value the claim states.
 _CHANGED_FROM = re.compile(
     r"[,;(]?\s*\b(?:up|down|increased|decreased|raised|lowered)\s+from\s+[^,;.)]+"
@@ -202,6 +212,7 @@ class Features:
     occurrence_split: float
     stateful: float
     newer_source: float
+    outdated: float
     correction_target: DateValue | None = None
 
     def as_dict(self) -> dict[str, float]:
@@ -249,6 +260,33 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and c_win.valid_until is not None
     ):
         correction = 1.0  # "was extended through 21 March": the end it had is replaced
+    subject = assertion.subject_name
+    a_skeleton = _content_tokens(_without_fronted(a_text, subject), skeleton=True)
+    c_skeleton = _content_tokens(_without_fronted(candidate.statement, subject), skeleton=True)
+    same_attribute = _containment(a_skeleton, c_skeleton) >= 1.0
+    moved_to = None if relation else _moved_date(a_low)
+    if (
+        not correction
+        and moved_to is not None
+        and same_attribute
+        and any(isinstance(r, DateValue) and not same_value(r, moved_to) for r in references)
+    ):
+        # "The Falcon release has slipped to 29 March" of the release due on 15 March.
+        correction, correction_target = 1.0, moved_to
+    # The other way round: the fact is a dated thing whose date a later source already moved,
+    # and the assertion an older source's date for it, the one that was replaced. Said
+    # before the move, it is support for the thing (its window stays); said after, it is a
+    # disagreement.
+    outdated = float(
+        not correction
+        and not relation
+        and same_attribute
+        and c_anchor is not None
+        and _moved_away(c_texts, c_anchor, a_values)
+        and _said_before(assertion, candidate)
+    )
+    if outdated:
+        correction = 1.0
     if not correction and correction_cue:
         correction = 0.6
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
@@ -270,9 +308,6 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     values_conflict = bool(a_values) and bool(c_values) and not values_equal
     compatible = not values_conflict or correction >= 1.0
 
-    subject = assertion.subject_name
-    a_skeleton = _content_tokens(_without_fronted(a_text, subject), skeleton=True)
-    c_skeleton = _content_tokens(_without_fronted(candidate.statement, subject), skeleton=True)
     skeleton = same_predicate if relation else _similarity(a_skeleton, c_skeleton)
     lexical = max(
         _similarity(_content_tokens(a_text, skeleton=False), _content_tokens(t, skeleton=False))
@@ -354,8 +389,44 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         occurrence_split=occurrence_split,
         stateful=stateful,
         newer_source=newer,
+        outdated=outdated,
         correction_target=correction_target,
     )
+
+
+def _moved_date(lowered: str) -> DateValue | None:
+    """The date a claim says something moved to with no old date ("slipped to 29 March")."""
+    moved = _MOVED_TO.search(lowered)
+    if moved is None or _FROM_TO.search(lowered):
+        return None
+    dates = [v for v in extract_values(moved.group(1)) if isinstance(v, DateValue)]
+    return dates[0] if len(dates) == 1 else None
+
+
+def _moved_away(texts: list[str], anchor: DateValue, stated: list[Value]) -> bool:
+    """Whether one of the fact's texts moved its date to `anchor` and the assertion states
+    another date ("moved from 8 June to 9 June" or "slipped to 9 June" against 8 June)."""
+    dates = [v for v in stated if isinstance(v, DateValue)]
+    if len(dates) != 1 or same_value(dates[0], anchor):
+        return False
+    for text in texts:
+        lowered = text.lower()
+        from_to = _FROM_TO.search(lowered)
+        if from_to is not None and (_MOVED.search(lowered) or _CORRECTION.search(lowered)):
+            old, new = _from_to_values(from_to)
+            if any(same_value(v, anchor) for v in new) and any(
+                same_value(v, dates[0]) for v in old
+            ):
+                return True
+        moved = _moved_date(lowered)
+        if moved is not None and same_value(moved, anchor):
+            return True
+    return False
+
+
+def _said_before(assertion: Assertion, candidate: CandidateFact) -> bool:
+    said, latest = assertion.claim.asserted_at, candidate.latest_asserted_at
+    return said is not None and latest is not None and _utc(said) < _utc(latest)
 
 
 def _replaced_values(lowered: str, stated: list[Value]) -> tuple[list[Value], list[Value]]:
@@ -363,12 +434,23 @@ def _replaced_values(lowered: str, stated: list[Value]) -> tuple[list[Value], li
     14 May, not 12 May", "on Friday instead of Thursday"; empty lists when there is none."""
     from_to = _FROM_TO.search(lowered)
     if from_to:
-        return extract_values(from_to.group(1)), extract_values(from_to.group(2))
+        return _from_to_values(from_to)
     not_old = _NOT_OLD.search(lowered)
     if not_old:
         old = extract_values(not_old.group(1))
         return old, [v for v in stated if not any(same_value(v, o) for o in old)]
     return [], []
+
+
+def _from_to_values(from_to: re.Match[str]) -> tuple[list[Value], list[Value]]:
+    """Both sides of "from X to Y"; a bare day borrows the other side's month and year
+    ("postponed from 5 to 19 November" moved 5 November)."""
+    old, new = extract_values(from_to.group(1)), extract_values(from_to.group(2))
+    day = from_to.group(1).strip()
+    dated = next((v for v in new if isinstance(v, DateValue) and v.month is not None), None)
+    if dated is not None and day.isdigit() and 1 <= int(day) <= 31:
+        old = [DateValue(dated.year, dated.month, int(day))]
+    return old, new
 
 
 def _besides_anchor(values: list[Value], anchor: DateValue | None) -> list[Value]:

@@ -197,6 +197,9 @@ class JevEngine:
         start, earlier = assertion.window.valid_from, candidate.window.valid_from
         if start is None or (earlier is not None and start <= earlier):
             del logits["close"]  # no successor start in the world: nothing to close at
+        if feats["outdated"]:
+            # A date a later source already moved: the fact keeps the date it was moved to.
+            logits = {"keep": logits["keep"]}
         top = max(logits.values())
         exp = {k: math.exp(v - top) for k, v in logits.items()}
         total = sum(exp.values())

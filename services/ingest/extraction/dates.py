@@ -562,6 +562,8 @@ def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWin
     if SINCE_RE.search(before):
         start = a.instant or _utc(a.first)
         return TimeWindow(start, None, "open", "since", a.start, a.end)
+    if reschedule:  # "postponed until 3 June": the new date, not the end of something
+        return _point(a)
     if UNTIL_RE.search(before):
         end = a.instant or _utc(a.last)
         return TimeWindow(None, end, a.precision, "until", a.start, a.end)

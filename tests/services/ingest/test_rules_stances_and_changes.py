@@ -155,3 +155,24 @@ def test_the_date_of_the_value_compared_with_is_not_the_claims(
 def test_a_change_dated_before_its_comparison_keeps_its_date(extractor: RulesExtractor) -> None:
     claim = _main(extractor, "The price rose to $18 in March, up from $15.")
     assert claim.claim_valid_from is not None and claim.claim_valid_from.month == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "new_day"),
+    [
+        ("The Heron go-live was pushed back to 14 October.", (2025, 10, 14)),
+        ("The vendor review has been postponed until 3 November.", (2025, 11, 3)),
+        ("The kickoff is moved to Thursday 9 October.", (2025, 10, 9)),
+        ("Our design review got rescheduled for 22 September.", (2025, 9, 22)),
+        ("The launch was brought forward to 5 September.", (2025, 9, 5)),
+    ],
+)
+def test_a_date_something_moved_to_is_the_day_it_now_falls_on(
+    extractor: RulesExtractor, text: str, new_day: tuple[int, int, int]
+) -> None:
+    # Not the end of a state ("until"), not a value set from then on ("to 9"), and ahead or
+    # behind as the calendar says whatever the tense of "was pushed".
+    claim = _main(extractor, text)
+    assert claim.claim_valid_from == datetime(*new_day, tzinfo=UTC)
+    assert claim.claim_valid_precision == "day"
+    assert claim.claim_valid_until == datetime(*new_day, tzinfo=UTC)

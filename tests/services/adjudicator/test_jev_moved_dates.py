@@ -1,0 +1,106 @@
+"""A dated thing whose date moves, said without the old date, and heard in either order.
+
+"The launch slipped to 19 November" corrects the launch planned for 5 November just as "moved
+from 5 to 19 November" does (SPEC 4: corrections move dates). Heard the other way round, the
+older source's date is support for the same launch, not a rival date: both orders end with one
+fact dated 19 November.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from services.adjudicator.domain import Window
+from tests.services.adjudicator.test_jev import assert_confident, assertion, day, decide, fact
+
+PLANNED = "The Ledger API launch is planned for 5 November 2025."
+PLANNED_WINDOW = Window(day(2025, 11, 5), day(2025, 11, 6), "day")
+MOVED_WINDOW = Window(day(2025, 11, 19), day(2025, 11, 20), "day")
+
+
+def _planned(said_day: int = 1) -> object:
+    return assertion(
+        PLANNED,
+        "Ledger API",
+        window=PLANNED_WINDOW,
+        kind="event_time",
+        said=day(2025, 10, said_day),
+    )
+
+
+@pytest.mark.parametrize(
+    "moved",
+    [
+        "The Ledger API launch has slipped to 19 November.",
+        "The Ledger API launch was pushed back to 19 November.",
+        "The Ledger API launch has been postponed until 19 November.",
+        "The Ledger API launch got rescheduled for 19 November.",
+    ],
+)
+def test_a_date_moved_without_the_old_date_corrects_the_dated_fact(moved: str) -> None:
+    existing = fact(_planned(), similarity=0.8)
+    incoming = assertion(moved, "Ledger API", window=MOVED_WINDOW, said=day(2025, 10, 20))
+    decision = decide(incoming, existing)
+    assert (decision.action, decision.candidate_id) == ("adjust", "fact-1")
+    assert decision.new_window is not None
+    assert decision.new_window.valid_from == day(2025, 11, 19)
+    assert_confident(decision)
+
+
+def test_a_date_brought_forward_corrects_it_too() -> None:
+    existing = fact(_planned(), similarity=0.8)
+    incoming = assertion(
+        "The Ledger API launch was brought forward to 3 November.",
+        "Ledger API",
+        window=Window(day(2025, 11, 3), day(2025, 11, 4), "day"),
+        said=day(2025, 10, 20),
+    )
+    decision = decide(incoming, existing)
+    assert decision.action == "adjust"
+    assert decision.new_window is not None and decision.new_window.valid_from == day(2025, 11, 3)
+
+
+@pytest.mark.parametrize(
+    "moved",
+    [
+        "The Ledger API launch has slipped to 19 November.",
+        "The Ledger API launch moved from 5 November to 19 November.",
+        "The Ledger API launch was postponed from 5 to 19 November.",
+    ],
+)
+def test_the_replaced_date_arriving_last_supports_the_moved_fact(moved: str) -> None:
+    moved_fact = fact(
+        assertion(moved, "Ledger API", window=MOVED_WINDOW, said=day(2025, 10, 20)),
+        similarity=0.8,
+        said=day(2025, 10, 20),
+    )
+    decision = decide(_planned(said_day=1), moved_fact)
+    assert (decision.action, decision.stance) == ("confirm", "supports")
+    assert decision.new_window is None  # the fact keeps the date it was moved to
+    assert_confident(decision)
+
+
+def test_the_old_date_said_after_the_move_is_a_disagreement() -> None:
+    moved_fact = fact(
+        assertion(
+            "The Ledger API launch has slipped to 19 November.",
+            "Ledger API",
+            window=MOVED_WINDOW,
+            said=day(2025, 10, 20),
+        ),
+        similarity=0.8,
+        said=day(2025, 10, 20),
+    )
+    decision = decide(_planned(said_day=25), moved_fact)
+    assert decision.action == "contradict_group"
+
+
+def test_another_dated_thing_moving_corrects_nothing() -> None:
+    existing = fact(_planned(), similarity=0.6)
+    incoming = assertion(
+        "The Ledger API security review was pushed back to 19 November.",
+        "Ledger API",
+        window=MOVED_WINDOW,
+        said=day(2025, 10, 20),
+    )
+    assert decide(incoming, existing).action != "adjust"
