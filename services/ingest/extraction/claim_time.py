@@ -180,6 +180,10 @@ def tense_of(head: Any) -> Tense:
     return "present"
 
 
+def _ranges_to(prep: Any) -> bool:
+    return any(t.lower_ == "to" and t.dep_ == "quantmod" for t in prep.subtree)
+
+
 def value_change(content: Any) -> bool:
     """ "was raised to 250 requests per second", "we cut the price to $40": a controlled value
     set to a number (passive, or with an object), not a measurement that rose by itself. A
@@ -187,11 +191,12 @@ def value_change(content: Any) -> bool:
     moves the same way: it stays at the new number until it moves again, where revenue that
     "rose to $5M in Q3" is what Q3 measured."""
     lemma = content.lemma_.lower()
+    # "to $15", or "from $12 to $15", which the parser reads as one range after "from".
     targets = [
         prep
         for prep in content.children
         if prep.dep_ == "prep"
-        and prep.lower_ == "to"
+        and (prep.lower_ == "to" or (prep.lower_ == "from" and _ranges_to(prep)))
         and any(t.ent_type_ in _NUMERIC_ENTS or t.like_num for t in prep.subtree)
     ]
     # "goes up to 250 requests": the parser reads "up to" as a bound of the number.

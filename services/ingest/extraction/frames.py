@@ -48,6 +48,7 @@ from services.ingest.extraction.moves import (
     placed_person,
 )
 from services.ingest.extraction.names import is_name
+from services.ingest.extraction.ownership import TAKE_OWNERSHIP, ownership_change
 from services.ingest.extraction.placement_changes import (
     END_VERBS,
     START_VERBS,
@@ -400,16 +401,22 @@ def read_frame(
         # project or team changes the whole it belongs to, it is not employed by it.
         predicate = "become part of"
         origin = [Relation(r.subject, "cease to be part of", r.object) for r in origin]
-    changed = next((c for c in head.children if c.dep_ == "dobj"), None)
-    if (
-        changed is not None
-        and changed.lemma_.lower() in ATTRIBUTE_HEADS
-        and (subj_tok is None or subj_tok.pos_ == "PRON")
-        and value_change(head)
-    ):
-        # "We lowered the Exports API limit to 30": the value is the limit's, as in the
-        # passive "the limit was lowered to 30"; who set it anchors nothing.
-        subject, obj = entity_phrase(changed, inside, anchor_possessor=True), None
+    handed_to = ownership_change(head, subj_tok, inside, skip)
+    if handed_to is not None:  # "Ownership of X passed to Y": Y owns X from then on
+        (subject, obj), predicate, origin = handed_to, " ".join(TAKE_OWNERSHIP), []
+    changed = next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
+    if changed is not None and value_change(head):
+        # "We lowered the Exports API limit to 30", "Finance cut the travel budget to $2,000",
+        # "we increased the Team plan from $12 to $15": the value is the limit's, the budget's,
+        # the plan's, as in the passive "the limit was lowered to 30"; who set it anchors
+        # nothing. A named agent keeps a bare attribute ("Acme raised the price").
+        changed_phrase = entity_phrase(changed, inside, anchor_possessor=True)
+        attribute = changed.lemma_.lower() in ATTRIBUTE_HEADS
+        unnamed_agent = subj_tok is None or subj_tok.pos_ == "PRON"
+        if (unnamed_agent and (attribute or entity_like(changed_phrase))) or (
+            attribute and entity_like(changed_phrase)
+        ):
+            subject, obj = changed_phrase, None
     handed_on = succession(head, inside, skip)
     if handed_on is not None:  # "replaced Tom Hart as head of the Sales team"
         obj, predecessor = handed_on
