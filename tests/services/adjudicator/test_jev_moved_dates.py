@@ -104,3 +104,25 @@ def test_another_dated_thing_moving_corrects_nothing() -> None:
         said=day(2025, 10, 20),
     )
     assert decide(incoming, existing).action != "adjust"
+
+
+@pytest.mark.parametrize(
+    "raised",
+    [
+        "We increased the Acme Team plan from $12 to $15 per seat on 1 April.",
+        "Acme raised the Team plan from $12 to $15 per seat on 1 April.",
+        "On 1 April the Acme Team plan went up from $12 to $15 per seat.",
+    ],
+)
+def test_a_set_value_raised_from_the_old_to_a_new_one_is_a_successor_not_a_correction(
+    raised: str,
+) -> None:
+    # Corrections move dates, not statements: "from $12 to $15" is the price changing.
+    existing = fact(assertion("The Acme Team plan costs $12 per seat.", "Acme"), similarity=0.8)
+    incoming = assertion(
+        raised, "Acme", window=Window(day(2026, 4, 1), None, "open"), said=day(2026, 3, 20)
+    )
+    decision = decide(incoming, existing)
+    assert (decision.action, decision.candidate_id) == ("supersede", "fact-1")
+    assert decision.new_window is not None and decision.new_window.valid_until == day(2026, 4, 1)
+    assert_confident(decision)
