@@ -20,7 +20,10 @@ __all__ = [
     "update_window",
 ]
 
-# Every supporting, current, positive assertion of the slots' believed facts.
+# Every supporting, current assertion of the slots' believed facts: positive ones for a
+# relation slot (a relation's negation is its end or a dispute, never a value of its own), any
+# for an observation slot, where "no longer supports it from 1 March" is the value that
+# followed "supports it" and closes it there.
 _MEMBERS = text(
     """
     SELECT f.id, f.subject_entity_id, f.predicate, f.slot_id, f.object_entity_id, f.label,
@@ -33,7 +36,8 @@ _MEMBERS = text(
     JOIN fact_evidence fe ON fe.namespace = f.namespace AND fe.fact_id = f.id
          AND fe.claim_id = a.claim_id AND fe.stance = 'supports'
     JOIN claims c ON c.id = a.claim_id AND c.is_current_testimony
-    WHERE f.namespace = :ns AND f.invalidated_at IS NULL AND a.polarity = 'positive'
+    WHERE f.namespace = :ns AND f.invalidated_at IS NULL
+      AND (a.polarity = 'positive' OR f.kind = 'observation')
       AND (
         (f.kind = 'relation' AND (f.subject_entity_id, f.predicate) IN (
             SELECT s, p FROM unnest(CAST(:subjects AS uuid[]), CAST(:predicates AS text[]))
@@ -93,8 +97,8 @@ async def slot_member_rows(
     predicates: Sequence[str | None],
     slot_ids: Sequence[UUID | None],
 ) -> Sequence[Row[Any]]:
-    """One row per supporting, current, positive assertion of the believed facts of the
-    relation slots (subject, predicate pairs) and observation slots, by fact id."""
+    """One row per supporting, current assertion of the believed facts of the relation slots
+    (subject, predicate pairs; positive assertions only) and observation slots, by fact id."""
     rows = await session.execute(
         _MEMBERS,
         {"ns": namespace, "subjects": subjects, "predicates": predicates, "slot_ids": slot_ids},

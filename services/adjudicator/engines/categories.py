@@ -42,7 +42,10 @@ _STATUS_WORDS = (
 )
 _STATUS = re.compile(
     r"\b(?:is|are|was|were|be|been|being|remains?|remained|stays?|stayed|turned|turns|"
-    r"rated|marked|flagged|moved to|back to|now|status\s*[:\u2013\u2014-])"
+    r"rated|marked|flagged|moved to|back to|now|status\s*[:\u2013\u2014-]|"
+    # "status changed to green", "went to red", "flipped to amber", "was downgraded to at risk"
+    r"(?:changed|changes|went|goes|gone|switched|flipped|shifted|dropped|set|upgraded|"
+    r"downgraded|returned)\s+(?:from\s+(?:" + _STATUS_WORDS + r")\s+)?to)"
     r"\s+(?:(?:now|still|back|again|officially)\s+)?"
     rf"({_STATUS_WORDS})\b"
 )
@@ -52,12 +55,18 @@ _HOLDER = r"(?:i|we|they|you|he|she|still|now|also|fully|strongly|firmly)\s+"
 _STANCE_FOR = (
     rf"supports|supported|{_HOLDER}(?:support|back|favou?r|endorse)|backs|backed|favou?rs|"
     r"favou?red|endorses|endorsed|champions|championed|"
+    # Coming to support it: "has come round to", "warmed to", "was won over to"
+    r"(?:come|came|coming|comes)\s+(?:a)?round\s+to(?=\s+(?:\w+ing|it|the\s+(?:idea|plan|"
+    r"proposal|policy|view|decision|move|change)s?)\b)|warm(?:ed|s)?\s+to|won\s+over\s+to|"
     r"(?:is|are|was|were|been)\s+(?:now\s+)?(?:in favou?r of|for)"
 )
 _STANCE_AGAINST = (
     rf"opposes|opposed|{_HOLDER}(?:oppose|reject|resist)|against|rejects|rejected|"
-    r"objects? to|objected to|resists|resisted|(?:is|are|was|were|been)\s+(?:now\s+)?opposed to"
+    r"objects? to|objected to|resists|resisted|(?:is|are|was|were|been)\s+(?:now\s+)?opposed to|"
+    # Turning against it: "turned against", "soured on", "cooled on"
+    r"turn(?:ed|s)?\s+against|sour(?:ed|s)?\s+on|cool(?:ed|s)?\s+on"
 )
+_LEFT_STATUS = re.compile(rf"\bfrom\s+(?:{_STATUS_WORDS})\s+to\b")
 _STANCE = re.compile(rf"\b(?:({_STANCE_FOR})|({_STANCE_AGAINST}))\b")
 
 
@@ -73,4 +82,6 @@ def find_categories(lowered: str) -> list[tuple[int, Category]]:
 def strip_categories(lowered: str) -> str:
     """`lowered` without its categorical values: what remains names the attribute."""
     without_status = _STATUS.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)], lowered)
+    # "went from amber to red": the status left is a value too, not part of the attribute.
+    without_status = _LEFT_STATUS.sub(" to", without_status)
     return _STANCE.sub(" ", without_status)

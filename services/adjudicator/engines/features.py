@@ -213,6 +213,7 @@ class Features:
     stateful: float
     newer_source: float
     outdated: float
+    ended_later: float
     correction_target: DateValue | None = None
 
     def as_dict(self) -> dict[str, float]:
@@ -290,6 +291,17 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     )
     if outdated:
         correction = 1.0
+    # "Marco no longer supports it" (from 1 March) believed, and "Marco supports it" said
+    # before that arriving late: the state the change ended, not a dispute of the ending.
+    ended_later = float(
+        not relation
+        and assertion.polarity == "positive"
+        and candidate.polarity == "negative"
+        and c_win.valid_from is not None
+        and (a_win.valid_from is None or a_win.valid_from < c_win.valid_from)
+        and bool(_TRANSITION.search(c_low))
+        and _said_before(assertion, candidate)
+    )
     if not correction and correction_cue:
         correction = 0.6
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
@@ -393,6 +405,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         stateful=stateful,
         newer_source=newer,
         outdated=outdated,
+        ended_later=ended_later,
         correction_target=correction_target,
     )
 

@@ -230,6 +230,9 @@ class JevEngine:
             return self._decision("adjust", candidate, p, why, scores, new_window)
         if p_contra >= 0.5:
             p *= p_contra
+            if f.ended_later:
+                why = "the state a later change ended; the slot's timeline orders them"
+                return self._decision("contradict_group", candidate, p, why, scores)
             if f.polarity_opposite and f.same_proposition >= f.rival:
                 return self._decision(
                     "contradict_evidence", candidate, p, "disputes this fact directly", scores

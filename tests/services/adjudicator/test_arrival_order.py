@@ -131,3 +131,57 @@ async def test_a_value_that_comes_back_is_two_stretches_of_the_slot_in_any_order
     assert [f["valid_until"] for f in facts] == [*starts[1:], None]
     assert [f["superseded_by_fact_id"] for f in facts] == [facts[1]["id"], facts[2]["id"], None]
     assert all(f["contradiction_group_id"] is None and f["evidence_count"] == 1 for f in facts)
+
+
+_ENDED = {
+    "stance": (
+        "Marco Bellini",
+        ("Marco Bellini supports switching to Zendesk.", "supports", day(2026, 1, 13)),
+        ("As of 1 March Marco Bellini no longer supports switching to Zendesk.", "supports",
+         day(2026, 3, 2)),
+    ),
+    "status": (
+        "Ledger API",
+        ("The Ledger API is in beta.", "is", day(2026, 1, 20)),
+        ("Since 1 March the Ledger API is no longer in beta.", "is", day(2026, 3, 4)),
+    ),
+    "offering": (
+        "Starter plan",
+        ("The Starter plan includes phone support.", "includes", day(2026, 2, 2)),
+        ("From 1 March the Starter plan no longer includes phone support.", "includes",
+         day(2026, 2, 20)),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+@pytest.mark.parametrize("attribute", sorted(_ENDED))
+async def test_a_state_that_no_longer_holds_from_a_date_is_closed_there_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, attribute: str, reverse: bool
+) -> None:
+    # Read the ending first, the older "supports" was attached to it as a dispute; read in
+    # order, the slot's timeline (which saw positive values only) reopened the closed state.
+    subject, held, ended = _ENDED[attribute]
+    docs = []
+    for index in (1, 0) if reverse else (0, 1):
+        text, predicate, said = (held, ended)[index]
+        doc = await corpus.document(f"{attribute} note {index}")
+        await corpus.claim(
+            doc, text, subject, predicate, None, said=said,
+            valid_from=day(2026, 3, 1) if index else None,
+            precision="open" if index else "unknown",
+            kind="effective_period" if index else "proposition_validity",
+            polarity="negative" if index else "positive",
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    facts = sorted(
+        (f for f in await corpus.facts() if f["invalidated_at"] is None),
+        key=lambda f: f["valid_from"] is not None,
+    )
+    assert [(f["valid_from"], f["valid_until"]) for f in facts] == [
+        (None, day(2026, 3, 1)),
+        (day(2026, 3, 1), None),
+    ]
+    assert facts[0]["superseded_by_fact_id"] == facts[1]["id"]
+    assert all(f["contradiction_group_id"] is None for f in facts)
