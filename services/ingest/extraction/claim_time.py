@@ -59,6 +59,16 @@ _SETTING_HEADS = frozenset(
     {"limit", "price", "fee", "quota", "cap", "rate", "threshold", "allowance", "budget"}
     | {"timeout", "retention", "surcharge", "discount", "salary", "rent"}
 )
+# Verbs a status is entered with, and the statuses (a subset of the adjudicator's categories:
+# words that name a state only, so "turned to Dana" or "went to Berlin" enter none).
+_STATUS_CHANGE_VERBS = frozenset(
+    {"change", "turn", "go", "switch", "flip", "move", "shift", "return", "drop", "upgrade"}
+    | {"downgrade", "slip"}
+)
+_STATUS_WORDS = frozenset(
+    {"green", "amber", "yellow", "red", "blocked", "unblocked", "risk", "track", "hold"}
+    | {"paused", "active", "inactive", "live", "done", "complete", "completed", "frozen"}
+)
 # Verbs a count moves by itself with, and the counts that are levels rather than flows.
 _GROWTH_VERBS = frozenset(
     {"grow", "rise", "fall", "climb", "jump", "shrink", "expand", "drop", "increase", "decrease"}
@@ -231,6 +241,20 @@ def value_change(content: Any) -> bool:
     counted = [t for prep in targets for t in prep.subtree]
     counted += [t for t in subject.subtree] if subject is not None else []
     return any(t.lemma_.lower() in _STOCK_NOUNS for t in counted)
+
+
+def status_change(content: Any) -> bool:
+    """ "status changed to green", "turned red", "moved to at risk", "went from amber to red":
+    a status entered, which holds from then until the next one (as "is blocked since")."""
+    if content.lemma_.lower() not in _STATUS_CHANGE_VERBS:
+        return False
+    entered = [
+        t
+        for c in content.children
+        if (c.dep_ == "prep" and c.lower_ in ("to", "from")) or c.dep_ in ("acomp", "oprd")
+        for t in c.subtree
+    ]
+    return any(t.lower_ in _STATUS_WORDS for t in entered)
 
 
 def claim_kind(content: Any, clause: Clause, window: TimeWindow | None) -> ValidKind:

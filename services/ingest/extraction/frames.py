@@ -39,6 +39,7 @@ from services.ingest.extraction.key_values import key_value_subject
 from services.ingest.extraction.moves import (
     MOTION_VERBS,
     SEATS,
+    SELF_MIGRATING,
     TRANSPORT_VERBS,
     is_place,
     is_unit,
@@ -66,6 +67,7 @@ from services.ingest.extraction.placement_changes import (
 from services.ingest.extraction.roles import (
     APPOINTMENTS,
     LIGHT_VERBS,
+    appointment,
     held_at,
     light_verb_object,
     role_holder,
@@ -396,11 +398,19 @@ def read_frame(
         origin = (
             [] if left is None else [Relation(subject, "migrate from", entity_phrase(left, inside))]
         )
-    if lemma in TRANSPORT_VERBS and is_unit(subject) and obj is not None and not is_place(obj):
+    if (
+        lemma in TRANSPORT_VERBS - SELF_MIGRATING
+        and is_unit(subject)
+        and obj is not None
+        and not is_place(obj)
+    ):
         # "The Open Tide project moved from the Harbor Foundation to Coastal Commons": a
         # project or team changes the whole it belongs to, it is not employed by it.
         predicate = "become part of"
         origin = [Relation(r.subject, "cease to be part of", r.object) for r in origin]
+    appointed_to = appointment(head, subj_tok, inside, skip)
+    if appointed_to is not None:  # "Acme appointed Rita Diaz as CFO": she joins Acme
+        (subject, obj), predicate = appointed_to, "join"
     handed_to = ownership_change(head, subj_tok, inside, skip)
     if handed_to is not None:  # "Ownership of X passed to Y": Y owns X from then on
         (subject, obj), predicate, origin = handed_to, " ".join(TAKE_OWNERSHIP), []

@@ -20,6 +20,7 @@ from shared.text.units import PROJECT_HEADS, TEAM_HEADS
 __all__ = [
     "MOTION_VERBS",
     "SEATS",
+    "SELF_MIGRATING",
     "TRANSPORT_VERBS",
     "is_place",
     "is_unit",
@@ -40,6 +41,7 @@ _SITE_HEADS = PLACE_HEADS | {"region", "zone", "datacenter", "hub", "building", 
 TRANSPORT_VERBS = MOTION_VERBS | {"migrate", "deploy", "relocate"}
 # The prepositions of a migration's two ends: "from/off MySQL", "to/onto CockroachDB".
 _MIGRATION_SIDES = {"to": "to", "onto": "to", "from": "from", "off": "from"}
+SELF_MIGRATING = frozenset({"switch", "migrate"})
 # What an organization moves when it moves itself.
 SEATS = frozenset({"headquarters", "headquarter", "hq", "office", "offices", "base", "operations"})
 
@@ -104,7 +106,15 @@ def migrated(
     system it moved to, the one it left), when a transport verb takes a thing, not a person,
     to a named system rather than a place. `moved` is the verb's object, or its subject in
     the passive."""
-    if head.lemma_.lower() not in TRANSPORT_VERBS or moved.dep_ not in ("dobj", "nsubjpass"):
+    lemma = head.lemma_.lower()
+    # "The Ledger service switched from PostgreSQL to CockroachDB", "Acme migrated to Azure":
+    # a thing (not a person, see below) that switches or migrates itself moves between systems.
+    itself = (
+        moved.dep_ == "nsubj"
+        and lemma in SELF_MIGRATING
+        and not any(c.dep_ == "dobj" for c in head.children)
+    )
+    if lemma not in TRANSPORT_VERBS or (moved.dep_ not in ("dobj", "nsubjpass") and not itself):
         return None
     if moved.pos_ == "PRON" or moved.ent_type_ == "PERSON" or moved.lemma_.lower() in SEATS:
         return None

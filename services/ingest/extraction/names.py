@@ -190,6 +190,17 @@ def _hyphenated_word_before(doc: Any, start: int) -> int | None:
     return first if pieces[0].text[:1].isupper() and pieces[0].text.isalpha() else None
 
 
+def _date_word(doc: Any, i: int) -> bool:
+    """ "As of 1 [March] Marco Bellini …", "In [June] Dana Kim …": a month the NER left out of
+    a date, after a day or a preposition, is no part of the name after it ("May Chen" is)."""
+    if doc[i].lower_ not in CALENDAR_WORDS or i == 0:
+        return False
+    return doc[i - 1].like_num or doc[i - 1].lower_ in _DATE_PREPOSITIONS
+
+
+_DATE_PREPOSITIONS = frozenset({"of", "in", "since", "from", "by", "until", "on", "during"})
+
+
 def _with_leading_compounds(words: tuple[Any, ...]) -> tuple[Any, ...]:
     """A NER span grown over the proper nouns compounded onto it from the left: the small
     model often labels only the surname ("Harriet [Cole]"), and the parse still joins them."""
@@ -207,6 +218,7 @@ def _with_leading_compounds(words: tuple[Any, ...]) -> tuple[Any, ...]:
             and before.head.i in inside
             and before.lower_ not in ROLE_WORDS
             and before.ent_type_ in ("", *NAME_LABELS)
+            and not _date_word(doc, start - 1)
         ):
             break
         start -= 1

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.ingest.extraction.arguments import Phrase, entity_phrase
+from services.ingest.extraction.arguments import Phrase, entity_phrase, is_role_word
 from services.ingest.extraction.moves import is_place, object_of
-from services.ingest.extraction.names import is_name
+from services.ingest.extraction.names import is_name, name_span
 from services.ingest.extraction.placement_changes import Relation
+from shared.entities.given_names import is_given_name
+from shared.entities.normalize import normalize_name
 
 __all__ = [
     "APPOINTMENTS",
     "LIGHT_VERBS",
+    "appointment",
     "held_at",
     "light_verb_object",
     "role_holder",
@@ -67,6 +70,70 @@ def held_at(head: Any, inside: set[int], skip: set[int]) -> Phrase | None:
     return None
 
 
+def appointment(
+    head: Any, subj_tok: Any | None, inside: set[int], skip: set[int]
+) -> tuple[Phrase, Phrase] | None:
+    """(the one appointed, where) when an organisation puts a named person into a role:
+    "Acme appointed Rita Diaz as CFO", "Fjordline has named Petter Aas as its new CEO",
+    "Kestrel Mills promoted Sofia Lind to chief operating officer". The role's own "of X"
+    says where ("named Lee head of sales at Veridian" is `frames`' case); else the
+    organisation doing the appointing, when the subject is one."""
+    if APPOINTMENTS.get(head.lemma_.lower()) != "join":
+        return None
+    person = next(
+        (c for c in head.children if c.dep_ == "dobj" and c.i in inside and _person(c)), None
+    )
+    if person is None:
+        return None
+    role = _role_given(head, person, inside)
+    if role is None or role.i in skip:
+        return None
+    where = entity_phrase(role, inside)
+    if role in where.tokens or all(t.pos_ == "PRON" for t in where.tokens):
+        # No "of X", or "its new CEO": the organisation doing the appointing.
+        if subj_tok is None or not _organisation(subj_tok):
+            return None
+        where = entity_phrase(subj_tok, inside)
+    return entity_phrase(person, inside), where
+
+
+def _role_given(head: Any, person: Any, inside: set[int]) -> Any | None:
+    """The role in "as CFO", "to chief operating officer" (on the verb or on the person, as
+    the parser hangs it) or a bare object predicate ("named her CEO")."""
+    for holder in (head, person):
+        for c in holder.children:
+            role = object_of(c) if c.dep_ == "prep" and c.lower_ in ("as", "to") else c
+            if (
+                c.dep_ in ("prep", "oprd")
+                and role is not None
+                and role.i in inside
+                and is_role_word(role)
+            ):
+                return role
+    return None
+
+
+def _person(tok: Any) -> bool:
+    """A person, also where the small NER calls "Sofia Lind" an organisation."""
+    if tok.ent_type_ == "PERSON":
+        return True
+    span = name_span(tok)
+    return span is not None and len(span) > 1 and is_given_name(normalize_name(span[0].text))
+
+
+def _organisation(tok: Any) -> bool:
+    """An organisation, also where the small NER calls a one-word company ("Brightwave") a
+    person: a lone name that is no given name."""
+    if tok.ent_type_ == "ORG":
+        return True
+    if not is_name(tok) or tok.ent_type_ in ("GPE", "LOC", "NORP"):
+        return False
+    span = name_span(tok) or (tok,)
+    if tok.ent_type_ == "PERSON":
+        return len(span) == 1 and not is_given_name(normalize_name(tok.text))
+    return not _person(tok)
+
+
 def role_holder(role: Any, inside: set[int]) -> Phrase | None:
     """ "appointed Ravi Menon chief financial officer": the parser may make the person a
     modifier of the role; the one appointed is then the clause's subject."""
@@ -109,9 +176,15 @@ def succession(head: Any, inside: set[int], skip: set[int]) -> tuple[Phrase, Phr
         before = object_of(source) if source is not None else None
     else:
         return None
-    as_prep = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "as"), None)
+    if before is None:
+        return None
+    # The parser hangs "as CEO of Fjordline" on the verb or on the one replaced.
+    as_prep = next(
+        (c for t in (head, before) for c in t.children if c.dep_ == "prep" and c.lower_ == "as"),
+        None,
+    )
     role = object_of(as_prep) if as_prep is not None else None
-    if before is None or role is None or before.i in skip or role.i not in inside:
+    if role is None or before.i in skip or role.i not in inside:
         return None
     where = entity_phrase(role, inside)
     if role in where.tokens or not where.tokens:

@@ -33,6 +33,7 @@ from services.ingest.extraction.claim_time import (
     claim_kind,
     date_since_then,
     share_job_change_dates,
+    status_change,
     temporal_tokens,
     tense_of,
     value_change,
@@ -384,9 +385,10 @@ class RulesExtractor:
             window is not None
             and window.shape == "point"
             and not reschedule
-            and value_change(content)
+            and (value_change(content) or status_change(content))
         ):
-            # "was raised to 250 on 1 May": the new value holds from then on.
+            # "was raised to 250 on 1 May", "turned red on 3 May": the new value holds from
+            # then on.
             return replace(window, valid_until=None, precision="open", shape="since")
         return window
 
