@@ -104,6 +104,10 @@ _CUE_STEMS |= {"back", "forward", "brought", "got", "get", "gotten"}
 _CHANGED_FROM = re.compile(
     r"[,;(]?\s*\b(?:up|down|increased|decreased|raised|lowered)\s+from\s+[^,;.)]+"
 )
+# "is $79 right now": when, not what.
+_RIGHT_NOW = re.compile(r"\b(?:right|just)\s+now\b")
+# A currency said in words ("79 dollars") is the value's unit, not the attribute.
+_CUE_STEMS |= {"dollar", "usd", "buck", "euro", "eur", "pound", "gbp", "quid"}
 # Stems that name the same attribute ("planned for" = "scheduled for").
 _SKELETON_SYNONYMS = {
     "plann": "schedul",
@@ -146,7 +150,7 @@ def _content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
     """Content words; the skeleton also drops values and cue words, leaving the attribute."""
     lowered = text.lower()
     if skeleton:
-        lowered = _REASON_TAIL.sub(" ", lowered)
+        lowered = _REASON_TAIL.sub(" ", _RIGHT_NOW.sub(" ", lowered))
         lowered = _TRANSITION.sub(" ", _CORRECTION.sub(" ", strip_categories(lowered)))
     kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
     if skeleton:

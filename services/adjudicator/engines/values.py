@@ -79,9 +79,19 @@ def extract_values(text: str) -> list[Value]:
     return list(_values_of(text))
 
 
+# "79 dollars", "12 euros", "40 quid": the amount in its currency, as "$79" states it.
+_CURRENCY_WORDS = (
+    (re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)\s?(?:us\s?)?(?:dollars?|usd|bucks)\b"), "$"),
+    (re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)\s?(?:euros?|eur)\b"), "€"),
+    (re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)\s?(?:pounds?|gbp|quid)\b(?!\s+of\b)"), "£"),
+)
+
+
 @lru_cache(maxsize=TEXT_CACHE)
 def _values_of(text: str) -> tuple[Value, ...]:
     lowered = text.lower()
+    for pattern, symbol in _CURRENCY_WORDS:
+        lowered = pattern.sub(symbol + r"\1", lowered)
     found: list[tuple[int, Value]] = list(find_categories(lowered))
     for pattern, (gy, gm, gd) in _DATE_PATTERNS:
         for match in pattern.finditer(lowered):

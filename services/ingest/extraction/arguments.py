@@ -27,6 +27,7 @@ from services.ingest.extraction.names import (
     name_span,
 )
 from shared.entities.normalize import describes
+from shared.entities.places import is_known_place
 from shared.text.units import TEAM_HEADS, is_team_head
 
 __all__ = [
@@ -219,6 +220,8 @@ def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
         ):
             keep.update(t.i for t in child.subtree if t.i in inside)
     doc = head.doc
+    # A hyphen inside a kept compound ("the go-live", "co-founder") stays with its words.
+    keep.update(i for i in range(min(keep), max(keep)) if doc[i].tag_ == "HYPH")
     tokens = [doc[i] for i in sorted(keep)]
     # Trim punctuation at the edges ("the team," keeps no comma).
     while tokens and (tokens[-1].is_punct or tokens[-1].is_space):
@@ -305,6 +308,7 @@ def entity_phrase(
                 and (
                     c.dep_ == "poss"
                     or (owner_compound and c.dep_ == "compound" and c.ent_type_ in _OWNER_LABELS)
+                    or (c.dep_ == "compound" and _event_of_name(head, c))
                 )
             ),
             None,
@@ -313,6 +317,25 @@ def entity_phrase(
             return Phrase(name_span(owner) or (owner,))
     core = _core(head, inside)
     return Phrase(core, tuple(_appositive_roles(head, core, inside)))
+
+
+# A dated event of the thing named before it ("the Helios go-live", "the Falcon release",
+# "the Pelican cutover"): the thing's, whatever label NER gave the name, so "Helios goes live
+# on 21 April" and "The Helios go-live is on 14 April" are about one entity.
+_EVENT_HEADS = frozenset(
+    {"launch", "release", "live", "golive", "cutover", "rollout", "kickoff", "deadline", "demo"}
+    | {"deployment", "upgrade", "beta", "offsite", "ga"}
+)
+
+
+def _event_of_name(head: Any, name: Any) -> bool:
+    """ "the Berlin launch" happens in Berlin; "the Helios launch" (NER: a place) is Helios's."""
+    return (
+        head.lower_ in _EVENT_HEADS
+        and name.pos_ == "PROPN"
+        and name.ent_type_ not in ("LOC", "DATE", "TIME")
+        and not is_known_place(name.text)
+    )
 
 
 # Nouns naming a quantity or setting of the thing compounded before them ("the Exports API

@@ -219,6 +219,11 @@ def _workplace(
     return []
 
 
+def _personal_member(subject: Phrase | None, whole: Phrase | None) -> bool:
+    """A person (not a project NER took for one) said to be part of a team."""
+    return subject is not None and _personal(subject) and not is_unit(subject) and is_unit(whole)
+
+
 def _personal(phrase: Phrase) -> bool:
     """A phrase naming a person: a personal pronoun, a name NER calls a person, or a proper
     name opening with a given name NER missed ("Femi Ade")."""
@@ -280,6 +285,8 @@ def read_frame(
         copular = _copular(head, inside, skip)
         if copular is not None:
             verb, obj = copular
+            if verb == "part of" and _personal_member(subject, obj):
+                verb = "member of"  # "I'm part of the Security team": a person's team
             # "became CTO of Ostara Cloud", "will become part of Orbitra": the state starts.
             pred = (_BECOME.get(verb, verb) if lemma == "become" else verb).split()
     else:

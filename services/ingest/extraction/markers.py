@@ -1,4 +1,5 @@
-"""Discourse markers that open a line ("Update:", "Correction —", "FYI,") and are not content."""
+"""Discourse markers that open a line ("Update:", "Correction —", "FYI,") or end a chat line
+("… btw", "… lol") and are not content."""
 
 from __future__ import annotations
 
@@ -29,8 +30,16 @@ _MARKER_SOURCE = (
 _MARKER_RE = re.compile(
     rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:{_MARKER_QUALIFIERS})\s+)?"
     rf"(?:{_MARKER_WORDS}){_MARKER_SOURCE}\s*(?:[:—–]|-\s|,(?=\s))"
+    # "(just a) reminder that Helios goes live …", "heads up that …": what follows is the news.
+    r"|(?:(?:just|a|quick|friendly|gentle|small)\s+)*(?:reminder|heads[- ]up|fyi|psa)\s+that\s+"
     r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc)\b\s+"
     r"(?=[a-z]))"
+)
+# A chat tail after what was said ("I'm on the Infra team btw", "it ships Friday lol"): tone,
+# not content; it would otherwise end the object's name.
+_TAIL_RE = re.compile(
+    r"(?i)(?P<tail>[ \t,]+(?:btw|fyi|lol|lmao|haha+|tbh|imo|imho|fwiw|afaik|iirc)\b)"
+    r"(?=[ \t]*(?:[.!?,;:)]|$|\n))"
 )
 
 
@@ -60,7 +69,8 @@ def mask_markers(text: str) -> str:
     ungreeted = _GREETING_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted
     )
-    return _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted)
+    unmarked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted)
+    return _TAIL_RE.sub(lambda m: " " * len(m.group("tail")), unmarked)
 
 
 # Keys of a key-value line that the given-name list also holds: "Owner: Lucia Moreno" names

@@ -17,6 +17,8 @@ into the tree the parser gives the same sentence when it gets it right.
   with a complement, modifies that object, and the object is the copula's subject.
 - **A compound read as a second subject.** "The invoices API is hosted in Sydney" gives the
   verb two adjacent subjects; the first is a modifier of the second.
+- **A subject of a noun.** "The Helios go-live is on 14 April" makes "Helios" the subject of
+  "live", which is the subject of "is"; a noun has no subject, so it is the noun's modifier.
 - **A verb read as an auxiliary.** "I oppose moving the launch" makes "oppose" an auxiliary
   of "moving"; a word in the auxiliary slot that is no auxiliary is the clause's verb, with
   the gerund as its complement.
@@ -70,6 +72,7 @@ def repair_parse(doc: Any) -> Any:
         _participle_root(sent)
         _participle_modifier_as_verb(sent)
         _double_subject(sent)
+        _subject_of_a_noun(sent)
         _verb_as_auxiliary(sent)
         _swallowed_subject(sent)
         _label_before_clause(sent)
@@ -151,6 +154,22 @@ def _participle_modifier_as_verb(sent: Any) -> None:
         child.head = thing
     for child in rest:
         child.head = copula
+
+
+def _subject_of_a_noun(sent: Any) -> None:
+    """ "The Helios go-live is on 14 April" makes "Helios" the subject of "live", itself the
+    subject of "is": a noun has no subject, so the first is a modifier of the noun."""
+    for tok in sent:
+        head = tok.head
+        if (
+            tok.dep_ in ("nsubj", "nsubjpass")
+            and tok.i < head.i
+            and head.pos_ in ("NOUN", "PROPN")
+            and head.dep_ in _SUBJECT_DEPS
+        ):
+            tok.dep_ = "compound"
+            for child in [c for c in tok.children if c.dep_ == "det"]:
+                child.head = head
 
 
 def _double_subject(sent: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.adjudicator.engines.categories import Category, find_categories
+from services.adjudicator.engines.values import extract_values
 
 
 @pytest.mark.parametrize(
@@ -40,3 +41,21 @@ def test_coming_round_to_or_turning_against_is_a_stance(text: str, direction: st
 )
 def test_words_that_only_look_like_a_change_of_status_or_stance_are_none(text: str) -> None:
     assert find_categories(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the growth plan is 79 dollars a month", (79.0, "$")),
+        ("a seat costs 12 euros", (12.0, "€")),
+        ("the fee is 40 quid", (40.0, "£")),
+    ],
+)
+def test_an_amount_in_a_currency_said_in_words_is_the_same_value_as_its_symbol(
+    text: str, value: tuple[float, str]
+) -> None:
+    assert extract_values(text) == [value]
+
+
+def test_a_weight_in_pounds_is_no_money() -> None:
+    assert extract_values("3 pounds of flour") == [(3.0, "")]
