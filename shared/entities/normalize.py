@@ -185,13 +185,15 @@ def normalize_name(text: str) -> str:
 def display_name(text: str) -> str:
     """The canonical name a new entity gets from a mention: whitespace collapsed and a leading
     determiner dropped ("the billing migration" -> "billing migration", "the Head of Product"
-    -> "Head of Product"). A capitalized "The" before a capitalized word stays: it may be part
-    of the name ("The Beatles")."""
+    -> "Head of Product"). A capitalized "The" before a capitalized word stays when the whole
+    name is capitalized: it may be part of the name ("The Beatles"). Before a name ending in
+    a common noun it opened the sentence ("The Ledger service uses …"): dropped, so the
+    entity is named alike whichever mention came first."""
     words = text.split()
     if (
         len(words) > 1
         and _fold(words[0]) in _DETERMINERS
-        and (words[0][0].islower() or not words[1][0].isupper())
+        and (words[0][0].islower() or not words[1][0].isupper() or words[-1][0].islower())
     ):
         words = words[1:]
     return " ".join(words)

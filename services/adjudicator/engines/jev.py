@@ -337,11 +337,12 @@ def _adjusted_window(
         return Window(target, target + timedelta(days=1), "day")
     if features.correction and a.valid_from is not None:
         return a
-    merged = Window(
-        a.valid_from or c.valid_from,
-        a.valid_until or c.valid_until,
-        a.precision if a.valid_from is not None else c.precision,
-    )
+    # The precision of the side that dates the window: the start's, else (neither has one)
+    # the end's, so "stopped using PostgreSQL in March" dates an undated "uses PostgreSQL"
+    # to the month in either arrival order.
+    ends_undated = c.valid_from is None and a.valid_until is not None and c.valid_until is None
+    precision = a.precision if a.valid_from is not None or ends_undated else c.precision
+    merged = Window(a.valid_from or c.valid_from, a.valid_until or c.valid_until, precision)
     if merged.is_unknown:
         return None
     return merged if merged.is_well_formed else a

@@ -63,6 +63,11 @@ def test_for_complement_and_compound_wordings_share_one_key() -> None:
         ("The billing migration cutover", "billing migration cutover"),
         ("the Head of Product", "Head of Product"),
         ("The Beatles", "The Beatles"),
+        ("The Home Depot", "The Home Depot"),
+        # a sentence-initial "The" before a name that ends in a common noun
+        ("The Ledger service", "Ledger service"),
+        ("The Payments team", "Payments team"),
+        ("The Atlas rollout", "Atlas rollout"),
         ("Ravi  Patel", "Ravi Patel"),
     ],
 )
