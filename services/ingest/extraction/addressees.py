@@ -10,6 +10,7 @@ never know").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,11 +50,17 @@ def addressee(
     known: Mapping[str, str],
     expand: Callable[[str], str | None],
     speaker: str | None,
+    context: str | None = None,
 ) -> Addressee | None:
     """The one person `doc` addresses by name, or None (nobody, or more than one). Only a
-    passage someone says (a turn, a message, an email) addresses anyone."""
+    passage someone says (a turn, a message, an email) addresses anyone; a letter's
+    salutation on a line of its own before the passage ("Hi Noor,") addresses the passages
+    after it, whoever the sender."""
     if not speaker:
-        return None
+        greeted = _salutation(context)
+        if greeted is None or not _addresses_you(doc):
+            return None
+        return Addressee(expand(greeted) or greeted, frozenset())
     found = [v for v in (_opening(doc, known), *(_closing(s, known) for s in doc.sents)) if v]
     names = {expand(text) or text for text, _ in found}
     if len(names) != 1:
@@ -62,6 +69,29 @@ def addressee(
     if speaker and (name == speaker or name == (expand(speaker) or speaker)):
         return None  # "Ana: Ana here, …" names the speaker, not whom she speaks to
     return Addressee(name, frozenset(i for _, indices in found for i in indices))
+
+
+# "Hi Noor,", "Dear Ms Okafor,", "Hello Dana Kim!" alone on a line: a letter's salutation.
+_SALUTATION_RE = re.compile(
+    r"(?im)^[ \t]*(?:hi|hello|hey|dear|morning|good\s+(?:morning|afternoon|evening))[ \t]+"
+    r"(?:(?:mr|mrs|ms|dr)\.?[ \t]+)?(?P<name>[A-Z][\w'’-]+(?:[ \t][A-Z][\w'’-]+)?)"
+    r"[ \t]*[,!:]?[ \t]*$"
+)
+
+
+def _salutation(context: str | None) -> str | None:
+    """The person the last salutation line before the passage greets, when it is a name."""
+    if not context:
+        return None
+    found = list(_SALUTATION_RE.finditer(context))
+    if not found:
+        return None
+    name = found[-1].group("name")
+    return name if is_given_name(normalize_name(name.split()[0])) else None
+
+
+def _addresses_you(doc: Any) -> bool:
+    return any(t.lower_ in ("you", "your", "yours", "yourself") for t in doc)
 
 
 def _opening(doc: Any, known: Mapping[str, str]) -> tuple[str, list[int]] | None:

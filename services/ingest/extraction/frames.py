@@ -70,6 +70,7 @@ from services.ingest.extraction.roles import (
     appointment,
     held_at,
     light_verb_object,
+    reporting_line,
     role_holder,
     succession,
     with_roles,
@@ -289,6 +290,10 @@ def read_frame(
                 verb = "member of"  # "I'm part of the Security team": a person's team
             # "became CTO of Ostara Cloud", "will become part of Orbitra": the state starts.
             pred = (_BECOME.get(verb, verb) if lemma == "become" else verb).split()
+        attr = _first(head, ("attr",), inside, skip)
+        line = reporting_line(said_of, attr, inside) if said_of is not None else None
+        if line is not None:  # "Noor's manager is Dana Kim", "Dana Kim is Noor's manager"
+            (subject, obj), pred = line, ["report", "to"]
     else:
         obj_tok = _first(head, _OBJECT_DEPS, inside, skip)
         if obj_tok is not None and (

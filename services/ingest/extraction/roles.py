@@ -22,6 +22,7 @@ __all__ = [
     "appointment",
     "held_at",
     "light_verb_object",
+    "reporting_line",
     "role_holder",
     "succession",
     "with_roles",
@@ -95,6 +96,32 @@ def appointment(
             return None
         where = entity_phrase(subj_tok, inside)
     return entity_phrase(person, inside), where
+
+
+# Whom someone reports to, said as the other's role: "Noor's manager is Dana Kim", "Dana Kim
+# is Noor's manager", "her line manager will be Omar Said".
+_MANAGER_NOUNS = frozenset({"manager", "boss", "supervisor", "superior"})
+_POSSESSIVE_PRONOUNS = frozenset({"my", "your", "his", "her", "their", "our"})
+
+
+def reporting_line(
+    subj_tok: Any, attr: Any | None, inside: set[int]
+) -> tuple[Phrase, Phrase] | None:
+    """(the one managed, the manager) when a copula says who someone's manager is, else None.
+    A manager is no employer: "Dana Kim is Noor's manager" was "Dana Kim works for Noor"."""
+    if attr is None:
+        return None
+    for noun, other in ((subj_tok, attr), (attr, subj_tok)):
+        if noun.lemma_.lower() not in _MANAGER_NOUNS or not (_person(other) or _pronoun(other)):
+            continue
+        owner = next((c for c in noun.children if c.dep_ == "poss" and c.i in inside), None)
+        if owner is not None and (_person(owner) or owner.lower_ in _POSSESSIVE_PRONOUNS):
+            return entity_phrase(owner, inside), entity_phrase(other, inside)
+    return None
+
+
+def _pronoun(tok: Any) -> bool:
+    return tok.pos_ == "PRON" and tok.lower_ in ("i", "he", "she", "you", "me", "him")
 
 
 def _role_given(head: Any, person: Any, inside: set[int]) -> Any | None:

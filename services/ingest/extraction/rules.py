@@ -251,7 +251,7 @@ class RulesExtractor:
             inp = replace(inp, speaker=short_forms.expand(inp.speaker) or inp.speaker)
         named = before + mentions(inp, doc, known, short_forms.expand, topic)
         lone = lone_names(doc, short_forms)
-        addressed = addressee(doc, known, short_forms.expand, inp.speaker)
+        addressed = addressee(doc, known, short_forms.expand, inp.speaker, inp.context)
         claims: list[ExtractedClaim] = []
         for sent in doc.sents:
             found: list[tuple[ExtractedClaim, str]] = []

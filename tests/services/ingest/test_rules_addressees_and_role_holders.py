@@ -257,3 +257,50 @@ def test_a_pronoun_subject_in_between_keeps_the_organisation_it_continued(
     claims = _claims(extractor, text, context=context)
     person = claims[0].subject_text
     assert (person, "works_for", employer) in _relations(claims)
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "claim_text"),
+    [
+        ("Subject: Launch\n\nHi Noor,\n\n", "you will own the Helios launch from June.",
+         "Noor will own the Helios launch from June"),
+        ("Dear Omar,\n\n", "Your first day at Lumen Bio is 2 June.",
+         "Omar's first day at Lumen Bio is 2 June"),
+        ("Hello Dana Kim!\n\nWelcome aboard.\n\n", "You'll be on the Payments team.",
+         "Dana Kim will be on the Payments team"),
+    ],
+)  # fmt: skip
+def test_a_letter_s_salutation_names_whom_you_means_in_the_passages_after_it(
+    extractor: RulesExtractor, context: str, text: str, claim_text: str
+) -> None:
+    (claim, *_) = _claims(extractor, text, context=context)
+    assert claim.claim_text == claim_text
+
+
+@pytest.mark.parametrize(
+    "context", ["Hi all,\n\n", "Hi team,\n\n", "Hi Noor,\n\nThanks. Best,\nKim\n\nHi everyone,\n\n"]
+)
+def test_a_salutation_to_no_one_person_names_no_addressee(
+    extractor: RulesExtractor, context: str
+) -> None:
+    (claim, *_) = _claims(extractor, "you will own the Helios launch from June.", context=context)
+    assert claim.claim_text.startswith("You will own")
+
+
+@pytest.mark.parametrize(
+    ("text", "managed", "manager"),
+    [
+        ("Noor Haddad's manager is Dana Kim.", "Noor Haddad", "Dana Kim"),
+        ("Dana Kim is Noor Haddad's manager.", "Noor Haddad", "Dana Kim"),
+        ("Noor Haddad's new boss is Omar Said.", "Noor Haddad", "Omar Said"),
+    ],
+)
+def test_someone_s_manager_is_whom_they_report_to(
+    extractor: RulesExtractor, text: str, managed: str, manager: str
+) -> None:
+    (claim, *_) = _claims(extractor, text)
+    stored = VOCABULARY.relation(
+        claim.subject_text or "", claim.predicate_text or "", claim.object_text or ""
+    )
+    assert stored is not None
+    assert (stored[0], stored[1].predicate, stored[2]) == (managed, "reports_to", manager)
