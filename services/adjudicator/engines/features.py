@@ -10,6 +10,13 @@ from functools import lru_cache
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
 from services.adjudicator.engines.categories import strip_categories
+from services.adjudicator.engines.corrections import (
+    CORRECTION,
+    NEW_END,
+    moved_away,
+    moved_date,
+    replaced_values,
+)
 from services.adjudicator.engines.values import (
     MONTHS,
     TEXT_CACHE,
@@ -52,26 +59,6 @@ _VALUE_SET = re.compile(
     r"doubled|halved|grew|grown|rose|risen|fell|fallen|jumped|climbed|shrank|shrunk|"
     r"went up|went down)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
 )
-# "not on" corrects only as a replaced value ("is on 14 May, not on 12 May"); "is not on the
-# Platform team" is a denial.
-_CORRECTION = re.compile(
-    r"\b(rescheduled|postponed|pushed|delayed|brought forward|moved up|moved back|slipped|"
-    r"shifted|correction|corrected|actually|instead of|rather than|updated to|"
-    r"extended|extends|prolonged|shortened|cut short|curtailed)\b|,\s*not on\b"
-)
-# A date moved with no old date stated ("slipped to 29 March", "was pushed back to 14 July",
-# "has been postponed until 3 June", "rescheduled for Friday"): the new date of the dated
-# fact it names. The fact's own date is the one replaced.
-_MOVE_VERB = r"\b(?:rescheduled|postponed|pushed|delayed|brought|moved|slipped|shifted|bumped)"
-_MOVED_TO = re.compile(
-    _MOVE_VERB + r"(?:\s+(?:back|out|forward|up))?\s+(?:to|until|till|for|into)\s+([^,;]+)"
-)
-_MOVED = re.compile(_MOVE_VERB)
-# A period whose end moved ("the freeze was extended through 21 March").
-_NEW_END = re.compile(r"\b(extended|extends|prolonged|shortened|cut short|curtailed)\b")
-_FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
-# "is on 14 May, not 12 May", "on 14 May instead of 12 May": the value it replaces.
-_NOT_OLD = re.compile(r"(?:,\s*not|\binstead of|\brather than)\s+(?:on\s+|at\s+|the\s+)?([^,;.]+)")
 _SCHEDULE = re.compile(
     r"\b(scheduled|planned|plans to|plan to|due|deadline|slated|expected|target|targeted|set for|"
     r"on track for|date)\b"
@@ -151,7 +138,7 @@ def _content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
     lowered = text.lower()
     if skeleton:
         lowered = _REASON_TAIL.sub(" ", _RIGHT_NOW.sub(" ", lowered))
-        lowered = _TRANSITION.sub(" ", _CORRECTION.sub(" ", strip_categories(lowered)))
+        lowered = _TRANSITION.sub(" ", CORRECTION.sub(" ", strip_categories(lowered)))
     kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
     if skeleton:
         kept = {
@@ -248,11 +235,11 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         extract_values(assertion.statement if relation else a_text), _window_date(a_win)
     )
     c_values = _besides_anchor(extract_values(candidate.statement), c_anchor)
-    correction_cue = bool(_CORRECTION.search(a_low))
+    correction_cue = bool(CORRECTION.search(a_low))
     correction_target: DateValue | None = None
     correction = 0.0
     # A relation's statement holds no dates; its claim may correct one ("…, not 1 April").
-    old, new = _replaced_values(a_low, extract_values(a_text) if relation else a_values)
+    old, new = replaced_values(a_low, extract_values(a_text) if relation else a_values)
     references = c_values + ([c_anchor] if c_anchor else [])
     # A setting raised "from $12 to $15" changed (a successor); a date moved "from 8 June to
     # 9 June" was corrected: corrections move dates, not statements.
@@ -262,7 +249,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         correction_target = new[0] if isinstance(new[0], DateValue) else None
     if (
         not correction
-        and _NEW_END.search(a_low)
+        and NEW_END.search(a_low)
         and a_win.valid_until is not None
         and a_win.valid_from is None
         and c_win.valid_until is not None
@@ -272,7 +259,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     a_skeleton = _content_tokens(_without_fronted(a_text, subject), skeleton=True)
     c_skeleton = _content_tokens(_without_fronted(candidate.statement, subject), skeleton=True)
     same_attribute = _containment(a_skeleton, c_skeleton) >= 1.0
-    moved_to = None if relation else _moved_date(a_low)
+    moved_to = None if relation else moved_date(a_low)
     if (
         not correction
         and moved_to is not None
@@ -290,7 +277,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and not relation
         and same_attribute
         and c_anchor is not None
-        and _moved_away(c_texts, c_anchor, a_values)
+        and moved_away(c_texts, c_anchor, a_values)
         and _said_before(assertion, candidate)
     )
     if outdated:
@@ -414,63 +401,9 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     )
 
 
-def _moved_date(lowered: str) -> DateValue | None:
-    """The date a claim says something moved to with no old date ("slipped to 29 March")."""
-    moved = _MOVED_TO.search(lowered)
-    if moved is None or _FROM_TO.search(lowered):
-        return None
-    dates = [v for v in extract_values(moved.group(1)) if isinstance(v, DateValue)]
-    return dates[0] if len(dates) == 1 else None
-
-
-def _moved_away(texts: list[str], anchor: DateValue, stated: list[Value]) -> bool:
-    """Whether one of the fact's texts moved its date to `anchor` and the assertion states
-    another date ("moved from 8 June to 9 June" or "slipped to 9 June" against 8 June)."""
-    dates = [v for v in stated if isinstance(v, DateValue)]
-    if len(dates) != 1 or same_value(dates[0], anchor):
-        return False
-    for text in texts:
-        lowered = text.lower()
-        from_to = _FROM_TO.search(lowered)
-        if from_to is not None and (_MOVED.search(lowered) or _CORRECTION.search(lowered)):
-            old, new = _from_to_values(from_to)
-            if any(same_value(v, anchor) for v in new) and any(
-                same_value(v, dates[0]) for v in old
-            ):
-                return True
-        moved = _moved_date(lowered)
-        if moved is not None and same_value(moved, anchor):
-            return True
-    return False
-
-
 def _said_before(assertion: Assertion, candidate: CandidateFact) -> bool:
     said, latest = assertion.claim.asserted_at, candidate.latest_asserted_at
     return said is not None and latest is not None and _utc(said) < _utc(latest)
-
-
-def _replaced_values(lowered: str, stated: list[Value]) -> tuple[list[Value], list[Value]]:
-    """(old, new) values of a stated replacement: "moved from 8 June to 9 June", "is on
-    14 May, not 12 May", "on Friday instead of Thursday"; empty lists when there is none."""
-    from_to = _FROM_TO.search(lowered)
-    if from_to:
-        return _from_to_values(from_to)
-    not_old = _NOT_OLD.search(lowered)
-    if not_old:
-        old = extract_values(not_old.group(1))
-        return old, [v for v in stated if not any(same_value(v, o) for o in old)]
-    return [], []
-
-
-def _from_to_values(from_to: re.Match[str]) -> tuple[list[Value], list[Value]]:
-    """Both sides of "from X to Y"; a bare day borrows the other side's month and year
-    ("postponed from 5 to 19 November" moved 5 November)."""
-    old, new = extract_values(from_to.group(1)), extract_values(from_to.group(2))
-    day = from_to.group(1).strip()
-    dated = next((v for v in new if isinstance(v, DateValue) and v.month is not None), None)
-    if dated is not None and day.isdigit() and 1 <= int(day) <= 31:
-        old = [DateValue(dated.year, dated.month, int(day))]
-    return old, new
 
 
 def _besides_anchor(values: list[Value], anchor: DateValue | None) -> list[Value]:

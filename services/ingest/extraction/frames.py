@@ -17,10 +17,7 @@ from services.ingest.extraction.arguments import (
     Phrase,
     entity_like,
     entity_phrase,
-    holds_position,
     is_role_word,
-    position_workplace,
-    role_predicate,
 )
 from services.ingest.extraction.claim_time import value_change
 from services.ingest.extraction.coordination import (
@@ -28,9 +25,9 @@ from services.ingest.extraction.coordination import (
     conjoined_places,
     replaced_alternatives,
 )
+from services.ingest.extraction.copulas import copular, milestone_day, personal, personal_member
 from services.ingest.extraction.descriptions import (
     GOVERNING_BODIES,
-    RELATIONAL_NOUNS,
     body_of,
     descriptions,
 )
@@ -75,14 +72,10 @@ from services.ingest.extraction.roles import (
     succession,
     with_roles,
 )
-from shared.entities.given_names import is_given_name
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
 _OBJECT_DEPS = ("dobj", "attr", "oprd", "dative")
-# The day a placement starts or ends, by the word before "date"/"day" (`_milestone_day`).
-_MILESTONES = {"start": "join", "first": "join", "starting": "join", "last": "leave"}
-_MILESTONES |= {"end": "leave", "leaving": "leave", "final": "leave"}
 # Verbs of moving whose destination (or origin) may be a place ("moved to Denver", "left
 # Boston") rather than a company.
 _PLACE_VERBS = frozenset({"move", "relocate", "leave"})
@@ -125,71 +118,6 @@ def _adverbial(tok: Any) -> bool:
     return bool(words & _ADVERBIAL_NOUNS)
 
 
-def _milestone_day(subj_tok: Any, inside: set[int]) -> tuple[Phrase, str, Phrase | None] | None:
-    """ "Nia's start date at Meadowlark was 7 April", "Omar's last day at Initech is 30 June":
-    a placement's start or end, dated by what the copula says the day is."""
-    if subj_tok is None or subj_tok.lemma_.lower() not in ("date", "day"):
-        return None
-    kind = next(
-        (c.lower_ for c in subj_tok.children if c.dep_ in ("compound", "amod")),
-        None,
-    )
-    owner = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
-    prep = next(
-        (c for c in subj_tok.children if c.dep_ == "prep" and c.lower_ in ("at", "with", "on")),
-        None,
-    )
-    place = object_of(prep) if prep is not None else None
-    if kind not in _MILESTONES or owner is None:
-        return None
-    if place is None or place.i not in inside:
-        # "His last day is Friday": the owner's milestone, where is not said.
-        return entity_phrase(owner, inside), _MILESTONES[kind], None
-    return entity_phrase(owner, inside), _MILESTONES[kind], entity_phrase(place, inside)
-
-
-def _work_pattern(attr: Any) -> bool:
-    """ "part-time", "full-time": how much someone works, said where a role would stand."""
-    return attr.lemma_.lower() == "time" and any(
-        c.lower_ in ("part", "full") for c in attr.children if c.dep_ in ("compound", "amod")
-    )
-
-
-def _copular(head: Any, inside: set[int], skip: set[int]) -> tuple[str, Phrase | None] | None:
-    """ "X is part of Y", "X is the CTO of Y", "X is on the Y team": predicate and object."""
-    attr = _first(head, ("attr",), inside, skip)
-    if attr is not None and _work_pattern(attr):
-        attr = None  # "is part-time at Studio Nine": where, not what, the subject is
-    if attr is not None:
-        prep = next((c for c in attr.children if c.dep_ == "prep" and c.i in inside), None)
-        pobj = object_of(prep) if prep is not None else None
-        relational = attr.lemma_.lower() in RELATIONAL_NOUNS
-        if relational and prep is not None and prep.lower_ == "of" and pobj is not None:
-            return f"{attr.lemma_.lower()} of", body_of(pobj, inside)
-        workplace = position_workplace(attr, head, inside)
-        if workplace is not None:
-            return role_predicate(attr.lower_, "".join(t.text_with_ws for t in workplace)), Phrase(
-                workplace
-            )
-        phrase = entity_phrase(attr, inside)
-        if holds_position(attr, inside) and attr not in phrase.tokens:
-            # A role held in an organization: "the CTO of Northwind" names Northwind.
-            target_text = "".join(t.text_with_ws for t in phrase.tokens).strip()
-            return role_predicate(attr.lower_, target_text), phrase
-        return "be", phrase
-    # A phrase fronted before the copula is an adverbial ("Before that I was at Roche"): the
-    # complement follows it.
-    preps = [c for c in head.children if c.dep_ == "prep" and c.i in inside]
-    for prep in sorted(preps, key=lambda p: p.i < head.i):
-        pobj = object_of(prep)
-        if pobj is not None and pobj.i not in skip:
-            phrase = entity_phrase(pobj, inside)
-            if prep.lower_ in ("at", "in") and is_place(phrase):
-                return "be based in", phrase  # "is in Lisbon": where, not who with
-            return f"be {prep.lower_}", phrase
-    return None
-
-
 def _workplace(
     head: Any, subject: Phrase | None, obj: Phrase | None, inside: set[int]
 ) -> list[Relation]:
@@ -198,7 +126,7 @@ def _workplace(
     the "at" on the verb or on the work done (a common noun, not a name)."""
     if (
         subject is None
-        or not _personal(subject)
+        or not personal(subject)
         or head.lemma_.lower() in _EMPLOYMENT_VERBS | _VISITING_VERBS | TRADING_VERBS
     ):
         return []
@@ -218,24 +146,6 @@ def _workplace(
         if not is_place(org):
             return [Relation(subject, "work at", org)]
     return []
-
-
-def _personal_member(subject: Phrase | None, whole: Phrase | None) -> bool:
-    """A person (not a project NER took for one) said to be part of a team."""
-    return subject is not None and _personal(subject) and not is_unit(subject) and is_unit(whole)
-
-
-def _personal(phrase: Phrase) -> bool:
-    """A phrase naming a person: a personal pronoun, a name NER calls a person, or a proper
-    name opening with a given name NER missed ("Femi Ade")."""
-    tokens = phrase.tokens
-    if any(t.lower_ in ("i", "he", "she", "we") or t.ent_type_ == "PERSON" for t in tokens):
-        return True
-    return (
-        len(tokens) >= 2
-        and all(t.pos_ == "PROPN" and not t.ent_type_ for t in tokens)
-        and is_given_name(tokens[0].lower_)
-    )
 
 
 def read_frame(
@@ -278,15 +188,15 @@ def read_frame(
     said_of = next(
         (c for c in content.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in inside), None
     )
-    milestone = _milestone_day(said_of, inside) if lemma == "be" and len(pred) == 1 else None
+    milestone = milestone_day(said_of, inside) if lemma == "be" and len(pred) == 1 else None
     if milestone is not None:
         subject, predicate_words, obj = milestone
         pred = [predicate_words]
     elif lemma in ("be", "become") and len(pred) == 1:
-        copular = _copular(head, inside, skip)
-        if copular is not None:
-            verb, obj = copular
-            if verb == "part of" and _personal_member(subject, obj):
+        stated = copular(head, inside, skip)
+        if stated is not None:
+            verb, obj = stated
+            if verb == "part of" and personal_member(subject, obj):
                 verb = "member of"  # "I'm part of the Security team": a person's team
             # "became CTO of Ostara Cloud", "will become part of Orbitra": the state starts.
             pred = (_BECOME.get(verb, verb) if lemma == "become" else verb).split()

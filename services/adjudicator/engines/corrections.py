@@ -1,0 +1,90 @@
+"""Corrections of a dated fact: the date it moved to and the one it replaced.
+
+"moved from 8 June to 9 June", "is on 14 May, not 12 May", "slipped to 29 March", "was
+postponed until 3 June": a claim that moves the date of the thing a fact dates (SPEC 4:
+corrections move dates, not statements). `features` reads these to tell a correction from a
+rival date, in either arrival order.
+"""
+
+from __future__ import annotations
+
+import re
+
+from services.adjudicator.engines.values import DateValue, Value, extract_values, same_value
+
+__all__ = ["CORRECTION", "NEW_END", "moved_away", "moved_date", "replaced_values"]
+
+# "not on" corrects only as a replaced value ("is on 14 May, not on 12 May"); "is not on the
+# Platform team" is a denial.
+CORRECTION = re.compile(
+    r"\b(rescheduled|postponed|pushed|delayed|brought forward|moved up|moved back|slipped|"
+    r"shifted|correction|corrected|actually|instead of|rather than|updated to|"
+    r"extended|extends|prolonged|shortened|cut short|curtailed)\b|,\s*not on\b"
+)
+# A date moved with no old date stated ("slipped to 29 March", "was pushed back to 14 July",
+# "has been postponed until 3 June", "rescheduled for Friday"): the new date of the dated
+# fact it names. The fact's own date is the one replaced.
+_MOVE_VERB = r"\b(?:rescheduled|postponed|pushed|delayed|brought|moved|slipped|shifted|bumped)"
+_MOVED_TO = re.compile(
+    _MOVE_VERB + r"(?:\s+(?:back|out|forward|up))?\s+(?:to|until|till|for|into)\s+([^,;]+)"
+)
+_MOVED = re.compile(_MOVE_VERB)
+# A period whose end moved ("the freeze was extended through 21 March").
+NEW_END = re.compile(r"\b(extended|extends|prolonged|shortened|cut short|curtailed)\b")
+_FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
+# "is on 14 May, not 12 May", "on 14 May instead of 12 May": the value it replaces.
+_NOT_OLD = re.compile(r"(?:,\s*not|\binstead of|\brather than)\s+(?:on\s+|at\s+|the\s+)?([^,;.]+)")
+
+
+def moved_date(lowered: str) -> DateValue | None:
+    """The date a claim says something moved to with no old date ("slipped to 29 March")."""
+    moved = _MOVED_TO.search(lowered)
+    if moved is None or _FROM_TO.search(lowered):
+        return None
+    dates = [v for v in extract_values(moved.group(1)) if isinstance(v, DateValue)]
+    return dates[0] if len(dates) == 1 else None
+
+
+def moved_away(texts: list[str], anchor: DateValue, stated: list[Value]) -> bool:
+    """Whether one of the fact's texts moved its date to `anchor` and the assertion states
+    another date ("moved from 8 June to 9 June" or "slipped to 9 June" against 8 June)."""
+    dates = [v for v in stated if isinstance(v, DateValue)]
+    if len(dates) != 1 or same_value(dates[0], anchor):
+        return False
+    for text in texts:
+        lowered = text.lower()
+        from_to = _FROM_TO.search(lowered)
+        if from_to is not None and (_MOVED.search(lowered) or CORRECTION.search(lowered)):
+            old, new = _from_to_values(from_to)
+            if any(same_value(v, anchor) for v in new) and any(
+                same_value(v, dates[0]) for v in old
+            ):
+                return True
+        moved = moved_date(lowered)
+        if moved is not None and same_value(moved, anchor):
+            return True
+    return False
+
+
+def replaced_values(lowered: str, stated: list[Value]) -> tuple[list[Value], list[Value]]:
+    """(old, new) values of a stated replacement: "moved from 8 June to 9 June", "is on
+    14 May, not 12 May", "on Friday instead of Thursday"; empty lists when there is none."""
+    from_to = _FROM_TO.search(lowered)
+    if from_to:
+        return _from_to_values(from_to)
+    not_old = _NOT_OLD.search(lowered)
+    if not_old:
+        old = extract_values(not_old.group(1))
+        return old, [v for v in stated if not any(same_value(v, o) for o in old)]
+    return [], []
+
+
+def _from_to_values(from_to: re.Match[str]) -> tuple[list[Value], list[Value]]:
+    """Both sides of "from X to Y"; a bare day borrows the other side's month and year
+    ("postponed from 5 to 19 November" moved 5 November)."""
+    old, new = extract_values(from_to.group(1)), extract_values(from_to.group(2))
+    day = from_to.group(1).strip()
+    dated = next((v for v in new if isinstance(v, DateValue) and v.month is not None), None)
+    if dated is not None and day.isdigit() and 1 <= int(day) <= 31:
+        old = [DateValue(dated.year, dated.month, int(day))]
+    return old, new
