@@ -156,6 +156,11 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "located in": ("located_in", False),
     "live in": ("located_in", False),
     "be based in": ("located_in", False),
+    # "works out of the London office", "operates out of Lagos": where one is based.
+    "work out of": ("located_in", False),
+    "operate out of": ("located_in", False),
+    "be based out of": ("located_in", False),
+    "base out of": ("located_in", False),
     "base in": ("located_in", False),
     "locate in": ("located_in", False),
     "host in": ("located_in", False),

@@ -148,6 +148,17 @@ def _workplace(
     return []
 
 
+def _preposition(prep: Any) -> tuple[list[str], Any | None]:
+    """The words and object of a preposition, "out of" included ("works out of the London
+    office": the parser hangs "of" on "out", which has no object of its own)."""
+    pobj = object_of(prep)
+    if pobj is None and prep.lower_ == "out":
+        inner = next((c for c in prep.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        if inner is not None:
+            return ["out", "of"], object_of(inner)
+    return [prep.lower_], pobj
+
+
 def read_frame(
     content: Any, inside: set[int], temporal: set[int], shared_subject: Any | None = None
 ) -> Frame:
@@ -238,7 +249,7 @@ def read_frame(
             if lemma in MOTION_VERBS:  # the destination, not the origin
                 preps.sort(key=lambda p: p.lower_ != "to")
             for prep in preps:
-                pobj = object_of(prep)
+                words, pobj = _preposition(prep)
                 if (
                     pobj is not None
                     and pobj.i not in skip
@@ -246,7 +257,7 @@ def read_frame(
                 ):
                     if prep.lower_ == "from" and lemma in START_VERBS:
                         continue  # the origin: see `left_behind`
-                    pred.append(prep.lower_)
+                    pred += words
                     obj_tok = pobj
                     break
         if obj_tok is None and (there := there_antecedent(head, skip)) is not None:

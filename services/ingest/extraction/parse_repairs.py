@@ -19,6 +19,8 @@ into the tree the parser gives the same sentence when it gets it right.
   verb two adjacent subjects; the first is a modifier of the second.
 - **A subject of a noun.** "The Helios go-live is on 14 April" makes "Helios" the subject of
   "live", which is the subject of "is"; a noun has no subject, so it is the noun's modifier.
+- **A noun read as an infinitive.** "Project Lynx moved to amber on 6 March" makes "to
+  amber" an infinitive with the date under "amber"; "to" is the verb's preposition.
 - **A verb read as an auxiliary.** "I oppose moving the launch" makes "oppose" an auxiliary
   of "moving"; a word in the auxiliary slot that is no auxiliary is the clause's verb, with
   the gerund as its complement.
@@ -73,6 +75,7 @@ def repair_parse(doc: Any) -> Any:
         _participle_modifier_as_verb(sent)
         _double_subject(sent)
         _subject_of_a_noun(sent)
+        _noun_read_as_infinitive(sent)
         _verb_as_auxiliary(sent)
         _swallowed_subject(sent)
         _label_before_clause(sent)
@@ -170,6 +173,23 @@ def _subject_of_a_noun(sent: Any) -> None:
             tok.dep_ = "compound"
             for child in [c for c in tok.children if c.dep_ == "det"]:
                 child.head = head
+
+
+def _noun_read_as_infinitive(sent: Any) -> None:
+    """ "Project Lynx moved to amber on 6 March" makes "to amber" an infinitive (an `xcomp`
+    noun with "to" as its auxiliary) and hangs the date on "amber". A noun is no verb: "to" is
+    the verb's preposition, the noun its object, and what hung on the noun hangs on the verb."""
+    for noun in sent:
+        if noun.dep_ != "xcomp" or noun.pos_ not in ("NOUN", "ADJ", "PROPN"):
+            continue
+        to = next((c for c in noun.children if c.dep_ == "aux" and c.lower_ == "to"), None)
+        if to is None or to.i != noun.i - 1:
+            continue
+        verb = noun.head
+        for child in [c for c in noun.children if c.dep_ == "prep" and c.i > noun.i]:
+            child.head = verb
+        to.head, to.dep_ = verb, "prep"
+        noun.head, noun.dep_ = to, "pobj"
 
 
 def _double_subject(sent: Any) -> None:

@@ -90,6 +90,8 @@ def test_a_role_handed_on_starts_the_successor_and_ends_the_predecessor(
         ("Project Kestrel status changed to green on 30 April.", (2025, 4, 30)),
         ("The Orion launch turned red on 3 May.", (2025, 5, 3)),
         ("On 12 June the Atlas migration went from amber to red.", (2025, 6, 12)),
+        # the parser reads "to amber" as an infinitive and hangs the date on it
+        ("Project Lynx moved to amber on 6 March: the data vendor is late.", (2025, 3, 6)),
     ],
 )
 def test_a_status_entered_on_a_day_holds_from_that_day_on(
@@ -144,3 +146,17 @@ def test_a_month_before_a_name_is_no_part_of_it(
     extractor: RulesExtractor, text: str, subject: str
 ) -> None:
     assert _claims(extractor, text)[0].subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "place"),
+    [
+        ("Priya Nair works out of the London office.", "Priya Nair", "the London office"),
+        ("The support team operates out of Lagos.", "The support team", "Lagos"),
+        ("Dana Kim is based out of Austin.", "Dana Kim", "Austin"),
+    ],
+)
+def test_working_out_of_a_place_is_being_located_there(
+    extractor: RulesExtractor, text: str, subject: str, place: str
+) -> None:
+    assert (subject, "located_in", "state", place) in _relations(extractor, text)
