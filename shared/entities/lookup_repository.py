@@ -26,6 +26,7 @@ __all__ = [
     "embedding_hits_many",
     "entity_neighbours",
     "exact_alias_hits",
+    "name_word_hits",
     "phonetic_hits",
     "vector_literal",
 ]
@@ -77,6 +78,25 @@ async def exact_alias_hits(
     rows = await session.execute(
         text(ALIAS_COLUMNS + " WHERE a.namespace = :ns AND a.normalized_alias = ANY(:names)"),
         {"ns": namespace, "names": list(set(normalized))},
+    )
+    return alias_hits(rows)
+
+
+async def name_word_hits(
+    session: AsyncSession, namespace: str, word: str, limit: int
+) -> list[AliasHit]:
+    """Multi-word aliases whose first or last word is `word` ("leo" finds "leo whitaker",
+    "whitaker" too), most mentioned first: the full names a lone word may stand for, which a
+    short word's trigram search cannot reach (migration 0011). Each hit scores 1.0; the
+    cascade scores it as the structural match it is."""
+    rows = await session.execute(
+        text(
+            ALIAS_COLUMNS + " WHERE a.namespace = :ns AND position(' ' in a.normalized_alias) > 0"
+            " AND (split_part(a.normalized_alias, ' ', 1) = :word"
+            " OR reverse(split_part(reverse(a.normalized_alias), ' ', 1)) = :word)"
+            " ORDER BY a.mention_count DESC, a.id LIMIT :limit"
+        ),
+        {"ns": namespace, "word": word, "limit": limit},
     )
     return alias_hits(rows)
 
