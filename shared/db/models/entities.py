@@ -70,6 +70,19 @@ class EntityAlias(Base):
         UniqueConstraint("namespace", "entity_id", "normalized_alias", name="uq_entity_aliases"),
         Index("ix_entity_aliases_normalized", "namespace", "normalized_alias"),
         Index("ix_entity_aliases_phonetic", "namespace", "phonetic_code"),
+        # A lone word looked up as a multi-word alias's first or last word (migration 0011).
+        Index(
+            "ix_entity_aliases_first_word",
+            "namespace",
+            sql("split_part(normalized_alias, ' '::text, 1)"),
+            postgresql_where=sql("POSITION((' '::text) IN (normalized_alias)) > 0"),
+        ),
+        Index(
+            "ix_entity_aliases_last_word",
+            "namespace",
+            sql("reverse(split_part(reverse(normalized_alias), ' '::text, 1))"),
+            postgresql_where=sql("POSITION((' '::text) IN (normalized_alias)) > 0"),
+        ),
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
