@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.ingest.extraction.arguments import PLACE_HEADS, Phrase, entity_phrase
-from services.ingest.extraction.names import is_name
-from shared.entities.given_names import is_given_name
-from shared.entities.normalize import normalize_name
+from services.ingest.extraction.names import is_name, is_person
 from shared.entities.places import is_known_place
 from shared.text.units import PROJECT_HEADS, TEAM_HEADS
 
@@ -146,10 +144,7 @@ def placed_person(head: Any, obj_tok: Any, inside: set[int], skip: set[int]) -> 
     where the person the verb moves now works, when its object is a person."""
     if head.lemma_.lower() not in MOTION_VERBS or obj_tok.dep_ != "dobj":
         return None
-    person = obj_tok.ent_type_ == "PERSON" or (
-        obj_tok.pos_ == "PROPN" and is_given_name(normalize_name(obj_tok.text))
-    )
-    if not person:
+    if not is_person(obj_tok):
         return None
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ("to", "onto")):
         pobj = object_of(prep)

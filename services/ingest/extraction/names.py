@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 from services.ingest.extraction.coref import is_honorific
+from shared.entities.given_names import is_given_name
+from shared.entities.normalize import normalize_name
 
 __all__ = [
     "CALENDAR_WORDS",
@@ -22,6 +24,7 @@ __all__ = [
     "counted_unit",
     "is_camel_case",
     "is_name",
+    "is_person",
     "is_proper",
     "name_span",
     "without_honorific",
@@ -114,6 +117,17 @@ def is_name(tok: Any) -> bool:
     if tok.lower_ in ROLE_WORDS or _PERIOD_NAME.fullmatch(tok.text) or counted_unit(tok):
         return False
     return (tok.ent_type_ in NAME_LABELS) or is_proper(tok) or is_camel_case(tok.text)
+
+
+def is_person(tok: Any) -> bool:
+    """A token of a person's name: NER's person, or a proper name opening with a common given
+    name that NER called something else ("Sofia Lind" as an organisation, "Priya")."""
+    if tok.ent_type_ == "PERSON":
+        return True
+    if tok.pos_ != "PROPN":
+        return False
+    span = name_span(tok) or (tok,)
+    return is_given_name(normalize_name(span[0].text))
 
 
 _POSSESSIVE_END = re.compile(r"['’]s?$")

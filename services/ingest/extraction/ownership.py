@@ -16,7 +16,7 @@ from typing import Any
 
 from services.ingest.extraction.arguments import Phrase, entity_phrase
 from services.ingest.extraction.moves import is_unit, object_of
-from shared.entities.given_names import is_given_name
+from services.ingest.extraction.names import is_person
 
 __all__ = ["TAKE_OWNERSHIP", "ownership_change"]
 
@@ -44,12 +44,12 @@ def ownership_change(
     # "The Atlas project was transferred to Globex" moves a project between organisations
     # (`frames`: part of the new one); transferred to a person, it is theirs.
     nominal = thing is not None
-    if thing is None and lemma in _HANDING_VERBS and (lemma != "transfer" or _person(receiver)):
+    if thing is None and lemma in _HANDING_VERBS and (lemma != "transfer" or is_person(receiver)):
         if subj_tok is not None and subj_tok.dep_ == "nsubjpass":  # "X was handed over to Y"
             thing = subj_tok
         else:  # "Kofi handed the vendor portal to Priya"
             thing = next((c for c in head.children if c.dep_ == "dobj"), None)
-    if thing is None or thing.i not in inside or _person(thing):
+    if thing is None or thing.i not in inside or is_person(thing):
         return None  # a person handed to a team is a placement, not a thing owned
     owned = entity_phrase(thing, inside)
     if not nominal and is_unit(owned):
@@ -66,7 +66,3 @@ def _to_object(head: Any, inside: set[int], skip: set[int]) -> Any | None:
                 if pobj is not None and pobj.i in inside and pobj.i not in skip:
                     return pobj
     return None
-
-
-def _person(tok: Any) -> bool:
-    return tok.ent_type_ == "PERSON" or (tok.pos_ == "PROPN" and is_given_name(tok.text))

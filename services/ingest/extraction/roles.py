@@ -11,7 +11,7 @@ from typing import Any
 
 from services.ingest.extraction.arguments import Phrase, entity_phrase, is_role_word
 from services.ingest.extraction.moves import is_place, object_of
-from services.ingest.extraction.names import is_name, name_span
+from services.ingest.extraction.names import is_name, is_person, name_span
 from services.ingest.extraction.placement_changes import Relation
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
@@ -82,7 +82,7 @@ def appointment(
     if APPOINTMENTS.get(head.lemma_.lower()) != "join":
         return None
     person = next(
-        (c for c in head.children if c.dep_ == "dobj" and c.i in inside and _person(c)), None
+        (c for c in head.children if c.dep_ == "dobj" and c.i in inside and is_person(c)), None
     )
     if person is None:
         return None
@@ -112,10 +112,10 @@ def reporting_line(
     if attr is None:
         return None
     for noun, other in ((subj_tok, attr), (attr, subj_tok)):
-        if noun.lemma_.lower() not in _MANAGER_NOUNS or not (_person(other) or _pronoun(other)):
+        if noun.lemma_.lower() not in _MANAGER_NOUNS or not (is_person(other) or _pronoun(other)):
             continue
         owner = next((c for c in noun.children if c.dep_ == "poss" and c.i in inside), None)
-        if owner is not None and (_person(owner) or owner.lower_ in _POSSESSIVE_PRONOUNS):
+        if owner is not None and (is_person(owner) or owner.lower_ in _POSSESSIVE_PRONOUNS):
             return entity_phrase(owner, inside), entity_phrase(other, inside)
     return None
 
@@ -140,14 +140,6 @@ def _role_given(head: Any, person: Any, inside: set[int]) -> Any | None:
     return None
 
 
-def _person(tok: Any) -> bool:
-    """A person, also where the small NER calls "Sofia Lind" an organisation."""
-    if tok.ent_type_ == "PERSON":
-        return True
-    span = name_span(tok)
-    return span is not None and len(span) > 1 and is_given_name(normalize_name(span[0].text))
-
-
 def _organisation(tok: Any) -> bool:
     """An organisation, also where the small NER calls a one-word company ("Brightwave") a
     person: a lone name that is no given name."""
@@ -158,7 +150,7 @@ def _organisation(tok: Any) -> bool:
     span = name_span(tok) or (tok,)
     if tok.ent_type_ == "PERSON":
         return len(span) == 1 and not is_given_name(normalize_name(tok.text))
-    return not _person(tok)
+    return not is_person(tok)
 
 
 def role_holder(role: Any, inside: set[int]) -> Phrase | None:
