@@ -83,22 +83,29 @@ async def exact_alias_hits(
 
 
 async def name_word_hits(
-    session: AsyncSession, namespace: str, word: str, limit: int
-) -> list[AliasHit]:
-    """Multi-word aliases whose first or last word is `word` ("leo" finds "leo whitaker",
-    "whitaker" too), most mentioned first: the full names a lone word may stand for, which a
-    short word's trigram search cannot reach (migration 0011). Each hit scores 1.0; the
-    cascade scores it as the structural match it is."""
+    session: AsyncSession, namespace: str, words: Sequence[str], limit: int
+) -> dict[str, list[AliasHit]]:
+    """Per word, the multi-word aliases whose first or last word it is ("leo" finds "leo
+    whitaker", "whitaker" too), most mentioned first, in one statement: the full names a lone
+    word may stand for, which a short word's trigram search cannot reach (migration 0011).
+    Each hit scores 1.0; the cascade scores it as the structural match it is."""
+    found: dict[str, list[AliasHit]] = {w: [] for w in words}
+    if not found:
+        return found
     rows = await session.execute(
         text(
-            ALIAS_COLUMNS + " WHERE a.namespace = :ns AND position(' ' in a.normalized_alias) > 0"
-            " AND (split_part(a.normalized_alias, ' ', 1) = :word"
-            " OR reverse(split_part(reverse(a.normalized_alias), ' ', 1)) = :word)"
-            " ORDER BY a.mention_count DESC, a.id LIMIT :limit"
+            "SELECT w.word, h.* FROM unnest(CAST(:words AS text[])) AS w(word)"
+            " CROSS JOIN LATERAL (" + ALIAS_COLUMNS + " WHERE a.namespace = :ns"
+            " AND position(' ' in a.normalized_alias) > 0"
+            " AND (split_part(a.normalized_alias, ' ', 1) = w.word"
+            " OR reverse(split_part(reverse(a.normalized_alias), ' ', 1)) = w.word)"
+            " ORDER BY a.mention_count DESC, a.id LIMIT :limit) AS h"
         ),
-        {"ns": namespace, "word": word, "limit": limit},
+        {"ns": namespace, "words": list(found), "limit": limit},
     )
-    return alias_hits(rows)
+    for r in rows:
+        found[r.word].append(alias_hit(r))
+    return found
 
 
 async def phonetic_hits(

@@ -138,6 +138,11 @@ class ResolutionContext:
     # of their candidates (taken by `load_neighbours` unless a verdict since changed them).
     decided: list[repo.Written] = field(default_factory=list)
     searched: dict[str, tuple[int, NameHits]] = field(default_factory=dict)
+    # Lone words looked up ahead as first or last words of full names (`name_word_hits`),
+    # with the same mark: a full name decided since may be one of them.
+    name_words: dict[str, tuple[int, list[lookup_repository.AliasHit]]] = field(
+        default_factory=dict
+    )
     neighbours_ahead: dict[UUID, tuple[int, set[UUID]]] = field(default_factory=dict)
 
     def decide(self, written: repo.Written) -> None:

@@ -256,7 +256,7 @@ class EntityResolver:
             found = await self._searcher.search(call, norm)
             prefetched["phonetic"] = found.phonetic
             spelt = [hit for hits in found.per_query for hit in hits]
-            return spelt + await self._name_word_hits(call, norm, spelt)
+            return spelt + await self._searcher.name_word_hits(call, norm, spelt)
         if step == "phonetic":
             # The trigram step always runs first and brought them.
             return _spelling_scored(norm, prefetched.pop("phonetic"))
@@ -271,26 +271,6 @@ class EntityResolver:
             )
             call.embedded.update(zip(texts, per_text, strict=True))
         return call.embedded[text]
-
-    async def _name_word_hits(
-        self, call: ResolutionContext, norm: str, spelt: Sequence[lookup_repository.AliasHit]
-    ) -> list[lookup_repository.AliasHit]:
-        """The full names a lone word is the first or last word of, that its spelling search
-        missed: "Leo" is too short to reach "Leo Whitaker" by trigrams (migration 0011)."""
-        if " " in norm or len(norm) < 2:
-            return []
-        if any(_first_or_last(w.normalized, norm) for w in call.written):
-            await call.flush()  # a full name this call decided must be found like a stored one
-        found = await lookup_repository.name_word_hits(
-            call.session, call.namespace, norm, self._t.nominees_per_step
-        )
-        seen = {(h.entity_id, h.normalized_alias) for h in spelt}
-        query = trigrams(norm)
-        return [
-            replace(h, score=trigram_similarity(query, trigrams(h.normalized_alias)))
-            for h in found
-            if (h.entity_id, h.normalized_alias) not in seen
-        ]
 
     async def _search_ahead(
         self, call: ResolutionContext, open_: Sequence[tuple[Mention, str]]
@@ -307,6 +287,7 @@ class EntityResolver:
             and len(norm.split()) <= self._t.fuzzy_max_words
             and self._same_document(call, mention, norm) is None
         ]
+        await self._searcher.name_words_ahead(call, names)
         # Whose context the cascade will read (see `_cascade`), all in one statement.
         await call.load_neighbours_ahead(
             [
@@ -482,8 +463,3 @@ def _spelling_scored(
     """Phonetic hits scored by their trigram similarity to the mention, as trigram hits are."""
     grams = trigrams(norm)
     return [replace(h, score=trigram_similarity(grams, trigrams(h.normalized_alias))) for h in hits]
-
-
-def _first_or_last(name: str, word: str) -> bool:
-    words = name.split()
-    return len(words) > 1 and word in (words[0], words[-1])
