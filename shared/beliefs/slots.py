@@ -17,7 +17,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -29,6 +29,7 @@ from shared.beliefs.timeline import Placement, SlotMember, place
 __all__ = ["FUNCTIONAL_PREDICATES", "OWNED_BY_ESCAPE", "SlotKey", "settle_slots"]
 
 _NEVER = datetime.min.replace(tzinfo=UTC)
+_ONE_DAY = timedelta(days=1)
 
 # One object at a time unless a claim says otherwise ("also works part-time at …"): a
 # different object later is a successor, at the same time a conflict. A project or team is
@@ -142,8 +143,13 @@ async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) 
             item.starts.append((r.a_from, r.a_precision, r.asserted_at))
         # An event that is a value of an observation slot ("the migration was completed on
         # 31 January" after "is blocked") is the state's change on that day: it starts the
-        # value, which holds on; the event's own day is no end.
-        event_value = not is_relation and r.claim_valid_kind == "event_time"
+        # value, which holds on; the event's own day is no end. An event over a period
+        # ("revenue came in at $3.8M in Q3") is that period's value, and ends with it.
+        event_value = (
+            not is_relation
+            and r.claim_valid_kind == "event_time"
+            and (r.a_from is None or r.a_until is None or r.a_until - r.a_from <= _ONE_DAY)
+        )
         if r.a_until is not None and not event_value:
             item.ends.append((r.a_until, r.a_precision))
         if r.asserted_at is not None:

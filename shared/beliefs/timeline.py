@@ -178,7 +178,19 @@ def _place_dated(
     assert m.stated_from is not None
     start = m.stated_from
     later = [n for n in dated if n.value != m.value and n.stated_from and n.stated_from > start]
-    placement = _closed(m, min(later, key=_start_key) if later else None)
+    successor = min(later, key=_start_key) if later else None
+    placement = _closed(m, successor)
+    after_end = _undated_after_end(m, undated)
+    if after_end is not None and (successor is None or _said_before_start(after_end, successor)):
+        # "In 2024 the plan was $15", and "the plan costs $20" said in 2026: the undated value
+        # held when it was said, after this one ended, so it is the next value.
+        return Placement(
+            placement.valid_from,
+            placement.valid_until,
+            placement.precision,
+            after_end.fact_id,
+            frozenset(),
+        )
     if placement.superseded_by is None and placement.valid_until is None:
         change = _announced_after(m, undated)
         if change is not None:  # ended by a change said later, when is unknown
@@ -186,10 +198,43 @@ def _place_dated(
     return placement
 
 
+def _said_before_start(undated: SlotMember, dated: SlotMember) -> bool:
+    return (
+        undated.said_first is not None
+        and dated.stated_from is not None
+        and undated.said_first < dated.stated_from
+    )
+
+
+def _ended_before_said(dated: SlotMember, undated: SlotMember) -> bool:
+    """Whether `dated` had ended by the time `undated` was said: then it came before it ("in
+    2024 the plan was $15", said after "the plan costs $20" was said in 2026), and cannot be
+    the value that closed it."""
+    return (
+        dated.stated_until is not None
+        and undated.said_first is not None
+        and dated.stated_until <= undated.said_first
+    )
+
+
+def _undated_after_end(m: SlotMember, undated: Sequence[SlotMember]) -> SlotMember | None:
+    """The first undated value said after `m` had ended, which held when it was said."""
+    after = [
+        u
+        for u in undated
+        if u.value != m.value and u.stated_until is None and _ended_before_said(m, u)
+    ]
+    return min(after, key=lambda u: (u.said_first, u.value, u.order_key)) if after else None
+
+
 def _place_undated(
     m: SlotMember, dated: Sequence[SlotMember], undated: Sequence[SlotMember]
 ) -> Placement:
-    successors = [n for n in dated if n.value != m.value and _said_no_earlier(n, m)]
+    successors = [
+        n
+        for n in dated
+        if n.value != m.value and _said_no_earlier(n, m) and not _ended_before_said(n, m)
+    ]
     if successors:
         return _closed(m, min(successors, key=_start_key))
     change = _announced_after(m, undated)

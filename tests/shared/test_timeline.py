@@ -100,6 +100,34 @@ def test_an_undated_value_said_before_a_dated_one_is_closed_at_its_start() -> No
     )
 
 
+@pytest.mark.parametrize("ended_year", [2024, 2025])
+def test_a_value_that_had_ended_before_an_undated_one_was_said_comes_before_it(
+    ended_year: int,
+) -> None:
+    # "The plan costs $20" said in January 2026; "back in 2024 it was $15" said in July: the
+    # old value ended before $20 was said to hold, so it cannot be what closed $20.
+    twenty = _member("$20", None, said=_at(1, 10))
+    fifteen = _member(
+        "$15", _at(1, 1, ended_year), said=_at(7), until=_at(1, 1, ended_year + 1), precision="year"
+    )
+    twenty_five = _member("$25", _at(6), said=_at(6, 2))
+    placed = place([twenty_five, fifteen, twenty])
+    assert placed[twenty.fact_id].valid_until == _at(6)
+    assert placed[twenty.fact_id].superseded_by == twenty_five.fact_id
+    assert placed[fifteen.fact_id].superseded_by == twenty.fact_id
+    assert placed[fifteen.fact_id].valid_until == _at(1, 1, ended_year + 1)
+    assert not any(p.rivals for p in placed.values())
+
+
+def test_a_dated_value_still_running_when_the_undated_one_was_said_closes_it() -> None:
+    # An end after the undated value was said: that value held until the dated one began.
+    undated = _member("$20", None, said=_at(1, 10))
+    dated = _member("$15", _at(1, 1, 2025), said=_at(7), until=_at(3), precision="month")
+    placed = place([undated, dated])
+    assert placed[undated.fact_id].valid_until == _at(1, 1, 2025)
+    assert placed[undated.fact_id].superseded_by == dated.fact_id
+
+
 def test_an_undated_change_said_later_supersedes_with_an_unknown_end() -> None:
     old = _member("acme", None, said=_at(1))
     new = _member("globex", None, said=_at(5), change=True)

@@ -83,6 +83,9 @@ _CUE_STEMS |= {"start", "effective", "begin", "beginn", "onward", "onwards"}
 _CUE_STEMS |= {"statu"}
 # How a quantity moved ("grew to 150 employees", "fell to 40"), not what it counts.
 _CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
+# "totalled 1,200", "landed at 950", "came in at $3.8M", "stood at": how a figure was reported.
+_CUE_STEMS |= {"total", "totall", "land", "came", "come", "stood", "stand", "reach", "amount"}
+_CUE_STEMS |= {"clock", "topp", "hover"}
 # "goes up to 250", "was raised to", "went down to": how a setting moved.
 _CUE_STEMS |= {"go", "goe", "went", "gone", "up", "down", "rais", "lower", "increas", "decreas"}
 # "pushed back to", "brought forward to": which way a date moved, not what is dated.
@@ -338,7 +341,15 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         correction == 0.0
         and (
             (a_event and c_event and (starts_differ or values_conflict))
-            or (stateful and disjoint and not a_win.is_unknown and not c_win.is_unknown)
+            # Two stretches of one state; other values of an attribute in disjoint periods
+            # ("$15 in 2024", "$25 from June") are its successive values, not occurrences.
+            or (
+                stateful
+                and disjoint
+                and not a_win.is_unknown
+                and not c_win.is_unknown
+                and (relation or not values_conflict)
+            )
         )
     )
 

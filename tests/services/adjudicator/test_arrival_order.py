@@ -185,3 +185,95 @@ async def test_a_state_that_no_longer_holds_from_a_date_is_closed_there_in_any_o
     ]
     assert facts[0]["superseded_by_fact_id"] == facts[1]["id"]
     assert all(f["contradiction_group_id"] is None for f in facts)
+
+
+_PERIOD_VALUES = {
+    "revenue": (
+        "Q3 revenue",
+        ("Q3 revenue was $4.1M.", "was", "measurement_period"),
+        ("Q3 revenue came in at $3.8M.", "came in at", "event_time"),
+        (day(2025, 7, 1), day(2025, 9, 30), "quarter"),
+    ),
+    "signups": (
+        "March signups",
+        ("March signups totalled 1,200.", "totalled", "measurement_period"),
+        ("March signups landed at 950.", "landed at", "event_time"),
+        (day(2026, 3, 1), day(2026, 3, 31), "month"),
+    ),
+    "churn": (
+        "2025 churn",
+        ("2025 churn ended up at 4%.", "ended up at", "event_time"),
+        ("2025 churn was 6%.", "was", "measurement_period"),
+        (day(2025, 1, 1), day(2025, 12, 31), "year"),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+@pytest.mark.parametrize("attribute", sorted(_PERIOD_VALUES))
+async def test_two_values_for_one_period_conflict_and_keep_the_period_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, attribute: str, reverse: bool
+) -> None:
+    # A value of a period said as an event ("came in at") was read as a change that holds on:
+    # alone first, the slot opened its window, and the conflict that followed kept it open.
+    subject, first, second, (start, last_day, precision) = _PERIOD_VALUES[attribute]
+    docs = []
+    for index, (text, predicate, kind) in enumerate(
+        (second, first) if reverse else (first, second)
+    ):
+        doc = await corpus.document(f"{attribute} report {index}")
+        await corpus.claim(
+            doc, text, subject, predicate, None, said=day(2026, 10, 5 + index),
+            valid_from=start, valid_until=last_day, precision=precision, kind=kind,
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert len(facts) == 2
+    assert {(f["valid_from"], f["valid_until"]) for f in facts} == {
+        (start, last_day + timedelta(days=1))
+    }
+    assert facts[0]["contradiction_group_id"] is not None
+    assert facts[0]["contradiction_group_id"] == facts[1]["contradiction_group_id"]
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 2, 0), (2, 0, 1)])
+async def test_an_ended_older_value_arriving_last_precedes_the_undated_one_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, order: tuple[int, ...]
+) -> None:
+    # "$20" said in January is no older than "$15 back in 2024": it held when it was said.
+    said = [
+        ("The Pro plan costs $20 per month.", day(2026, 1, 10), None, None, "unknown",
+         "proposition_validity"),
+        ("From 1 June the Pro plan is $25 a month.", day(2026, 6, 2), day(2026, 6, 1), None,
+         "open", "effective_period"),
+        ("Back in 2024 the Pro plan was $15 per month.", day(2026, 7, 1), day(2024, 1, 1),
+         day(2024, 12, 31), "year", "effective_period"),
+    ]  # fmt: skip
+    docs = []
+    for index in order:
+        text, when, start, last_day, precision, kind = said[index]
+        doc = await corpus.document(f"pricing {index}")
+        await corpus.claim(
+            doc, text, "Pro plan", "costs", None, said=when, valid_from=start,
+            valid_until=last_day, precision=precision, kind=kind,
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    facts = {
+        price: f
+        for f in await corpus.facts()
+        if f["invalidated_at"] is None
+        for price in ("$15", "$20", "$25")
+        if price in f["label"]
+    }
+    fifteen, twenty, twenty_five = facts["$15"], facts["$20"], facts["$25"]
+    assert (twenty["valid_until"], twenty["superseded_by_fact_id"]) == (
+        day(2026, 6, 1),
+        twenty_five["id"],
+    )
+    assert (fifteen["valid_until"], fifteen["superseded_by_fact_id"]) == (
+        day(2025, 1, 1),
+        twenty["id"],
+    )
+    assert all(f["contradiction_group_id"] is None for f in facts.values())
