@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["dating_subtrees", "governing_filter", "since_heads"]
+__all__ = ["ATTITUDE_VERBS", "dating_subtrees", "governing_filter", "since_heads"]
 
 _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "quantmod"})
 # Clauses with a proposition of their own: their dates are theirs.
@@ -24,7 +24,7 @@ _PERIOD_BOUNDS = frozenset({"from", "until", "till", "through", "thru", "between
 # moving it to Q3" are views held now, about June or Q3; the complement's dates are the
 # proposal's, not the claim's. Intentions are not stances: "wants to roll it out from 1
 # December" is dated by its plan.
-_ATTITUDE_VERBS = frozenset(
+ATTITUDE_VERBS = frozenset(
     {
         "support", "oppose", "favour", "favor", "back", "endorse", "reject", "resist",
         "welcome", "advocate", "object", "dislike",
@@ -74,7 +74,7 @@ def governs(
             x.pos_ == "VERB"
             and x.dep_ in ("xcomp", "pcomp", "dobj", "ccomp")
             and (
-                parent.lemma_.lower() in _ATTITUDE_VERBS or parent.lower_ in _ATTITUDE_PREPOSITIONS
+                parent.lemma_.lower() in ATTITUDE_VERBS or parent.lower_ in _ATTITUDE_PREPOSITIONS
             )
         ):
             return False  # what a stance is about: "supports moving the launch to June"

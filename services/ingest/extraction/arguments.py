@@ -375,6 +375,11 @@ def _measured_thing(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
         if t.i < head.i and t.i in inside and t.lemma_.lower() not in ATTRIBUTE_HEADS
         and (t.dep_ == "compound" or _capitalised_modifier(t))
     ]  # fmt: skip
+    # A compound's own modifiers name it too ("the public API limit": the public API's).
+    words = sorted(
+        {*words, *(m for t in words for m in t.children if m.dep_ == "amod" and m.i in inside)},
+        key=lambda t: t.i,
+    )
     if not words:
         return _measured_after(head, inside)
     if not any(is_name(t) or _capitalised_modifier(t) for t in words):
@@ -413,6 +418,14 @@ def _owner_of_named_thing(head: Any, inside: set[int]) -> set[int]:
     return {t.i for c in head.children if c.dep_ == "poss" and c.i in inside for t in c.subtree}
 
 
+def _word_hyphen(tok: Any) -> bool:
+    """A hyphen joining two words ("on-call"), not a number to its unit ("a 30-day trial")."""
+    if tok.tag_ != "HYPH" or tok.i == 0:
+        return False
+    before = tok.doc[tok.i - 1]
+    return before.is_alpha and not before.like_num
+
+
 def entity_like(phrase: Phrase | None) -> bool:
     """Whether a phrase can name an entity a relation points at: a name, a pronoun (resolved
     later), or a noun the modifiers before it make nameable ("the data platform team", "the
@@ -434,6 +447,10 @@ def entity_like(phrase: Phrase | None) -> bool:
     if any(t.dep_ == "compound" and t.pos_ in ("NOUN", "PROPN", "ADJ") for t in phrase.tokens):
         return True
     head = max(phrase.tokens, key=lambda t: t.i)
+    indefinite = any(t.dep_ == "det" and t.lower_ in ("a", "an", "another") for t in phrase.tokens)
+    if not indefinite and any(_word_hyphen(t) for t in phrase.tokens if t.i < head.i):
+        return True  # "the on-call rota" names a thing as a compound would; "an in-house tool" not
+
     # "the ingest team": a unit of people named by any modifier; "the cutover for the billing
     # migration": a head a complement names.
     modified = any(t.dep_ in ("amod", "nmod") for t in phrase.tokens)

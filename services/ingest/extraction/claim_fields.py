@@ -20,7 +20,12 @@ POSSESSIVE = frozenset({"'s", "’s", "'"})
 _FIRST_PERSON_HOLDERS = frozenset({"i", "we", "my", "our", "me", "us"})
 
 
-def extra_relations(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation, ...]:
+def extra_relations(
+    frame: Frame, rewriter: Rewriter, main: tuple[str | None, str | None]
+) -> tuple[ExtractedRelation, ...]:
+    """The frame's further relations, less any between the main relation's own two parties
+    ("resigned as head of sales at Pinecrest": the leaving already relates him to Pinecrest;
+    a role's "works at" dated to the day he left would say he worked there that day only)."""
     found = []
     for rel in frame.extras:
         if not entity_like(rel.object):
@@ -30,7 +35,7 @@ def extra_relations(frame: Frame, rewriter: Rewriter) -> tuple[ExtractedRelation
             # "Their CTO": the organisation "their" means, or nothing when nothing was named.
             resolved = obj is not None and obj.lower() != rel.object.tokens[0].lower_
             obj = without_possessive(obj) if obj and resolved else None
-        if subject and obj and subject != obj:
+        if subject and obj and subject != obj and (subject, obj) != main:
             found.append(ExtractedRelation(subject, rel.predicate, obj))
     return tuple(dict.fromkeys(found))
 

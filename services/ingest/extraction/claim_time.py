@@ -41,6 +41,8 @@ _PERIOD_STATES = frozenset(
 _MEASURE_VERBS = frozenset(
     {"be", "reach", "grow", "fall", "rise", "drop", "increase", "decrease", "total", "hit"}
     | {"average", "exceed", "decline", "generate", "earn", "make", "cost"}
+    # "came in at $3.8M", "landed at", "stood at", "closed the quarter at", "topped $5M"
+    | {"come", "land", "stand", "close", "finish", "post", "top", "climb", "shrink", "jump"}
 )
 # Placements that end, and those that begin: a job change's two halves share its date.
 _ENDING_VERBS = frozenset({"leave", "quit", "depart", "exit", "resign"})

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.anchoring import ATTITUDE_VERBS
 from services.ingest.extraction.arguments import (
     ATTRIBUTE_HEADS,
     Phrase,
@@ -148,6 +149,10 @@ def _workplace(
     return []
 
 
+# Verbs whose gerund complement is proposed, not done (see `read_frame`).
+_PROPOSAL_VERBS = ATTITUDE_VERBS | {"propose", "suggest", "recommend", "prefer", "consider"}
+
+
 def _preposition(prep: Any) -> tuple[list[str], Any | None]:
     """The words and object of a preposition, "out of" included ("works out of the London
     office": the parser hangs "of" on "out", which has no object of its own)."""
@@ -176,6 +181,10 @@ def read_frame(
     if key is not None:  # "Project Nova status: green" says Project Nova's status is green
         subject, pred = key, ["be"]
     xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ == "VERB"), None)
+    if head.lemma_.lower() in _PROPOSAL_VERBS:
+        # "now backs moving the gateway to Kubernetes", "suggested switching to Linear": the
+        # complement is the proposal the holder's view is about, not something that happened.
+        xcomp = None
     if xcomp is not None and not any(c.dep_ in _OBJECT_DEPS for c in head.children):
         pred += ["to", xcomp.lemma_.lower()]
         head = xcomp

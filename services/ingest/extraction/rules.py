@@ -58,6 +58,7 @@ from services.ingest.extraction.parse_repairs import repair_parse
 from services.ingest.extraction.role_lines import role_claim, role_line
 from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.sentence_boundaries import sentence_boundaries
+from services.ingest.extraction.successors import took_over_from
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
@@ -278,7 +279,7 @@ class RulesExtractor:
                 if built is not None:
                     found.append(built)
             claims.extend(share_job_change_dates(found))
-        return date_since_then(claims)
+        return date_since_then(took_over_from(claims))
 
     def _claim(
         self,
@@ -335,6 +336,8 @@ class RulesExtractor:
                 span = Span(m.char_start, m.char_end, m.name)
                 if span not in evidence:
                     evidence.append(span)
+        subject = subject_text(main.subject, rewriter, topic, inp, attribution)
+        obj = object_text(main.object, rewriter, topic, inp)
         claim = ExtractedClaim(
             claim_text=claim_text,
             char_start=start,
@@ -348,10 +351,10 @@ class RulesExtractor:
             is_attributed=attribution is not None,
             holder=holder,
             polarity=polarity(clause, content, attribution),
-            subject_text=subject_text(main.subject, rewriter, topic, inp, attribution),
+            subject_text=subject,
             predicate_text=main.predicate,
-            object_text=object_text(main.object, rewriter, topic, inp),
-            extra_relations=extra_relations(frame, rewriter),
+            object_text=obj,
+            extra_relations=extra_relations(frame, rewriter, (subject, obj)),
         )
         return claim, content.lemma_.lower()
 

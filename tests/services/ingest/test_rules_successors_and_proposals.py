@@ -1,0 +1,175 @@
+"""Successors, proposals, hyphenated things and attribute owners, in phrasings written apart
+from the rules (issue 16 classes 1, 3 and 6; issue 17 class 1).
+
+- "Tom Reyes stepped down as CEO of Arbor Health in June; Lena Park took over": the successor
+  joins the organisation the other left, from then (was the observation "Lena Park took over").
+- "Kenji Mori now backs moving the API gateway to Kubernetes": a view about a proposal; the
+  gateway does not use Kubernetes (was "API gateway uses Kubernetes", and the stance was lost).
+- "Omar Haddad owns the on-call rota": a hyphenated modifier names the thing as a compound
+  would, so ownership is a relation (the object was dropped).
+- "we doubled the public API limit": the public API's limit, as "The public API is limited to"
+  says (was "API", another entity).
+- "Back in 2024 the Pro plan was $15": "Back" goes with the date (the label was "Back the Pro
+  plan was $15").
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.adjudicator.normalization import PredicateVocabulary
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from shared.text.temporal import strip_temporal
+
+SAID = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
+VOCABULARY = PredicateVocabulary()
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+def _claims(extractor: RulesExtractor, text: str) -> list[ExtractedClaim]:
+    claims = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    assert claims, f"no claim from {text!r}"
+    return claims
+
+
+def _relations(claims: list[ExtractedClaim]) -> set[tuple[str, str, str, str]]:
+    found = set()
+    for c in claims:
+        if not c.object_text:
+            continue
+        stored = VOCABULARY.relation(
+            c.subject_text or "", c.predicate_text or "", c.object_text or ""
+        )
+        if stored is not None:
+            subject, placed, obj = stored
+            found.add((subject, placed.predicate, placed.phase or "", obj))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "successor", "organisation", "month"),
+    [
+        ("Ingrid Falk retired as chair of Solvik Group in April, and Jonas Berg took over.",
+         "Jonas Berg", "Solvik Group", 4),
+        ("Paolo Conti quit Veradyne in March. Mira Sato has replaced him.", "Mira Sato",
+         "Veradyne", 3),
+        ("Kwame Asante resigned from Brightpath on 2 May; Lucy Tran succeeded him.", "Lucy Tran",
+         "Brightpath", 5),
+        ("Marco Bell resigned as head of sales at Pinecrest on 3 March, and Ana Ruiz stepped in.",
+         "Ana Ruiz", "Pinecrest", 3),
+    ],
+)  # fmt: skip
+def test_a_successor_joins_where_the_other_left_from_when_they_left(
+    extractor: RulesExtractor, text: str, successor: str, organisation: str, month: int
+) -> None:
+    claims = _claims(extractor, text)
+    assert (successor, "works_for", "start", organisation) in _relations(claims)
+    joined = next(c for c in claims if c.subject_text == successor)
+    assert joined.claim_valid_from is not None and joined.claim_valid_from.month == month
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom Hale left Acme in May. Jo Reed took over the Berlin office.",  # a post of its own
+        "Tom Hale left Acme in May. He took over the Berlin office.",  # the one who left
+        "Tom Hale left Acme in May. Jo Reed said nothing about it.",  # no succession
+    ],
+)
+def test_a_clause_that_names_its_own_post_or_no_succession_is_left_alone(
+    extractor: RulesExtractor, text: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert not any(r[1] == "works_for" and r[2] == "start" for r in _relations(claims))
+
+
+def test_a_departure_dated_with_a_role_adds_no_one_day_employment(
+    extractor: RulesExtractor,
+) -> None:
+    claims = _claims(extractor, "Marco Bell resigned as head of sales at Pinecrest on 3 March.")
+    assert _relations(claims) == {("Marco Bell", "works_for", "end", "Pinecrest")}
+    assert not any(claim.extra_relations for claim in claims)
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("Kenji Mori now backs moving the API gateway to Kubernetes.", "Kenji Mori"),
+        ("Hana Sato favours migrating the billing service to Postgres.", "Hana Sato"),
+        ("Marta Silva opposes moving the data warehouse to Snowflake.", "Marta Silva"),
+        ("Omar Haddad suggested switching the Payments team to Linear.", "Omar Haddad"),
+    ],
+)
+def test_a_view_of_a_proposed_move_is_the_holder_s_not_the_move(
+    extractor: RulesExtractor, text: str, holder: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert _relations(claims) == set()
+    assert [c.subject_text for c in claims] == [holder]
+
+
+@pytest.mark.parametrize(
+    ("text", "thing", "owner"),
+    [
+        ("Omar Haddad owns the on-call rota.", "on-call rota", "Omar Haddad"),
+        ("Lena Park owns the self-serve portal.", "self-serve portal", "Lena Park"),
+        ("The follow-up survey is owned by Priya Nair.", "follow-up survey", "Priya Nair"),
+    ],
+)
+def test_a_thing_named_by_a_hyphenated_modifier_has_an_owner(
+    extractor: RulesExtractor, text: str, thing: str, owner: str
+) -> None:
+    ((subject, predicate, _, obj),) = _relations(_claims(extractor, text))
+    assert (subject.removeprefix("the ").removeprefix("The "), predicate, obj) == (
+        thing,
+        "other:owned_by",
+        owner,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Marlowe & Finch moved to an in-house tool.",  # indefinite: no thing of its own
+        "The team booked a two-hour slot.",
+    ],
+)
+def test_an_indefinite_or_measured_hyphenated_phrase_names_nothing(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert _relations(_claims(extractor, text)) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "owner"),
+    [
+        ("On 3 February we doubled the public API limit to 2,000 requests per hour.",
+         "public API"),
+        ("The public Search API limit is 600 requests per minute.", "public Search API"),
+        ("We cut the legacy Billing API quota to 40 calls a second.", "legacy Billing API"),
+    ],
+)  # fmt: skip
+def test_an_attribute_belongs_to_its_owner_with_the_owner_s_modifiers(
+    extractor: RulesExtractor, text: str, owner: str
+) -> None:
+    assert [c.subject_text for c in _claims(extractor, text)] == [owner]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Back in 2024 the Pro plan was $15 per month.", "The Pro plan was $15 per month."),
+        ("Way back in March, the office had 40 desks.", "The office had 40 desks."),
+        ("The fee was $10, but back in 2023 it was $8.", "The fee was $10, but it was $8."),
+        ("He came back in May.", "He came back."),  # the verb's, not the date's
+    ],
+)
+def test_back_before_a_date_at_a_clause_opening_goes_with_the_date(text: str, label: str) -> None:
+    assert strip_temporal(text) == label
