@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -131,11 +131,28 @@ def scored_fields(claim: ExtractedClaim, vocabulary: PredicateVocabulary) -> lis
             claim, claim.subject_text, claim.predicate_text, claim.object_text, vocabulary
         )
     extras = [
-        _relation_fields(claim, r.subject_text, r.predicate_text, r.object_text, vocabulary)
+        _relation_fields(
+            claim if r.dated else _undated(claim),
+            r.subject_text,
+            r.predicate_text,
+            r.object_text,
+            vocabulary,
+        )
         | {"is_attributed": False, "holder": None}
         for r in claim.extra_relations
     ]
     return [main, *(e for e in extras if e["predicate"] != OBSERVATION)]
+
+
+def _undated(claim: ExtractedClaim) -> ExtractedClaim:
+    """The claim as a role its apposition describes is read: held when said, no window."""
+    return replace(
+        claim,
+        claim_valid_from=None,
+        claim_valid_until=None,
+        claim_valid_precision="unknown",
+        claim_valid_kind=None,
+    )
 
 
 def _relation_fields(

@@ -18,6 +18,7 @@ from services.adjudicator.domain import (
     CandidateFact,
     ClaimView,
     EvidenceItem,
+    ExtraRelation,
     Polarity,
     Precision,
     Stance,
@@ -217,10 +218,12 @@ async def subjects_with_facts(
     return {(str(row.subject_entity_id), row.kind) for row in rows}
 
 
-def _extra_relations(raw: Any) -> tuple[tuple[str, str, str], ...]:
+def _extra_relations(raw: Any) -> tuple[ExtraRelation, ...]:
     items = json.loads(raw) if isinstance(raw, str) else raw
     return tuple(
-        (r["subject_text"], r["predicate_text"], r["object_text"])
+        ExtraRelation(
+            r["subject_text"], r["predicate_text"], r["object_text"], r.get("dated", True)
+        )
         for r in items or ()
         if r.get("subject_text") and r.get("predicate_text") and r.get("object_text")
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, NamedTuple
 
 __all__ = [
     "ACTIONS",
@@ -19,6 +19,7 @@ __all__ = [
     "Decision",
     "EntityRef",
     "EvidenceItem",
+    "ExtraRelation",
     "Polarity",
     "Precision",
     "Stance",
@@ -164,6 +165,16 @@ class Window:
         return Window(self.valid_from, successor_start, precision)
 
 
+class ExtraRelation(NamedTuple):
+    """A further relation a claim states; `dated` is False for a role an apposition describes,
+    which holds as of the telling rather than over the claim's window."""
+
+    subject_text: str
+    predicate_text: str
+    object_text: str
+    dated: bool = True
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimView:
     """What the adjudicator needs of one claim; `window` is already half-open."""
@@ -181,7 +192,7 @@ class ClaimView:
     window: Window
     window_kind: str | None = None
     # Further (subject, predicate, object) phrases the claim states (see the extractor).
-    extra_relations: tuple[tuple[str, str, str], ...] = ()
+    extra_relations: tuple[ExtraRelation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

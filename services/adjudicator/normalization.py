@@ -417,7 +417,7 @@ class Normalizer:
         self, claim: ClaimView, resolve: Callable[[str], EntityRef | None]
     ) -> tuple[Assertion, ...]:
         found: list[Assertion] = []
-        for subject_text, predicate_text, object_text in claim.extra_relations:
+        for subject_text, predicate_text, object_text, dated in claim.extra_relations:
             subject, obj = resolve(subject_text), resolve(object_text)
             directed = self.vocabulary.normalize_directed(predicate_text)
             if subject is None or obj is None or directed is None or subject.id == obj.id:
@@ -427,7 +427,8 @@ class Normalizer:
                 (obj if directed.inverted else subject).name,
             )
             if placed is not None:
-                found.append(self._relation(claim, subject, obj, placed))
+                held = claim if dated else replace(claim, window=Window(), window_kind=None)
+                found.append(self._relation(held, subject, obj, placed))
         return tuple(found)
 
     @staticmethod

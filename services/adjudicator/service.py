@@ -128,7 +128,7 @@ def _mentions(row: ClaimRow, normalizer: Normalizer) -> list[Mention]:
             named.append((view.subject_text, "subject"))
         if view.object_text and normalizer.relation_predicate(view.predicate_text):
             named.append((view.object_text, "object"))
-    for subject_text, predicate_text, object_text in view.extra_relations:
+    for subject_text, predicate_text, object_text, _ in view.extra_relations:
         if normalizer.relation_predicate(predicate_text):
             for text, role in ((subject_text, "subject"), (object_text, "object")):
                 if (text, role) not in named and all(text != t for t, _ in named):

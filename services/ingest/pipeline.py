@@ -445,6 +445,7 @@ def _claim_row(
                 "subject_text": r.subject_text,
                 "predicate_text": r.predicate_text,
                 "object_text": r.object_text,
+                "dated": r.dated,
             }
             for r in claim.extra_relations
         ],

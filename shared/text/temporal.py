@@ -165,6 +165,10 @@ _LEAD_IN_RE = re.compile(
     r"with\s+effect\s+from|commencing(?:\s+(?:in|on))?)\s+)+$",
     re.I,
 )
+# "Back in 2024, …", "Way back in March": at a clause's opening the adverb belongs to the date
+# ("came back in May" keeps it: there it is the verb's).
+_BACK_OPENER_RE = re.compile(r"(?:^|[,;:(]|\b(?:and|but|so)\b)\s*((?:way\s+)?back\s+)$", re.I)
+_PREPOSITION_START_RE = re.compile(r"(?:in|on|at|during)\s", re.I)
 # "As of March": the month atom took "of" itself, so "as" is left before it.
 _AS_BEFORE_OF_RE = re.compile(r"\bas\s+$", re.I)
 _MODIFIER_AFTER_RE = re.compile(
@@ -208,7 +212,11 @@ def temporal_spans(text: str) -> list[tuple[int, int]]:
             continue  # "the Q3 launch", "our June date": part of a name, not a time adverbial
         if lead is None and text[start : start + 3].lower() == "of ":
             lead = _AS_BEFORE_OF_RE.search(text[:start])
-        spans.append((lead.start() if lead else start, end))
+        begin = lead.start() if lead else start
+        introduced = lead is not None or _PREPOSITION_START_RE.match(text, begin) is not None
+        if introduced and (back := _BACK_OPENER_RE.search(text[:begin])) is not None:
+            begin = back.start(1)
+        spans.append((begin, end))
     return spans
 
 

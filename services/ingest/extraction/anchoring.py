@@ -73,9 +73,7 @@ def governs(
         if (
             x.pos_ == "VERB"
             and x.dep_ in ("xcomp", "pcomp", "dobj", "ccomp")
-            and (
-                parent.lemma_.lower() in ATTITUDE_VERBS or parent.lower_ in _ATTITUDE_PREPOSITIONS
-            )
+            and (parent.lemma_.lower() in ATTITUDE_VERBS or parent.lower_ in _ATTITUDE_PREPOSITIONS)
         ):
             return False  # what a stance is about: "supports moving the launch to June"
         if parent.i == content.i:

@@ -53,6 +53,9 @@ class ExtractedRelation:
     subject_text: str
     predicate_text: str
     object_text: str
+    # False for a role an apposition describes ("Helga Brandt, head of research at Novalis,
+    # will join Quanta from 1 September"): held when said, not dated by the clause's event.
+    dated: bool = True
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ def extra_relations(
             resolved = obj is not None and obj.lower() != rel.object.tokens[0].lower_
             obj = without_possessive(obj) if obj and resolved else None
         if subject and obj and subject != obj and (subject, obj) != main:
-            found.append(ExtractedRelation(subject, rel.predicate, obj))
+            found.append(ExtractedRelation(subject, rel.predicate, obj, rel.dated))
     return tuple(dict.fromkeys(found))
 
 

@@ -31,6 +31,7 @@ from shared.text.units import TEAM_HEADS
 
 __all__ = [
     "PERSON_LABEL",
+    "TITLE_WORDS",
     "entity_label",
     "full_names",
     "lone_names",
@@ -306,7 +307,7 @@ def full_names(inp: ExtractionInput, doc: Any, known: dict[str, str]) -> list[st
 
 
 # Words titles use for the kind of document, never its topic ("Weekly status: Lighthouse").
-_TITLE_WORDS = frozenset(
+TITLE_WORDS = frozenset(
     {
         "re", "fwd", "fw", "weekly", "monthly", "quarterly", "daily", "status", "project",
         "report", "notes", "standup", "review", "sync", "call", "meeting", "update", "retro",
@@ -323,10 +324,10 @@ def title_topic(title: Any) -> str | None:
     "Kraków office"), else its first noun phrase ("Hiring committee — 3 September")."""
     if title.text.startswith("#"):
         return None  # a chat channel names a room, not a topic
-    words = [t for t in title if t.lower_ not in _TITLE_WORDS and not t.is_punct]
+    words = [t for t in title if t.lower_ not in TITLE_WORDS and not t.is_punct]
     for tok in words:
         if is_name(tok) and tok.ent_type_ not in ("DATE", "TIME", "CARDINAL", "PERCENT"):
-            span = [t for t in name_span(tok) or (tok,) if t.lower_ not in _TITLE_WORDS]
+            span = [t for t in name_span(tok) or (tok,) if t.lower_ not in TITLE_WORDS]
             while span and span[0].i > 0 and _title_word_of_name(title[span[0].i - 1]):
                 span.insert(0, title[span[0].i - 1])  # "Orbit Systems": "Orbit" read as a verb
             if len(span) == 1 and not _named_alone(span[0]):
@@ -343,7 +344,7 @@ def title_topic(title: Any) -> str | None:
             t
             for t in chunk
             if (t.pos_ in ("NOUN", "PROPN", "ADJ") or t.tag_ == "VBG")
-            and t.lower_ not in _TITLE_WORDS
+            and t.lower_ not in TITLE_WORDS
         ]
         core = [t for t in core if t.lower_ not in CALENDAR_WORDS and not t.like_num]
         # One common noun is no topic ("Team update", "Ops notes", "Staff sync"): it names
@@ -355,7 +356,7 @@ def title_topic(title: Any) -> str | None:
 
 def _title_word_of_name(tok: Any) -> bool:
     """A capitalised word right before a name in a title, which the NER left out of it."""
-    return bool(tok.text[:1].isupper() and tok.is_alpha and tok.lower_ not in _TITLE_WORDS)
+    return bool(tok.text[:1].isupper() and tok.is_alpha and tok.lower_ not in TITLE_WORDS)
 
 
 def _named_alone(tok: Any) -> bool:

@@ -59,6 +59,7 @@ class Relation:
     subject: Phrase | None
     predicate: str
     object: Phrase | None
+    dated: bool = True  # see `ExtractedRelation.dated`
 
 
 # "After six years at Tandem, Sofia joined Pellucid": a time spent somewhere, then a start.

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput, Span
+from services.ingest.extraction.dates import TimeWindow
+from services.ingest.extraction.mentions import TITLE_WORDS, title_topic
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 
-__all__ = ["RoleLine", "role_claim", "role_line"]
+__all__ = ["RoleLine", "heading_topic", "role_claim", "role_line"]
 
 # A role word and the verb of holding it.
 _ROLE_VERBS = {
@@ -44,6 +46,10 @@ _LINE_RE = re.compile(
     r"(?P<value>[^\n:]+?)\s*[.;]?\s*$"
 )
 _MAX_NAME_WORDS = 4
+# A value's trailing parenthesis that dates it: "(from 1 April)", "(since March)", "(as of 2 May)".
+_DATED_RE = re.compile(
+    r"\s*\((?P<when>(?:from|since|as\s+of|starting|effective)\s[^()]+)\)?\s*$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,31 @@ class RoleLine:
     holder: tuple[Any, ...]
     verb: str
     held_in: tuple[Any, ...] | None
+    since: str | None = None  # "Owner: Mei Lin (from 1 April)": when the holder took it
+
+
+_HEADING_WORDS = 5
+
+
+def heading_topic(sent: Any) -> str | None:
+    """The topic a heading line names for the key-value lines under it ("Project Kite" then
+    "Owner: Sven Dahl", "Status: amber"): a short capitalised line on its own, with no
+    punctuation, followed by a "Key: value" line. Its name, as a title's topic is read."""
+    words = [t for t in sent if not t.is_space]
+    if not words or len(words) > _HEADING_WORDS or not sent.text.endswith("\n"):
+        return None
+    if not words[0].text[:1].isupper() or any(t.is_punct and t.text != "&" for t in words):
+        return None
+    following = sent.doc[sent.end :]
+    if not following or _LINE_RE.match(following.text.split("\n", 1)[0]) is None:
+        return None
+    if ":" not in following.text.split("\n", 1)[0]:
+        return None
+    # "Project Heron": NER and the title reading may see no name in a common word ("heron").
+    named = title_topic(sent.as_doc())
+    if named is None and any(t.lower_ not in TITLE_WORDS for t in words) and len(words) > 1:
+        named = " ".join(t.text for t in words)
+    return named
 
 
 def role_line(sent: Any) -> RoleLine | None:
@@ -63,7 +94,11 @@ def role_line(sent: Any) -> RoleLine | None:
         return None
     base = sent.start_char
     key = _tokens_in(sent, base + match.start("key"), base + match.end("key"))
-    value = _tokens_in(sent, base + match.start("value"), base + match.end("value"))
+    value_end, since = match.end("value"), None
+    dated = _DATED_RE.search(match.group("value"))
+    if dated is not None:
+        value_end, since = match.start("value") + dated.start(), dated.group("when")
+    value = _tokens_in(sent, base + match.start("value"), base + value_end)
     if not key or not _one_person(value):
         return None
     split = next((i for i, t in enumerate(key) if t.lower_ in ("of", "for")), len(key))
@@ -77,7 +112,7 @@ def role_line(sent: Any) -> RoleLine | None:
     if held is None:
         modifiers = [t for t in role_part[:-1] if t.lower_ not in _KINDS]
         held = tuple(modifiers) or None
-    return RoleLine(tuple(value), verb, held)
+    return RoleLine(tuple(value), verb, held, since)
 
 
 def _tokens_in(sent: Any, start: int, end: int) -> list[Any]:
@@ -102,9 +137,11 @@ def role_claim(
     line: RoleLine,
     render: Callable[[Sequence[Any]], str],
     topic: str | None,
+    since: TimeWindow | None = None,
 ) -> ExtractedClaim | None:
     """The claim of a role line: the holder (short forms expanded) holds the role in what the
-    key names, else in the document's topic; None when neither names anything."""
+    key names, else in the document's topic; None when neither names anything. `since` is
+    the line's parenthesis resolved ("(from 1 April)"): the holding starts then."""
     held = render(line.held_in) if line.held_in else topic
     holder = render(line.holder)
     if not held or not holder:
@@ -118,10 +155,10 @@ def role_claim(
         char_end=span.char_end,
         source_span=text,
         evidence_spans=(span,),
-        claim_valid_from=None,
-        claim_valid_until=None,
-        claim_valid_precision="unknown",
-        claim_valid_kind=None,
+        claim_valid_from=since.valid_from if since else None,
+        claim_valid_until=since.valid_until if since else None,
+        claim_valid_precision=since.precision if since else "unknown",
+        claim_valid_kind="effective_period" if since else None,
         is_attributed=False,
         holder=None,
         polarity="positive",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.ingest.extraction.arguments import Phrase, entity_phrase, is_role_word
+from services.ingest.extraction.former import FORMERLY
 from services.ingest.extraction.moves import is_place, object_of
 from services.ingest.extraction.names import is_name, is_person, name_span
 from services.ingest.extraction.placement_changes import Relation
@@ -174,7 +175,12 @@ def with_roles(relation: Relation) -> list[Relation]:
         if phrase is None:
             continue
         for role in phrase.roles:
-            found.append(Relation(Phrase(phrase.tokens), role.predicate, Phrase(role.target)))
+            # A role held is described as of the telling; one given up ended by the clause's
+            # date ("Mina, previously at Larkspur, joined Northgate on 1 April").
+            held = not role.predicate.startswith(FORMERLY)
+            found.append(
+                Relation(Phrase(phrase.tokens), role.predicate, Phrase(role.target), not held)
+            )
     return found
 
 

@@ -55,7 +55,7 @@ from services.ingest.extraction.mentions import (
     title_topic,
 )
 from services.ingest.extraction.parse_repairs import repair_parse
-from services.ingest.extraction.role_lines import role_claim, role_line
+from services.ingest.extraction.role_lines import heading_topic, role_claim, role_line
 from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.sentence_boundaries import sentence_boundaries
 from services.ingest.extraction.successors import took_over_from
@@ -254,14 +254,22 @@ class RulesExtractor:
         lone = lone_names(doc, short_forms)
         addressed = addressee(doc, known, short_forms.expand, inp.speaker, inp.context)
         claims: list[ExtractedClaim] = []
+        document_topic = topic
         for sent in doc.sents:
+            heading = heading_topic(sent)
+            if heading is not None:  # "Project Kite" over "Owner: …", "Status: …" lines
+                topic = heading
+                continue
+            if topic is not document_topic and sent.text.strip() and _after_blank_line(sent):
+                topic = document_topic  # the heading's block ended
             found: list[tuple[ExtractedClaim, str]] = []
             line = role_line(sent)
             if line is not None:  # "Owner: Lucia Moreno": no clause the parser reads well
                 render = Rewriter(
                     named, inp.speaker, inp.document_title, inp.base_offset, short_forms, lone
                 ).render
-                claim = role_claim(inp, sent, line, partial(render, capitalise=False), topic)
+                since = self._dates.resolve(line.since, inp.said_on) if line.since else None
+                claim = role_claim(inp, sent, line, partial(render, capitalise=False), topic, since)
                 if claim is not None:
                     claims.append(claim)
                     continue
@@ -336,8 +344,8 @@ class RulesExtractor:
                 span = Span(m.char_start, m.char_end, m.name)
                 if span not in evidence:
                     evidence.append(span)
-        subject = subject_text(main.subject, rewriter, topic, inp, attribution)
-        obj = object_text(main.object, rewriter, topic, inp)
+        subject_name = subject_text(main.subject, rewriter, topic, inp, attribution)
+        object_name = object_text(main.object, rewriter, topic, inp)
         claim = ExtractedClaim(
             claim_text=claim_text,
             char_start=start,
@@ -351,10 +359,10 @@ class RulesExtractor:
             is_attributed=attribution is not None,
             holder=holder,
             polarity=polarity(clause, content, attribution),
-            subject_text=subject,
+            subject_text=subject_name,
             predicate_text=main.predicate,
-            object_text=obj,
-            extra_relations=extra_relations(frame, rewriter, (subject, obj)),
+            object_text=object_name,
+            extra_relations=extra_relations(frame, rewriter, (subject_name, object_name)),
         )
         return claim, content.lemma_.lower()
 
@@ -417,6 +425,11 @@ def _pronoun_subject(sent: Any) -> bool:
         t.dep_ in ("nsubj", "nsubjpass") and t.head.i == sent.root.i and t.lower_ in ("it", "they")
         for t in sent
     )
+
+
+def _after_blank_line(sent: Any) -> bool:
+    before: str = sent.doc.text[: sent.start_char]
+    return before.rstrip(" \t").endswith("\n\n")
 
 
 def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:

@@ -1,5 +1,6 @@
 """Sentence boundaries set before the parser (which respects them): a semicolon, a line
-ending in a full stop before a capitalised line, and the lines of a key-value list."""
+ending in a full stop before a capitalised line, and the lines of a key-value list; and where
+the parser may not cut: between a key and its value, inside a short line."""
 
 from __future__ import annotations
 
@@ -30,7 +31,52 @@ def sentence_boundaries(doc: Any) -> Any:
                 # ... and so are the lines of a list of keys and values ("Owner: Lucia
                 # Moreno" then "Status: green"), with or without full stops.
                 after.is_sent_start = True
+    for start in _line_starts(doc):
+        if _key_line(doc, start.i):
+            _keep_together(doc, start.i)
+        else:
+            _keep_short_line(doc, start.i)
     return doc
+
+
+# A line this short with no full stop inside is one unit: a heading ("Project Heron") the
+# parser cut in two, a name on its own.
+_SHORT_LINE = 5
+
+
+def _keep_short_line(doc: Any, start: int) -> None:
+    line = []
+    for tok in doc[start:]:
+        if tok.is_space:
+            break
+        line.append(tok)
+        if "\n" in tok.whitespace_ or len(line) > _SHORT_LINE:
+            break
+    if len(line) > _SHORT_LINE or any(t.text in ".!?;" for t in line[:-1]):
+        return
+    for tok in line[1:]:
+        if tok.is_sent_start is None:
+            tok.is_sent_start = False
+
+
+def _line_starts(doc: Any) -> list[Any]:
+    starts = [doc[0]] if len(doc) and not doc[0].is_space else []
+    for tok in doc[:-1]:
+        if "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
+            after = doc[tok.i + 1]
+            if not after.is_space:
+                starts.append(after)
+    return starts
+
+
+def _keep_together(doc: Any, start: int) -> None:
+    """A key and its value are one statement: the parser split "Owner:" from "Sven Dahl"."""
+    colon = next(t for t in doc[start : start + 5] if t.text == ":")
+    for tok in doc[start + 1 : colon.i + 3]:
+        if tok.is_space or "\n" in doc[tok.i - 1].whitespace_:
+            return
+        if tok.is_sent_start is None:
+            tok.is_sent_start = False
 
 
 def _key_line(doc: Any, start: int) -> bool:

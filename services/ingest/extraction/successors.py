@@ -60,7 +60,11 @@ def _departs(predicate: str) -> bool:
 
 
 def _succeeds(claim: ExtractedClaim, departure: ExtractedClaim, predicate: str) -> bool:
-    if predicate not in _SUCCESSIONS | _STEPPED or claim.polarity != "positive" or claim.is_attributed:
+    if (
+        predicate not in _SUCCESSIONS | _STEPPED
+        or claim.polarity != "positive"
+        or claim.is_attributed
+    ):
         return False
     if claim.char_start - departure.char_end > _REACH:
         return False

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.adjudicator.domain import ClaimView, EntityRef, Polarity, Window
+from services.adjudicator.domain import ClaimView, EntityRef, ExtraRelation, Polarity, Window
 from services.adjudicator.normalization import (
     CORE_PREDICATES,
     Normalizer,
@@ -569,7 +569,8 @@ def test_one_claim_stating_two_objects_of_one_predicate_holds_both(
     # Said together by one source, neither succeeds the other; a repeat is no second value.
     subject = text.split()[0]
     item = replace(
-        claim(text, subject, predicate, first), extra_relations=((subject, predicate, second),)
+        claim(text, subject, predicate, first),
+        extra_relations=(ExtraRelation(subject, predicate, second),),
     )
     relations = [
         a
@@ -641,3 +642,35 @@ def test_managing_a_thing_is_working_on_it_in_either_voice(
     stored = PredicateVocabulary().relation(subject, phrase, obj)
     assert stored is not None
     assert (stored[0], stored[1].predicate, stored[2]) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "dated"),
+    [
+        # "Priya Nair, CTO of Northwind, joins Lisbon's board from 1 May": the role is held now.
+        ("Priya Nair, CTO of Northwind, meets Ravi from 1 May.", "work at", False),
+        ("Priya Nair, head of sales at Northwind, meets Ravi from 1 May.", "work at", False),
+        # "previously at Northwind, joined … on 1 May": ended by the clause's date.
+        ("Priya Nair, previously at Northwind, meets Ravi from 1 May.", "formerly work at", True),
+    ],
+)
+def test_a_role_an_apposition_describes_is_held_as_of_the_telling_not_over_the_window(
+    text: str, extra: str, dated: bool
+) -> None:
+    item = replace(
+        claim(
+            text,
+            "Priya Nair",
+            "meets",
+            "Ravi",
+            window=Window(datetime(2026, 5, 1, tzinfo=UTC), None, "open"),
+        ),
+        extra_relations=(ExtraRelation("Priya Nair", extra, "Northwind", dated),),
+    )
+    (role,) = [
+        a
+        for a in Normalizer(PredicateVocabulary()).normalize_claim(item, resolve).assertions
+        if a.kind == "relation" and a.object_name == "Northwind"
+    ]
+    assert role.predicate == "works_for"
+    assert role.window.is_unknown is not dated

@@ -58,3 +58,52 @@ def test_a_key_before_a_clause_or_a_name_is_no_speaker(
 ) -> None:
     claims = _claims(extractor, text)
     assert claims and claims[0].subject_text == subject
+
+
+def _claims_under(extractor: RulesExtractor, text: str, title: str) -> list[ExtractedClaim]:
+    inp = ExtractionInput(text=text, said_on=SAID, document_title=title)
+    return extractor.extract_batch([inp])[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A name the small model does not know ("Sven Dahl") was split from its key.
+        ("Project Kite\nOwner: Sven Dahl\nStatus: amber",
+         [("Sven Dahl", "own", "Kite"), ("Kite", "be", None)]),
+        ("Payroll export\nDRI: Jonas Berg\nHealth: green",
+         [("Jonas Berg", "own", "Payroll export"), ("Payroll export", "be", None)]),
+        ("Project Kite\nOwner: Sven Dahl\n\nProject Heron\nLead: Mira Sato\nStatus: red",
+         [("Sven Dahl", "own", "Kite"), ("Mira Sato", "lead", "Project Heron"),
+          ("Project Heron", "be", None)]),
+    ],
+)  # fmt: skip
+def test_a_heading_line_names_what_the_key_value_lines_under_it_are_about(
+    extractor: RulesExtractor, text: str, expected: list[tuple[str, str, str | None]]
+) -> None:
+    claims = _claims_under(extractor, text, "Weekly status")
+    assert [(c.subject_text, c.predicate_text, c.object_text) for c in claims] == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "start"),
+    [
+        ("Owner: Mei Lin (from 1 April)", datetime(2026, 4, 1, tzinfo=UTC)),
+        ("Lead: Omar Haddad (since March)", datetime(2026, 3, 1, tzinfo=UTC)),
+        ("DRI: Ana Lima (as of 2 May)", datetime(2026, 5, 2, tzinfo=UTC)),
+    ],
+)
+def test_a_role_line_s_dating_parenthesis_starts_the_holding(
+    extractor: RulesExtractor, line: str, start: datetime
+) -> None:
+    said = datetime(2026, 6, 1, tzinfo=UTC)
+    inp = ExtractionInput(text=line, said_on=said, document_title="Project Kite status")
+    (claim,) = extractor.extract_batch([inp])[0]
+    assert (claim.subject_text, claim.object_text) == (line.split(": ")[1].split(" (")[0], "Kite")
+    assert (claim.claim_valid_from, claim.claim_valid_until) == (start, None)
+    assert claim.claim_text == line
+
+
+def test_a_colon_line_of_prose_keeps_its_own_sentences(extractor: RulesExtractor) -> None:
+    claims = _claims(extractor, "Note: the API freeze starts on 1 December. It ends on 5 January.")
+    assert len(claims) == 2

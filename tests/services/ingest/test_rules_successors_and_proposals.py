@@ -173,3 +173,25 @@ def test_an_attribute_belongs_to_its_owner_with_the_owner_s_modifiers(
 )
 def test_back_before_a_date_at_a_clause_opening_goes_with_the_date(text: str, label: str) -> None:
     assert strip_temporal(text) == label
+
+
+@pytest.mark.parametrize(
+    ("text", "organisation", "dated"),
+    [
+        ("Dr. Helga Brandt, head of research at Novalis Pharma, will join Quanta Bio as chief "
+         "scientist from 1 September.", "Novalis Pharma", False),
+        ("Kira Watts, the CTO of Lumio, spoke at the Nordic summit on 3 May.", "Lumio", False),
+        ("On 12 March, Arjun Mehta, VP of sales at Corvane, signed the renewal.", "Corvane",
+         False),
+        ("Mina Park, previously at Larkspur, joined Northgate on 1 April.", "Larkspur", True),
+    ],
+)  # fmt: skip
+def test_a_role_an_apposition_describes_is_not_dated_by_the_clause_s_event(
+    extractor: RulesExtractor, text: str, organisation: str, dated: bool
+) -> None:
+    # "head of research at Novalis Pharma … will join Quanta Bio from 1 September" placed her
+    # at Novalis from 1 September, beside Quanta: a conflict the text never states. A role
+    # given up ("previously at Larkspur") ended by the clause's date, so it keeps it.
+    (claim,) = _claims(extractor, text)
+    (role,) = [r for r in claim.extra_relations if r.object_text == organisation]
+    assert role.dated is dated
