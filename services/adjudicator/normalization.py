@@ -50,6 +50,13 @@ _DIRECTION_PARTICLES = frozenset({"over", "across", "back", "along", "down"})
 # "Rosa now works at Everly": a state said as the change it is, which succeeds the slot's
 # earlier value even when neither is dated (a start with no stated time).
 _NOW_RE = re.compile(r"\b(now|nowadays|these days)\b", re.IGNORECASE)
+# A view arrived at: "has warmed to", "came round to", "turned against", "soured on", "was won
+# over": the holder's stance changed, as "now supports" says.
+_CAME_TO_RE = re.compile(
+    r"\b(?:warm(?:ed|s)?\s+to|c(?:o|a)me\s+(?:a)?round\s+to|turn(?:ed|s)?\s+against|"
+    r"sour(?:ed|s)?\s+on|cool(?:ed|s)?\s+on|won\s+over|changed\s+(?:his|her|their|my|our)\s+mind)\b",
+    re.IGNORECASE,
+)
 # "is no longer with Acme", "doesn't work at Acme any more": an ending, not a denial.
 _NO_LONGER_RE = re.compile(r"\b(no longer|not any ?more|any ?more|no more)\b", re.IGNORECASE)
 # Cues that a relation holds beside the subject's others: a second employer is no successor.
@@ -508,7 +515,9 @@ class Normalizer:
                 label=observation_label(statement),
                 # "Omar now supports …": the new value of a stance or attribute says it is
                 # the change, so it succeeds an undated earlier value instead of rivalling it.
-                phase="start" if _NOW_RE.search(statement) else "state",
+                phase="start"
+                if _NOW_RE.search(statement) or _CAME_TO_RE.search(statement)
+                else "state",
             ),
         )
 

@@ -42,7 +42,7 @@ _STATUS_WORDS = (
 )
 _STATUS = re.compile(
     r"\b(?:is|are|was|were|be|been|being|remains?|remained|stays?|stayed|turned|turns|"
-    r"rated|marked|flagged|moved to|back to|now|status\s*[:\u2013\u2014-]|"
+    r"rated|marked|flagged|moved to|back to|now|(?:status|health)\s*[:\u2013\u2014-]|"
     # "status changed to green", "went to red", "flipped to amber", "was downgraded to at risk"
     r"(?:changed|changes|went|goes|gone|switched|flipped|shifted|dropped|set|upgraded|"
     r"downgraded|returned)\s+(?:from\s+(?:" + _STATUS_WORDS + r")\s+)?to)"
@@ -58,13 +58,19 @@ _STANCE_FOR = (
     # Coming to support it: "has come round to", "warmed to", "was won over to"
     r"(?:come|came|coming|comes)\s+(?:a)?round\s+to(?=\s+(?:\w+ing|it|the\s+(?:idea|plan|"
     r"proposal|policy|view|decision|move|change)s?)\b)|warm(?:ed|s)?\s+to|won\s+over\s+to|"
-    r"(?:is|are|was|were|been)\s+(?:now\s+)?(?:in favou?r of|for)"
+    r"(?:is|are|was|were|been)\s+(?:now\s+)?(?:in favou?r of|for)|"
+    # Keen on it: "is keen on", "is enthusiastic about", "is on board with"
+    r"(?:keen|enthusiastic)\s+(?:on|about)|on\s+board\s+with"
 )
 _STANCE_AGAINST = (
     rf"opposes|opposed|{_HOLDER}(?:oppose|reject|resist)|against|rejects|rejected|"
     r"objects? to|objected to|resists|resisted|(?:is|are|was|were|been)\s+(?:now\s+)?opposed to|"
     # Turning against it: "turned against", "soured on", "cooled on"
-    r"turn(?:ed|s)?\s+against|sour(?:ed|s)?\s+on|cool(?:ed|s)?\s+on"
+    r"turn(?:ed|s)?\s+against|sour(?:ed|s)?\s+on|cool(?:ed|s)?\s+on|"
+    # Doubting it: "is sceptical about", "is wary of", "has doubts about", "is not convinced by"
+    r"(?:sceptical|skeptical|doubtful|wary|unconvinced)\s+(?:about|of|on)|"
+    r"(?:has|have|had)\s+(?:serious\s+|real\s+|some\s+)?doubts\s+about|"
+    r"not\s+convinced\s+(?:by|of|about)"
 )
 _LEFT_STATUS = re.compile(rf"\bfrom\s+(?:{_STATUS_WORDS})\s+to\b")
 _STANCE = re.compile(rf"\b(?:({_STANCE_FOR})|({_STANCE_AGAINST}))\b")

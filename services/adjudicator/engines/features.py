@@ -44,7 +44,8 @@ _STOP_WORDS = (
     "had will would shall should can could may might must do does did this that these those it "
     "its as than then so not no never also just still now currently already yet its their his "
     "her our your my we they he she you i there here which who whom whose what when where how "
-    "into onto over under about after before during until since per via again"
+    "into onto over under about after before during until since per via again honestly "
+    "frankly basically actually really"
 )
 _STOP = frozenset(_STOP_WORDS.split())
 _TRANSITION = re.compile(
@@ -317,7 +318,12 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     values_conflict = bool(a_values) and bool(c_values) and not values_equal
     compatible = not values_conflict or correction >= 1.0
 
-    skeleton = same_predicate if relation else _similarity(a_skeleton, c_skeleton)
+    # "Status: amber" and "Status: green" of one thing: nothing names an attribute but the
+    # value's own kind, so the two are values of that one attribute.
+    bare_values = not a_skeleton and not c_skeleton and bool(a_values) and bool(c_values)
+    skeleton = (
+        same_predicate if relation else 1.0 if bare_values else _similarity(a_skeleton, c_skeleton)
+    )
     lexical = max(
         _similarity(_content_tokens(a_text, skeleton=False), _content_tokens(t, skeleton=False))
         for t in c_texts
@@ -371,7 +377,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         same_proposition = (skeleton if values_equal else skeleton**2) * float(compatible)
         # Another value of the same attribute: one statement's attribute words all recur in the
         # other's, whatever context the other adds ("since the pilot results", a reason).
-        contained = _containment(a_skeleton, c_skeleton)
+        contained = 1.0 if bare_values else _containment(a_skeleton, c_skeleton)
         rival = contained**2 * float(values_conflict) * float(correction < 1.0)
         unrelated = 0.0
 

@@ -59,3 +59,19 @@ def test_an_amount_in_a_currency_said_in_words_is_the_same_value_as_its_symbol(
 
 def test_a_weight_in_pounds_is_no_money() -> None:
     assert extract_values("3 pounds of flour") == [(3.0, "")]
+
+
+@pytest.mark.parametrize(
+    ("text", "direction"),
+    [
+        ("priya nair is sceptical about the snowflake migration", "against"),
+        ("the board is wary of a second price rise", "against"),
+        ("tomas has serious doubts about the reorg", "against"),
+        ("legal is not convinced by the new contract template", "against"),
+        ("ines is keen on moving standups to the afternoon", "for"),
+        ("finance is now on board with the travel policy", "for"),
+        ("jun is enthusiastic about the kafka pilot", "for"),
+    ],
+)
+def test_doubting_or_being_keen_on_a_proposal_is_a_stance(text: str, direction: str) -> None:
+    assert [c for _, c in find_categories(text)] == [Category("stance", direction)]

@@ -68,3 +68,20 @@ def test_another_value_in_a_disjoint_period_is_a_successive_value_not_another_oc
     stored_new = fact(assertion(new, "Acme", window=new_window), said=day(2026, 6, 2))
     earlier = assertion(old, "Acme", window=old_window, said=day(2026, 7, 1))
     assert decide(earlier, stored_new).action in ("supersede", "contradict_group")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Status: amber", "Status: green"),
+        ("Health - at risk", "Health - on track"),
+        ("RAG status: red", "RAG status: amber"),
+    ],
+)
+def test_two_status_lines_of_one_thing_are_values_of_its_status(old: str, new: str) -> None:
+    # A status line under a heading says nothing but the value: its skeleton is empty, so
+    # the two looked unrelated and neither grouped nor ordered.
+    stored = fact(assertion(old, "Acme"), said=day(2026, 3, 2))
+    decision = decide(assertion(new, "Acme", said=day(2026, 4, 6)), stored)
+    assert (decision.action, decision.candidate_id) == ("contradict_group", "fact-1")
+    assert decide(assertion(old, "Acme", said=day(2026, 4, 6)), stored).action == "confirm"

@@ -674,3 +674,21 @@ def test_a_role_an_apposition_describes_is_held_as_of_the_telling_not_over_the_w
     ]
     assert role.predicate == "works_for"
     assert role.window.is_unknown is not dated
+
+
+@pytest.mark.parametrize(
+    ("text", "phase"),
+    [
+        ("Ravi has warmed to the four-day week.", "start"),
+        ("Ravi came round to splitting the monolith.", "start"),
+        ("Ravi has soured on the rebrand.", "start"),
+        ("Ravi changed his mind about the offsite.", "start"),
+        ("Ravi supports the four-day week.", "state"),
+    ],
+)
+def test_a_view_arrived_at_announces_the_change_of_stance(text: str, phase: str) -> None:
+    # Undated, said later: only a value that says it is the change succeeds the earlier one.
+    (observation,) = (
+        Normalizer(PredicateVocabulary()).normalize_claim(claim(text, "Ravi"), resolve).assertions
+    )
+    assert observation.phase == phase
