@@ -16,7 +16,7 @@ import json
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -73,13 +73,19 @@ class _Stored:
     superseded_by: UUID | None
     group_id: UUID | None
     starts: list[tuple[datetime, str, datetime | None]]  # (start, precision, said on)
-    ends: list[tuple[datetime, str]]
+    ends: list[tuple[datetime, str, datetime | None]]  # (end, precision, said on)
     said: list[datetime]
     concurrent: bool = False
     announces_change: bool = False
+    # When sources said the ending did not or will not happen ("is not leaving Acme after
+    # all", "never left"): an end said before that is withdrawn, whichever arrived first.
+    ending_denied: list[datetime] = field(default_factory=list)
 
     def member(self) -> SlotMember:
-        end = min(self.ends) if self.ends else None
+        standing = [
+            e for e in self.ends if not any(e[2] is None or d > e[2] for d in self.ending_denied)
+        ]
+        end = min(standing)[:2] if standing else None
         # The start the latest testimony states: a later source that dates the same value
         # differently ("her start date was 7 April, not 1 April") corrects the earlier ones.
         # By said-on time, so arrival order does not matter; the earliest start breaks ties.
@@ -151,7 +157,9 @@ async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) 
             and (r.a_from is None or r.a_until is None or r.a_until - r.a_from <= _ONE_DAY)
         )
         if r.a_until is not None and not event_value:
-            item.ends.append((r.a_until, r.a_precision))
+            item.ends.append((r.a_until, r.a_precision, r.asserted_at))
+        elif r.phase == "end" and r.a_from is None and r.asserted_at is not None:
+            item.ending_denied.append(r.asserted_at)  # "never left Acme": the normaliser's
         if r.asserted_at is not None:
             item.said.append(r.asserted_at)
         item.concurrent |= bool(r.concurrent)

@@ -277,3 +277,64 @@ async def test_an_ended_older_value_arriving_last_precedes_the_undated_one_in_an
         twenty["id"],
     )
     assert all(f["contradiction_group_id"] is None for f in facts.values())
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+@pytest.mark.parametrize(
+    "denial",
+    [
+        "Update: Omar Said is not leaving Acme after all.",
+        "Omar Said will not be leaving Acme.",
+        "Correction to last week's note: Omar Said hasn't left Acme.",
+    ],
+)
+async def test_an_ending_denied_later_is_withdrawn_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, denial: str, reverse: bool
+) -> None:
+    # The announced ending closed the employment and the denial only confirmed it, closed.
+    said = [
+        ("Omar Said is leaving Acme at the end of March.", day(2026, 2, 10), "positive",
+         day(2026, 3, 31)),
+        (denial, day(2026, 2, 12), "negative", None),
+    ]  # fmt: skip
+    docs = []
+    for index in (1, 0) if reverse else (0, 1):
+        text, when, polarity, last_day = said[index]
+        doc = await corpus.document(f"team update {index}")
+        await corpus.claim(
+            doc, text, "Omar Said", "leave", "Acme", said=when, polarity=polarity,
+            valid_from=last_day, valid_until=last_day,
+            precision="day" if last_day else "unknown", kind="event_time" if last_day else None,
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    (job,) = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert (job["label"], job["valid_until"], job["evidence_count"]) == (
+        "Omar Said works for Acme",
+        None,
+        2,
+    )
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+async def test_an_ending_said_after_its_denial_stands(
+    adj_service: AdjudicationService, corpus: Any, reverse: bool
+) -> None:
+    # Not leaving in February, then leaving after all in May: the later ending holds.
+    said = [
+        ("Omar Said is not leaving Acme.", day(2026, 2, 12), "negative", None),
+        ("Omar Said left Acme on 29 May.", day(2026, 6, 1), "positive", day(2026, 5, 29)),
+    ]  # fmt: skip
+    docs = []
+    for index in (1, 0) if reverse else (0, 1):
+        text, when, polarity, last_day = said[index]
+        doc = await corpus.document(f"team update {index}")
+        await corpus.claim(
+            doc, text, "Omar Said", "leave", "Acme", said=when, polarity=polarity,
+            valid_from=last_day, valid_until=last_day,
+            precision="day" if last_day else "unknown", kind="event_time" if last_day else None,
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    (job,) = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert job["valid_until"] == day(2026, 5, 30)
