@@ -197,7 +197,7 @@ def split_clauses(sent: Any) -> list[Clause]:
     clauses = []
     for (head, shared), s, e in zip(heads, starts, ends, strict=True):
         toks = [doc[i] for i in range(s, e)]
-        while toks and (toks[-1].is_punct or toks[-1].dep_ == "cc" or toks[-1].is_space):
+        while toks and (_trailing_mark(toks[-1]) or toks[-1].dep_ == "cc" or toks[-1].is_space):
             if toks[-1].text in ("?", "!", ".") and toks[-1].i == sent.end - 1:
                 break  # keep the sentence's own final mark in the span
             toks.pop()
@@ -218,6 +218,12 @@ def split_clauses(sent: Any) -> list[Clause]:
     return clauses + _relative_clauses(sent)
 
 
+def _trailing_mark(tok: Any) -> bool:
+    """Punctuation a clause's span drops at its end; a percent sign is the value's unit
+    ("churn was 2.1%" without a full stop lost its "%")."""
+    return bool(tok.is_punct) and tok.text not in ("%", "‰")
+
+
 _RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whose"})
 
 
@@ -233,7 +239,7 @@ def _relative_clauses(sent: Any) -> list[Clause]:
         if pronoun is None or pronoun.lower_ not in _RELATIVE_PRONOUNS or not is_name(antecedent):
             continue
         tokens = [t for t in sorted(verb.subtree, key=lambda t: t.i) if t.i > pronoun.i]
-        while tokens and (tokens[-1].is_punct or tokens[-1].is_space):
+        while tokens and (_trailing_mark(tokens[-1]) or tokens[-1].is_space):
             tokens.pop()
         if tokens:
             name = name_span(antecedent) or (antecedent,)

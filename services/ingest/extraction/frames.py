@@ -365,7 +365,12 @@ def read_frame(
         changed_phrase = entity_phrase(changed, inside, anchor_possessor=True)
         attribute = changed.lemma_.lower() in ATTRIBUTE_HEADS
         unnamed_agent = subj_tok is None or subj_tok.pos_ == "PRON"
-        if (unnamed_agent and (attribute or entity_like(changed_phrase))) or (
+        # "we raised the free tier to 5 projects": a described setting ("the free tier") is
+        # what changed, as "The free tier allows 3 projects" says of it.
+        described = any(
+            c.dep_ in ("det", "amod") and c.lower_ not in ("a", "an") for c in changed.children
+        ) and any(c.dep_ == "amod" for c in changed.children)
+        if (unnamed_agent and (attribute or described or entity_like(changed_phrase))) or (
             attribute and entity_like(changed_phrase)
         ):
             subject, obj = changed_phrase, None

@@ -4,6 +4,7 @@ the parser may not cut: between a key and its value, inside a short line."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 __all__ = ["sentence_boundaries"]
@@ -22,7 +23,13 @@ def sentence_boundaries(doc: Any) -> Any:
             # its full stop.
             before = tok if not tok.is_space else doc[tok.i - 1] if tok.i else None
             after = next((t for t in doc[tok.i + 1 :] if not t.is_space), None)
-            if (
+            if before is not None and after is not None and _list_item(tok, before, after):
+                # "- Chloe to own the shortlist" / "- budget is $80k": the bullets were masked
+                # to spaces before the parse, so an item shows as an indented line. The
+                # parser may not cut the item in two ("Chloe to own" | "the shortlist").
+                after.is_sent_start = True
+                _keep_line(doc, after.i)
+            elif (
                 before is not None
                 and after is not None
                 and after.text[:1].isupper()
@@ -57,6 +64,29 @@ def _keep_short_line(doc: Any, start: int) -> None:
     for tok in line[1:]:
         if tok.is_sent_start is None:
             tok.is_sent_start = False
+
+
+# Words a hard-wrapped line may end in mid-phrase: the indented line after them runs on.
+_RUNS_ON = frozenset({",", "and", "or", "but", "to", "the", "a", "an", "of", "for", "with", "in"})
+
+
+def _keep_line(doc: Any, start: int) -> None:
+    """No sentence starts inside the line from `start`, except after its own full stops."""
+    for tok in doc[start + 1 :]:
+        if tok.is_space or "\n" in doc[tok.i - 1].whitespace_:
+            return
+        if doc[tok.i - 1].text in ".!?;":
+            continue
+        if tok.is_sent_start is None:
+            tok.is_sent_start = False
+
+
+def _list_item(newline: Any, before: Any, after: Any) -> bool:
+    """Whether the line after `newline` is an item of a list (indented: its bullet masked)."""
+    text = newline.text if newline.is_space else newline.whitespace_
+    if not re.search(r"\n[ \t]{2,}$", text):
+        return False
+    return after.text[:1].isupper() or before.lower_ not in _RUNS_ON
 
 
 def _line_starts(doc: Any) -> list[Any]:
