@@ -71,7 +71,7 @@ _ATTACHED = (
 _COLUMNS = (
     "f.id, f.namespace, f.kind, f.subject_entity_id, f.predicate, f.object_entity_id,"
     " f.statement, f.label, f.valid_from, f.valid_until, f.valid_precision,"
-    " f.contradiction_group_id, f.slot_id, f.created_at,"
+    " f.contradiction_group_id, f.slot_id, f.valid_kind, f.created_at,"
     " coalesce(CAST(1.0 AS float8) - (f.embedding <=> CAST(:vector AS vector)),"
     " CAST(0.0 AS float8)) AS similarity"
 )
@@ -278,6 +278,7 @@ async def load_candidates(
             similarity=max(0.0, min(1.0, float(row.similarity))),
             polarity=as_type(Polarity, row.polarity or "positive"),
             slot_id=str(row.slot_id) if row.slot_id else None,
+            valid_kind=row.valid_kind,
         )
         for row in rows
     ]

@@ -257,6 +257,8 @@ class CandidateFact:
     polarity: Polarity = "positive"
     # Successive values of one attribute share a slot (see shared/beliefs/timeline.py).
     slot_id: str | None = None
+    # What the fact's window describes (`facts.valid_kind`, from its claims), None if unknown.
+    valid_kind: str | None = None
 
     @property
     def is_state(self) -> bool:

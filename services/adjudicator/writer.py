@@ -237,7 +237,13 @@ class FactWriter:
         for one cutover) stay a contradiction."""
         if assertion.kind != "observation":
             return None
-        if assertion.claim.window_kind not in STATE_WINDOW_KINDS and not candidate.is_state:
+        # Either side a state, whichever arrived first: "Budget for Q2 is $80k" (a measured
+        # value) and "Budget cut to $60k on 27 February" (an event) joined a slot when the
+        # value arrived second and stayed a bare contradiction when it arrived first.
+        candidate_state = candidate.is_state or (
+            candidate.valid_kind is not None and candidate.valid_kind != "event_time"
+        )
+        if assertion.claim.window_kind not in STATE_WINDOW_KINDS and not candidate_state:
             return None
         slot = uuid.UUID(candidate.slot_id) if candidate.slot_id else uuid.uuid4()
         self.slots.add(SlotKey(slot_id=slot))

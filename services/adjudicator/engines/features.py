@@ -332,8 +332,11 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     schedule = bool(_SCHEDULE.search(a_low))
     # "Moved to the search team in June" is an event, but the relation it yields is a state.
     a_state = relation and (assertion.predicate or "") in STATE_PREDICATES
+    # "jumped to 52 on 14 April", "was cut to $60k on 27 February": an event that sets the
+    # attribute's next value, which then holds; a state's change, not an occurrence.
+    sets_value = not relation and bool(_VALUE_SET.search(a_low))
     a_event = (assertion.claim.window_kind == "event_time" or bool(_EVENT.search(a_low))) and (
-        not schedule and not a_state
+        not schedule and not a_state and not sets_value
     )
     c_event = bool(_EVENT.search(c_low)) and not _SCHEDULE.search(candidate.statement.lower())
     starts_differ = (

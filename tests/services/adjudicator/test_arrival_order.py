@@ -338,3 +338,52 @@ async def test_an_ending_said_after_its_denial_stands(
     await run(adj_service, corpus, *docs)
     (job,) = [f for f in await corpus.facts() if f["invalidated_at"] is None]
     assert job["valid_until"] == day(2026, 5, 30)
+
+
+_EVENT_AND_MEASURE = {
+    "budget": (
+        "Q2 budget",
+        ("Budget for Q2 is $80k.", "is", day(2026, 4, 1), day(2026, 6, 30), "quarter",
+         "measurement_period"),
+        ("Budget cut to $60k on 27 February.", "cut to", day(2026, 2, 27), day(2026, 2, 27),
+         "day", "event_time"),
+    ),
+    "headcount": (
+        "Support team",
+        ("Support headcount in March was 40.", "was", day(2026, 3, 1), day(2026, 3, 31),
+         "month", "measurement_period"),
+        ("Support headcount jumped to 52 on 14 April.", "jumped to", day(2026, 4, 14),
+         day(2026, 4, 14), "day", "event_time"),
+    ),
+    "price": (
+        "Pro plan",
+        ("In 2025 the Pro plan was $20 a month.", "was", day(2025, 1, 1), day(2025, 12, 31),
+         "year", "effective_period"),
+        ("The Pro plan was repriced to $25 a month on 2 January 2026.", "was repriced to",
+         day(2026, 1, 2), day(2026, 1, 2), "day", "event_time"),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+@pytest.mark.parametrize("attribute", sorted(_EVENT_AND_MEASURE))
+async def test_an_event_value_and_a_measured_value_share_the_slot_in_any_order(
+    adj_service: AdjudicationService, corpus: Any, attribute: str, reverse: bool
+) -> None:
+    # Read the event second, it joined no slot (only a state assertion or a state candidate
+    # could open one) and stayed a bare contradiction; read first, the timeline ordered them.
+    subject, *said = _EVENT_AND_MEASURE[attribute]
+    docs = []
+    for index in (1, 0) if reverse else (0, 1):
+        text, predicate, start, last_day, precision, kind = said[index]
+        doc = await corpus.document(f"{attribute} note {index}")
+        await corpus.claim(
+            doc, text, subject, predicate, None, said=day(2026, 5, 1 + index),
+            valid_from=start, valid_until=last_day, precision=precision, kind=kind,
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    facts = [f for f in await corpus.facts() if f["invalidated_at"] is None]
+    assert len(facts) == 2
+    assert all(f["contradiction_group_id"] is None for f in facts)
+    assert sorted(f["superseded_by_fact_id"] is None for f in facts) == [False, True]
