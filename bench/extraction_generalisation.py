@@ -18,6 +18,7 @@ from typing import Any
 
 from services.adjudicator.normalization import PredicateVocabulary
 from services.ingest.extraction.base import ClaimExtractor, ExtractedClaim, ExtractionInput
+from services.ingest.extraction.signatures import author
 
 __all__ = [
     "DATA_DIR",
@@ -84,17 +85,22 @@ def load_half(half: str, data_dir: Path = DATA_DIR) -> list[GeneralisationRow]:
     if half not in HALVES:
         raise ValueError(f"unknown half {half!r}; expected one of {HALVES}")
     path = data_dir / f"claims_generalisation_{half}.jsonl"
+    raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    # As the pipeline does: the document's writer (an email's signature) is every prose
+    # passage's `author`; a document is its rows' texts in order.
+    texts: dict[str, list[str]] = {}
+    for r in raw:
+        texts.setdefault(r["document_id"], []).append(r["text"])
+    writers = {doc: author("\n\n".join(parts)) for doc, parts in texts.items()}
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        r = json.loads(line)
+    for r in raw:
         inp = ExtractionInput(
             text=r["text"],
             said_on=_instant(r["said_on"]),
             speaker=r["speaker"],
             document_title=r["document_title"],
             context=r["context"],
+            author=None if r["speaker"] else writers[r["document_id"]],
         )
         rows.append(
             GeneralisationRow(

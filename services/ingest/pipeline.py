@@ -25,6 +25,7 @@ from services.ingest.chunking import ChunkSpan, chunk_conversation, chunk_prose
 from services.ingest.config import IngestSettings
 from services.ingest.domain import normalize_claim_text, stored_text
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.signatures import author
 from services.ingest.formats import Turn, classify, normalize_media_type, parse_turns
 from services.ingest.runtime import ModelRuntime
 from services.ingest.segments import segments
@@ -300,6 +301,7 @@ class Pipeline:
             return text[max(0, start - context_chars) : start] or None
 
         passages: list[_Passage] = []
+        writer = None if turns else author(text)  # whom "I" means in an email's paragraphs
         for index in todo:
             chunk = chunks[index]
             if turns:
@@ -330,6 +332,7 @@ class Pipeline:
                         document_title=document.title,
                         context=context(paragraph_start + start),
                         base_offset=paragraph_start + start,
+                        author=writer,
                     )
                     passages.append(_Passage(index, inp, None))
         return passages

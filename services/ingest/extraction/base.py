@@ -33,6 +33,9 @@ class ExtractionInput:
     document_title: str | None = None
     context: str | None = None
     base_offset: int = 0
+    # Who wrote the document (an email's signature or "From:" line): whom "I" and "my" mean
+    # in a passage that has no speaker of its own.
+    author: str | None = None
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ from services.ingest.extraction.parse_repairs import repair_parse
 from services.ingest.extraction.role_lines import heading_topic, role_claim, role_line
 from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.sentence_boundaries import sentence_boundaries
+from services.ingest.extraction.signatures import signature, signature_claim
 from services.ingest.extraction.successors import took_over_from
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
@@ -154,8 +155,9 @@ class RulesExtractor:
                     )
                     known.setdefault(name, label)
         for inp in inputs:
-            if inp.speaker:
-                known[inp.speaker] = PERSON_LABEL
+            for person in (inp.speaker, inp.author):
+                if person:
+                    known[person] = PERSON_LABEL
         titles = sorted({i.document_title for i in inputs if i.document_title})
         topics = dict(
             zip(
@@ -253,9 +255,15 @@ class RulesExtractor:
         named = before + mentions(inp, doc, known, short_forms.expand, topic)
         lone = lone_names(doc, short_forms)
         addressed = addressee(doc, known, short_forms.expand, inp.speaker, inp.context)
+        first_person = inp.speaker or inp.author
         claims: list[ExtractedClaim] = []
+        signed = signature(inp.text)
+        if signed is not None and signed.organisation is not None:
+            claims.append(signature_claim(inp, signed))
         document_topic = topic
         for sent in doc.sents:
+            if signed is not None and sent.start_char >= signed.start:
+                break  # "Best, / Nadia Rahman / Head of Partnerships, Tessel Labs": read above
             heading = heading_topic(sent)
             if heading is not None:  # "Project Kite" over "Owner: …", "Status: …" lines
                 topic = heading
@@ -266,7 +274,7 @@ class RulesExtractor:
             line = role_line(sent)
             if line is not None:  # "Owner: Lucia Moreno": no clause the parser reads well
                 render = Rewriter(
-                    named, inp.speaker, inp.document_title, inp.base_offset, short_forms, lone
+                    named, first_person, inp.document_title, inp.base_offset, short_forms, lone
                 ).render
                 since = self._dates.resolve(line.since, inp.said_on) if line.since else None
                 claim = role_claim(inp, sent, line, partial(render, capitalise=False), topic, since)
@@ -276,7 +284,7 @@ class RulesExtractor:
             for clause in split_clauses(sent):
                 rewriter = Rewriter(
                     named,
-                    inp.speaker,
+                    first_person,
                     inp.document_title,
                     inp.base_offset,
                     short_forms,

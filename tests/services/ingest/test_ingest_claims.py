@@ -198,3 +198,30 @@ async def test_watch_readiness_sends_everything_first_and_ends_settled(
         assert version.ready and not version.dead_lettered and version.claim_count >= 1
         assert [s.stage for s in version.stages] == [1, 2, 3, 4, 5]
         assert {s.status for s in version.stages} == {document_pb2.STAGE_STATUS_SUCCEEDED}
+
+
+EMAIL = (
+    "Subject: Moving on\n\nHi all,\n\nI joined the Platform team on 1 June and my manager is now"
+    " Dana Kim.\n\nThanks,\nLena Vogt\nStaff Engineer, Orbit Systems"
+)
+
+
+async def test_an_email_s_first_person_is_its_signer_and_the_signature_places_them(
+    ingest, namespace: str
+) -> None:
+    # "I" had no one to be about: an email's paragraphs have no speaker of their own.
+    result = await ingest.ingest(
+        namespace, EMAIL, media_type="text/plain", title="Moving on", source_modified_time=said_on()
+    )
+    await ingest.settle(namespace, [result.version_id])
+    text = await stored_text(ingest, result.version_id)
+    claims = await version_claims(ingest, namespace, result.version_id)
+    joined = next(c for c in claims if "Platform team" in c.source_span)
+    assert joined.claim_text.startswith("Lena Vogt joined the Platform team")
+    signed = [c for c in claims if c.source_span == "Staff Engineer, Orbit Systems"]
+    assert signed and text[signed[0].char_start : signed[0].char_end] == signed[0].source_span
+    subjects = await ingest.rows(
+        "SELECT subject_text, predicate_text, object_text FROM claims WHERE id = :c",
+        c=signed[0].id,
+    )
+    assert subjects == [("Lena Vogt", "work for", "Orbit Systems")]

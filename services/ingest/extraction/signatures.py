@@ -1,0 +1,178 @@
+"""Who wrote an email, and the post its signature gives them.
+
+An email says "I" for its writer and names them only at the end ("Best,\nNadia Rahman\nHead of
+Partnerships, Tessel Labs") or in its "From:" line. Without that, "I joined Tessel in March"
+had no one to be about. `author` reads the writer's name from the document's text (the
+pipeline passes it with every prose passage, so first-person words resolve to it, as a
+conversation turn's speaker does); `signature` finds the signature block itself, whose post
+line ("Head of Partnerships, Tessel Labs", "CFO | Kavli Partners", "Senior Engineer at Orbit
+Systems", or the post and the organisation on two lines) says where the writer works. Read
+off the lines' shape: a closing word on its own line, a name of one to four capitalised words
+that opens with a common given name, then at most two short lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput, Span
+from shared.entities.given_names import is_given_name
+
+__all__ = ["Signature", "author", "signature", "signature_claim"]
+
+_CLOSING_RE = re.compile(
+    r"(?im)^[ \t]*(?:best(?:\s+regards|\s+wishes)?|kind\s+regards|warm(?:est)?\s+regards|"
+    r"regards|many\s+thanks|thanks(?:\s+(?:again|all|everyone|so\s+much))?|thank\s+you|cheers|"
+    r"sincerely|yours\s+sincerely|all\s+the\s+best|speak\s+soon|talk\s+soon|take\s+care|"
+    r"with\s+thanks)[ \t]*[,.!]?[ \t]*\n"
+)
+_CLOSING_WORDS = (
+    r"best(?:\s+regards|\s+wishes)?|kind\s+regards|warm(?:est)?\s+regards|regards|many\s+thanks|"
+    r"thanks(?:\s+(?:again|all|everyone|so\s+much))?|thank\s+you|cheers|sincerely|"
+    r"all\s+the\s+best|speak\s+soon|talk\s+soon|take\s+care|with\s+thanks"
+)
+_INLINE_RE = re.compile(
+    rf"(?im)^[ \t]*(?:{_CLOSING_WORDS})[ \t]*[,.!][ \t]*"
+    r"(?P<name>[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3})[ \t]*\.?[ \t]*$"
+)
+_NAME_RE = re.compile(r"(?P<name>[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3})[ \t]*$")
+_FROM_RE = re.compile(
+    r"(?im)^[ \t]*from[ \t]*:[ \t]*\"?(?P<name>[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3})\"?"
+    r"[ \t]*(?:<[^>\n]*>)?[ \t]*$"
+)
+# "Head of Partnerships, Tessel Labs", "CFO | Kavli Partners", "Senior Engineer at Orbit".
+_POST_SPLIT_RE = re.compile(r"\s*(?:,|\||·|•|–|—|\s-\s|\s@\s|\sat\s)\s*")
+_POST_WORDS_RE = re.compile(
+    r"(?i)\b(?:head|director|manager|lead|engineer|founder|co-founder|ceo|cto|cfo|coo|cmo|"
+    r"cpo|ciso|vp|vice\s+president|president|partner|analyst|designer|officer|counsel|"
+    r"consultant|scientist|architect|specialist|coordinator|recruiter|associate|chair|"
+    r"principal|developer|executive|advisor|adviser|editor|researcher|administrator|"
+    r"accountant|controller|strategist|marketer|intern)s?\b"
+)
+_MAX_POST_CHARS = 80
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The writer's name, where it and the block start, and the organisation the post names
+    (None when the block gives no post at an organisation) with that line's span."""
+
+    name: str
+    start: int
+    name_start: int
+    organisation: str | None = None
+    post_start: int = 0
+    post_end: int = 0
+
+
+def author(text: str) -> str | None:
+    """The writer an email's text names: its signature's name, else its "From:" line's."""
+    found = signature(text)
+    if found is not None:
+        return found.name
+    header = _FROM_RE.search(text)
+    if header is not None and is_given_name(header.group("name").split()[0].lower()):
+        return header.group("name")
+    return None
+
+
+def signature(text: str) -> Signature | None:
+    """The last signature block in `text`: a closing line, then the name line, then posts;
+    or the closing and the name on one line ("Best, Aoife", "Thanks, Priya")."""
+    inline = list(_INLINE_RE.finditer(text))
+    if inline and not text[inline[-1].end() :].strip():
+        last = inline[-1]
+        if _person(last.group("name")):
+            return Signature(last.group("name"), last.start(), last.start("name"))
+    closings = list(_CLOSING_RE.finditer(text))
+    if not closings:
+        return None
+    closing = closings[-1]
+    lines = _lines_after(text, closing.end())
+    if not lines or len(lines) > 3:
+        return None
+    name_start, name_line = lines[0]
+    match = _NAME_RE.fullmatch(name_line.strip())
+    if match is None or not _person(match.group("name")):
+        return None
+    name = match.group("name")
+    found = Signature(name, closing.start(), name_start + name_line.index(name))
+    organisation = _organisation([line for _, line in lines[1:]])
+    if organisation is None:
+        return found
+    post_start = lines[1][0]
+    post_end = lines[-1][0] + len(lines[-1][1].rstrip())
+    return Signature(name, found.start, found.name_start, organisation, post_start, post_end)
+
+
+# Who a closing may be signed by that is no person: "Thanks, Team", "Cheers, Everyone".
+_GROUPS = frozenset({"team", "all", "everyone", "everybody", "folks", "both", "guys", "y'all"})
+_UNITS = frozenset({"team", "group", "crew", "squad", "department", "desk", "office", "hq"})
+
+
+def _person(name: str) -> bool:
+    """A name signed after a closing word: a known given name, or any capitalised name that
+    is no group ("Best, Aoife": the given-name list cannot know every name)."""
+    words = [w.lower() for w in name.split()]
+    if words[0] in ("the", "a", "an", "your", "our") or set(words) & _UNITS:
+        return False  # "The Platform Team", "Support Desk"
+    return is_given_name(words[0]) or (words[0] not in _GROUPS and not name.isupper())
+
+
+def _lines_after(text: str, start: int) -> list[tuple[int, str]]:
+    """The non-empty lines from `start` to the text's end, with their offsets."""
+    found = []
+    position = start
+    for line in text[start:].split("\n"):
+        if line.strip():
+            found.append((position + len(line) - len(line.lstrip()), line.strip()))
+        position += len(line) + 1
+    return found
+
+
+def _organisation(posts: list[str]) -> str | None:
+    """The organisation a signature's post lines name, if one of them is a post."""
+    if not posts or any(len(p) > _MAX_POST_CHARS for p in posts):
+        return None
+    if len(posts) == 2 and _POST_WORDS_RE.search(posts[0]) and _named(posts[1]):
+        return posts[1]  # "VP Sales" / "Northwind Logistics"
+    parts = _POST_SPLIT_RE.split(posts[0], maxsplit=1)
+    if len(parts) == 2 and _POST_WORDS_RE.search(parts[0]) and _named(parts[1]):
+        return parts[1].strip()
+    return None
+
+
+def _named(text: str) -> bool:
+    """Capitalised words only: the name of an organisation, not a phrase."""
+    words = text.strip().split()
+    return 0 < len(words) <= 5 and all(w[:1].isupper() or w in ("&", "of", "and") for w in words)
+
+
+def signature_claim(inp: ExtractionInput, signed: Signature) -> ExtractedClaim:
+    """ "Nadia Rahman works for Tessel Labs", spanning the post line(s), said when the email
+    was; the name is evidence too."""
+    assert signed.organisation is not None
+    post = inp.text[signed.post_start : signed.post_end]
+    start = inp.base_offset + signed.post_start
+    name_start = inp.base_offset + signed.name_start
+    return ExtractedClaim(
+        claim_text=f"{signed.name}: {' '.join(post.split())}",
+        char_start=start,
+        char_end=start + len(post),
+        source_span=post,
+        evidence_spans=(
+            Span(start, start + len(post), post),
+            Span(name_start, name_start + len(signed.name), signed.name),
+        ),
+        claim_valid_from=None,
+        claim_valid_until=None,
+        claim_valid_precision="unknown",
+        claim_valid_kind=None,
+        is_attributed=False,
+        holder=None,
+        polarity="positive",
+        subject_text=signed.name,
+        predicate_text="work for",
+        object_text=signed.organisation,
+    )

@@ -1,0 +1,90 @@
+"""An email's writer from its signature or "From:" line, and the post the signature gives,
+in sign-offs written apart from the rules (issue 16 class 5: "I" in an email named no one)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.ingest.extraction.base import ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.signatures import author, signature
+
+SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "organisation"),
+    [
+        ("Great to meet you.\n\nBest,\nNadia Rahman\nHead of Partnerships, Tessel Labs",
+         "Nadia Rahman", "Tessel Labs"),
+        ("Numbers attached.\n\nThanks all,\nJonas Berg\nCFO | Kavli Partners", "Jonas Berg",
+         "Kavli Partners"),
+        ("See you Monday.\n\nCheers,\nMira Sato\nSenior Engineer at Orbit Systems", "Mira Sato",
+         "Orbit Systems"),
+        ("Deck below.\n\nKind regards,\nTom Hale\nVP Sales\nNorthwind Logistics", "Tom Hale",
+         "Northwind Logistics"),
+        ("Reports to me from Monday.\n\nBest, Aoife", "Aoife", None),
+        ("All good.\n\nThanks,\nPriya", "Priya", None),
+    ],
+)  # fmt: skip
+def test_a_signature_names_the_writer_and_where_they_work(
+    text: str, name: str, organisation: str | None
+) -> None:
+    found = signature(text)
+    assert found is not None and (found.name, found.organisation) == (name, organisation)
+    assert author(text) == name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks for the update. Best of luck with the launch!",
+        "Thanks, everyone",
+        "Thanks,\nThe Platform Team\nOrbit Systems",  # a team signs, no person
+        "Regards to the whole team in Lisbon, and see you in May.",
+    ],
+)
+def test_text_without_a_signed_name_has_no_signature(text: str) -> None:
+    assert signature(text) is None
+
+
+def test_a_from_line_names_the_writer_when_no_signature_does() -> None:
+    text = "From: Lena Vogt <lena@orbit.io>\nSubject: update\n\nI moved to Berlin in May."
+    assert author(text) == "Lena Vogt"
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("I joined the Platform team on 1 June.", "Lena Vogt"),
+        ("My manager is now Dana Kim.", "Lena Vogt"),
+        ("We moved the cutover to 14 July.", None),  # "we" is the writers and others
+    ],
+)
+def test_first_person_words_in_an_email_paragraph_are_its_writer(
+    extractor: RulesExtractor, text: str, subject: str | None
+) -> None:
+    inp = ExtractionInput(text=text, said_on=SAID, document_title="Update", author="Lena Vogt")
+    (claim,) = extractor.extract_batch([inp])[0]
+    if subject is None:
+        assert claim.subject_text != "Lena Vogt"
+    else:
+        assert claim.subject_text == subject or claim.claim_text.startswith(subject)
+
+
+def test_the_signature_block_yields_the_post_and_no_other_claim(extractor: RulesExtractor) -> None:
+    text = "Best,\nNadia Rahman\nHead of Partnerships, Tessel Labs"
+    (claim,) = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        "Nadia Rahman",
+        "work for",
+        "Tessel Labs",
+    )
+    assert text[claim.char_start : claim.char_end] == "Head of Partnerships, Tessel Labs"
