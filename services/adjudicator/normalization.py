@@ -71,6 +71,9 @@ _CONTROL_RE = re.compile(
     r"|be set|be due|be go(?:ing)?|be about)\s+to\s+(?=\S)",
     re.IGNORECASE,
 )
+# "also, I'm switching to the Growth team": a message opening with "also" adds a point to the
+# conversation, it does not say the relation holds beside another.
+_OPENING_CONNECTIVE = re.compile(r"^\W*(?:and\s+)?(?:also|additionally)\b[\s,]*", re.IGNORECASE)
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
     r"second job|besides|simultaneously|at the same time|concurrently|jointly|on top of|"
@@ -493,7 +496,7 @@ class Normalizer:
             object_name=obj.name,
             label=label,
             phase=directed.phase,
-            concurrent=bool(_CONCURRENT_RE.search(claim.claim_text)),
+            concurrent=bool(_CONCURRENT_RE.search(_OPENING_CONNECTIVE.sub("", claim.claim_text))),
         )
 
     @staticmethod

@@ -168,6 +168,7 @@ _LEAD_IN_RE = re.compile(
 # "Back in 2024, …", "Way back in March": at a clause's opening the adverb belongs to the date
 # ("came back in May" keeps it: there it is the verb's).
 _BACK_OPENER_RE = re.compile(r"(?:^|[,;:(]|\b(?:and|but|so)\b)\s*((?:way\s+)?back\s+)$", re.I)
+_REJECTED_RE = re.compile(r",\s*(?:and\s+)?not\s+(?:on\s+|in\s+)?$", re.I)
 _PREPOSITION_START_RE = re.compile(r"(?:in|on|at|during)\s", re.I)
 # "As of March": the month atom took "of" itself, so "as" is left before it.
 _AS_BEFORE_OF_RE = re.compile(r"\bas\s+$", re.I)
@@ -213,6 +214,9 @@ def temporal_spans(text: str) -> list[tuple[int, int]]:
         if lead is None and text[start : start + 3].lower() == "of ":
             lead = _AS_BEFORE_OF_RE.search(text[:start])
         begin = lead.start() if lead else start
+        rejected = _REJECTED_RE.search(text[:begin])
+        if rejected is not None:  # "now 12 May, not 5 May": the date replaced goes too
+            begin = rejected.start()
         introduced = lead is not None or _PREPOSITION_START_RE.match(text, begin) is not None
         if introduced and (back := _BACK_OPENER_RE.search(text[:begin])) is not None:
             begin = back.start(1)

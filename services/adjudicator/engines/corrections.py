@@ -47,7 +47,8 @@ def moved_date(lowered: str) -> DateValue | None:
 
 def moved_away(texts: list[str], anchor: DateValue, stated: list[Value]) -> bool:
     """Whether one of the fact's texts moved its date to `anchor` and the assertion states
-    another date ("moved from 8 June to 9 June" or "slipped to 9 June" against 8 June)."""
+    another date ("moved from 8 June to 9 June", "slipped to 9 June" or "is now 9 June, not
+    8 June" against 8 June)."""
     dates = [v for v in stated if isinstance(v, DateValue)]
     if len(dates) != 1 or same_value(dates[0], anchor):
         return False
@@ -62,6 +63,13 @@ def moved_away(texts: list[str], anchor: DateValue, stated: list[Value]) -> bool
                 return True
         moved = moved_date(lowered)
         if moved is not None and same_value(moved, anchor):
+            return True
+        not_old = _NOT_OLD.search(lowered)  # "is now 12 May, not 5 May"
+        if (
+            not_old is not None
+            and any(same_value(v, dates[0]) for v in extract_values(not_old.group(1)))
+            and any(same_value(v, anchor) for v in extract_values(lowered[: not_old.start()]))
+        ):
             return True
     return False
 

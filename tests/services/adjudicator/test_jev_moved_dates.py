@@ -66,6 +66,9 @@ def test_a_date_brought_forward_corrects_it_too() -> None:
         "The Ledger API launch has slipped to 19 November.",
         "The Ledger API launch moved from 5 November to 19 November.",
         "The Ledger API launch was postponed from 5 to 19 November.",
+        "The Ledger API launch is now 19 November, not 5 November.",
+        "The Ledger API launch is on 19 November instead of 5 November.",
+        "The Ledger API launch will be 19 November, not on 5 November.",
     ],
 )
 def test_the_replaced_date_arriving_last_supports_the_moved_fact(moved: str) -> None:

@@ -692,3 +692,22 @@ def test_a_view_arrived_at_announces_the_change_of_stance(text: str, phase: str)
         Normalizer(PredicateVocabulary()).normalize_claim(claim(text, "Ravi"), resolve).assertions
     )
     assert observation.phase == phase
+
+
+@pytest.mark.parametrize(
+    ("text", "concurrent"),
+    [
+        ("Also Ravi is switching to the Search team from Monday.", False),
+        ("also, Ravi moves to the Search team on 1 June", False),
+        ("And also Ravi joins the Search team next week.", False),
+        ("Ravi also joins the Search team on Fridays.", True),
+        ("Additionally, Ravi works for Northwind part-time.", True),
+    ],
+)
+def test_a_message_opening_with_also_adds_a_point_not_a_concurrent_relation(
+    text: str, concurrent: bool
+) -> None:
+    # "fyi I'm out next week" / "also I'm switching to the Growth team": the switch is a move.
+    item = claim(text, "Ravi", "join", "Search team")
+    (relation,) = Normalizer(PredicateVocabulary()).normalize_claim(item, resolve).assertions
+    assert relation.concurrent is concurrent

@@ -195,3 +195,16 @@ def test_a_role_an_apposition_describes_is_not_dated_by_the_clause_s_event(
     (claim,) = _claims(extractor, text)
     (role,) = [r for r in claim.extra_relations if r.object_text == organisation]
     assert role.dated is dated
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("The Nimbus launch is now 12 May, not 5 May.", "The Nimbus launch is now."),
+        ("The review moved to 14 March, not 7 March.", "The review moved."),
+        ("Heads up: the demo is on 3 June, not on 27 May.", "Heads up: the demo."),
+    ],
+)
+def test_the_date_a_correction_rejects_goes_with_the_dates(text: str, label: str) -> None:
+    # "The Nimbus launch is now, not": the rejected date's "not" was left behind.
+    assert strip_temporal(text) == label
