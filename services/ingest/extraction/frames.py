@@ -33,6 +33,7 @@ from services.ingest.extraction.descriptions import (
     descriptions,
 )
 from services.ingest.extraction.former import formerly, held_before
+from services.ingest.extraction.function_heads import works_at
 from services.ingest.extraction.key_values import key_value_subject
 from services.ingest.extraction.moves import (
     MOTION_VERBS,
@@ -151,6 +152,11 @@ def _workplace(
 
 # Verbs whose gerund complement is proposed, not done (see `read_frame`).
 _PROPOSAL_VERBS = ATTITUDE_VERBS | {"propose", "suggest", "recommend", "prefer", "consider"}
+
+
+def changed_object(head: Any, inside: set[int]) -> Any | None:
+    """The verb's direct object inside the clause, if any."""
+    return next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
 
 
 def _preposition(prep: Any) -> tuple[list[str], Any | None]:
@@ -350,13 +356,16 @@ def read_frame(
         # project or team changes the whole it belongs to, it is not employed by it.
         predicate = "become part of"
         origin = [Relation(r.subject, "cease to be part of", r.object) for r in origin]
+    led_at = works_at(head, changed_object(head, inside))
+    if led_at is not None and subject is not None:  # "heads product at Tidewater"
+        obj, predicate = entity_phrase(led_at, inside), "work at"
     appointed_to = appointment(head, subj_tok, inside, skip)
     if appointed_to is not None:  # "Acme appointed Rita Diaz as CFO": she joins Acme
         (subject, obj), predicate = appointed_to, "join"
     handed_to = ownership_change(head, subj_tok, inside, skip)
     if handed_to is not None:  # "Ownership of X passed to Y": Y owns X from then on
         (subject, obj), predicate, origin = handed_to, " ".join(TAKE_OWNERSHIP), []
-    changed = next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
+    changed = changed_object(head, inside)
     if changed is not None and value_change(head):
         # "We lowered the Exports API limit to 30", "Finance cut the travel budget to $2,000",
         # "we increased the Team plan from $12 to $15": the value is the limit's, the budget's,

@@ -41,6 +41,8 @@ into the tree the parser gives the same sentence when it gets it right.
   line-opening label before a colon, followed by a verb with a subject of its own, is no part
   of the clause: the verb becomes the root and the label a dependent (`LABEL_DEP`) that
   `clauses.split_clauses` leaves out of the claim.
+- **A leading verb read as the function's compound** (`function_heads`): "Olivia Grant heads
+  product at Tidewater", "Kofi leads engineering at Orbit".
 - **A role's holder misattached** (`appositive_repairs`): "The CTO of Northwind, Dana
   Whitfield, said …", "Our head of design at Lumen, Ana Ruiz, left in May".
 - **A manner of work read as the object.** "works for Fabrikam part-time", "joined Contoso
@@ -55,6 +57,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.ingest.extraction.appositive_repairs import repair_appositive_holders
+from services.ingest.extraction.function_heads import repair_function_heads
 
 __all__ = ["LABEL_DEP", "repair_parse"]
 
@@ -81,6 +84,7 @@ def repair_parse(doc: Any) -> Any:
         _label_before_clause(sent)
         _manner_of_work_as_object(sent)
         repair_appositive_holders(sent)
+        repair_function_heads(sent)
     return doc
 
 

@@ -208,3 +208,27 @@ def test_a_role_an_apposition_describes_is_not_dated_by_the_clause_s_event(
 def test_the_date_a_correction_rejects_goes_with_the_dates(text: str, label: str) -> None:
     # "The Nimbus launch is now, not": the rejected date's "not" was left behind.
     assert strip_temporal(text) == label
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "organisation"),
+    [
+        ("Olivia Grant heads product at Tidewater.", "Olivia Grant", "Tidewater"),
+        ("Kofi Mensah leads engineering at Orbit Systems.", "Kofi Mensah", "Orbit Systems"),
+        ("Tom Hale oversees finance at Kestrel Group.", "Tom Hale", "Kestrel Group"),
+        ("Mei Lin heads up sales for Northwind.", "Mei Lin", "Northwind"),
+    ],
+)
+def test_leading_a_function_at_an_organisation_is_working_there(
+    extractor: RulesExtractor, text: str, person: str, organisation: str
+) -> None:
+    # The parser hung "heads"/"oversees" on the function as a compound (no subject left) or
+    # read "engineering" as a gerund ("lead to engineer at Orbit Systems").
+    assert (person, "works_for", "state", organisation) in _relations(_claims(extractor, text))
+
+
+@pytest.mark.parametrize(
+    "text", ["Ravi Shah leads the Search team.", "Dana Wu runs the Helios project."]
+)
+def test_leading_a_team_or_project_is_no_employment(extractor: RulesExtractor, text: str) -> None:
+    assert not any(r[1] == "works_for" for r in _relations(_claims(extractor, text)))
