@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
-from services.adjudicator.engines.categories import strip_categories
 from services.adjudicator.engines.corrections import (
     CORRECTION,
     NEW_END,
@@ -17,16 +14,20 @@ from services.adjudicator.engines.corrections import (
     moved_date,
     replaced_values,
 )
+from services.adjudicator.engines.skeletons import (
+    TRANSITION,
+    containment,
+    content_tokens,
+    similarity,
+    without_fronted,
+)
 from services.adjudicator.engines.values import (
-    MONTHS,
-    TEXT_CACHE,
     DateValue,
     Value,
     extract_values,
     same_value,
 )
 from services.adjudicator.normalization import STATE_PREDICATES
-from services.adjudicator.predicates import IRREGULAR
 from shared.beliefs.slots import FUNCTIONAL_PREDICATES
 
 __all__ = [
@@ -39,20 +40,6 @@ __all__ = [
 # Where someone is placed; with a transition cue ("moved to") one replaces another.
 PLACEMENT_PREDICATES = frozenset({"works_for", "member_of", "works_on", "assigned_to"})
 
-_STOP_WORDS = (
-    "a an the of to in on at for by with from and or but is are was were be been being has have "
-    "had will would shall should can could may might must do does did this that these those it "
-    "its as than then so not no never also just still now currently already yet its their his "
-    "her our your my we they he she you i there here which who whom whose what when where how "
-    "into onto over under about after before during until since per via again honestly "
-    "frankly basically actually really"
-)
-_STOP = frozenset(_STOP_WORDS.split())
-_TRANSITION = re.compile(
-    r"\b(moved to|moves to|moving to|transferred|switched|replaced|replaces|no longer|left|leaves|"
-    r"joined|joins|now|took over|takes over|became|becomes|promoted|stepped down|handed over|"
-    r"succeeded|succeeds|changed to|is back)\b"
-)
 # A controlled value set anew ("we lowered the Exports API limit to 30", "was raised to 250"):
 # the change of an attribute, said as the change it is.
 _VALUE_SET = re.compile(
@@ -60,119 +47,22 @@ _VALUE_SET = re.compile(
     r"doubled|halved|grew|grown|rose|risen|fell|fallen|jumped|climbed|shrank|shrunk|"
     r"went up|went down)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
 )
+
 _SCHEDULE = re.compile(
     r"\b(scheduled|planned|plans to|plan to|due|deadline|slated|expected|target|targeted|set for|"
     r"on track for|date)\b"
 )
+
 _EVENT = re.compile(
     r"\b(won|wins|win|held|hosted|launched|released|shipped|attended|visited|met|signed|"
     r"published|presented|graduated|married|received|awarded|completed|finished|celebrated|"
     r"took place|happened|occurred|organized|organised|ran|announced|spoke)\b"
 )
-_WORD = re.compile(r"[a-z0-9]+")
-# Why a value changed is not the attribute it is a value of ("moved to 9 June because of the
-# bank holiday freeze", "is red because the vendor missed the API drop").
-_REASON_TAIL = re.compile(r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of)\b.*$")
-# Words that open an adverbial fronted before the subject (see `_without_fronted`).
-_FRONTED = re.compile(r"^\s*(?:since|after|following|from|as of|starting|with|once)\b", re.I)
-# Verbs of change that say how a value moved, not which attribute it is.
-_CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
-# Words that open the window a value holds in ("Starting 1 February", "effective June"): when,
-# not what.
-_CUE_STEMS |= {"start", "effective", "begin", "beginn", "onward", "onwards"}
-# "Nova status: green" and "Nova is red" name one attribute: a status word says no more.
-_CUE_STEMS |= {"statu"}
-# How a quantity moved ("grew to 150 employees", "fell to 40"), not what it counts.
-_CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
-# "totalled 1,200", "landed at 950", "came in at $3.8M", "stood at": how a figure was reported.
-_CUE_STEMS |= {"total", "totall", "land", "came", "come", "stood", "stand", "reach", "amount"}
-_CUE_STEMS |= {"clock", "topp", "hover"}
-# "goes up to 250", "was raised to", "went down to": how a setting moved.
-_CUE_STEMS |= {"go", "goe", "went", "gone", "up", "down", "rais", "lower", "increas", "decreas"}
-# "pushed back to", "brought forward to": which way a date moved, not what is dated.
-_CUE_STEMS |= {"back", "forward", "brought", "got", "get", "gotten"}
+
 # "… is $350, up from $300": the value it changed from is not a value the claim states.
 _CHANGED_FROM = re.compile(
     r"[,;(]?\s*\b(?:up|down|increased|decreased|raised|lowered)\s+from\s+[^,;.)]+"
 )
-# "is $79 right now": when, not what.
-_RIGHT_NOW = re.compile(r"\b(?:right|just)\s+now\b")
-# A currency said in words ("79 dollars") is the value's unit, not the attribute.
-_CUE_STEMS |= {"dollar", "usd", "buck", "euro", "eur", "pound", "gbp", "quid"}
-# Stems that name the same attribute ("planned for" = "scheduled for").
-_SKELETON_SYNONYMS = {
-    "plann": "schedul",
-    "slat": "schedul",
-    "due": "schedul",
-    "target": "schedul",
-    "expect": "schedul",
-    "think": "believ",
-    "feel": "believ",
-    # A price in any of its verbs ("costs $48", "is priced at $40", "charges $5").
-    "cost": "pric",
-    "charg": "pric",
-    # A limit in any of its words ("allows 100 requests", "the limit is 250 requests").
-    "allow": "limit",
-    "cap": "limit",
-    "quota": "limit",
-    "maximum": "limit",
-    # A headcount in any of its words ("employs 120 people", "grew to 150 employees").
-    "employ": "staff",
-    "peopl": "staff",
-    "headcount": "staff",
-    "worker": "staff",
-    "person": "staff",
-}
-
-
-def _stem(word: str) -> str:
-    word = IRREGULAR.get(word, word)  # "paid" and "pays" state one attribute in two tenses
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    # "approve" and "approved" must meet: drop a final e once the word is long enough.
-    return word[:-1] if word.endswith("e") and len(word) >= 5 else word
-
-
-# Candidate texts are read again for every assertion compared with them: once per text.
-@lru_cache(maxsize=TEXT_CACHE)
-def _content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
-    """Content words; the skeleton also drops values and cue words, leaving the attribute."""
-    lowered = text.lower()
-    if skeleton:
-        lowered = _REASON_TAIL.sub(" ", _RIGHT_NOW.sub(" ", lowered))
-        lowered = _TRANSITION.sub(" ", CORRECTION.sub(" ", strip_categories(lowered)))
-    kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
-    if skeleton:
-        kept = {
-            _SKELETON_SYNONYMS.get(w, w)
-            for w in kept
-            if not any(ch.isdigit() for ch in w) and w not in MONTHS and w not in _CUE_STEMS
-        }
-    return frozenset(kept)
-
-
-def _without_fronted(text: str, subject: str) -> str:
-    """A statement without the adverbial fronted before its subject ("Since the pilot results
-    Dana supports …", "After the merger Acme employs …"): when a value began, not which."""
-    if not _FRONTED.match(text) or not subject:
-        return text
-    at = text.lower().find(subject.lower())
-    return text[at:] if at > 0 else text
-
-
-def _containment(a: AbstractSet[str], b: AbstractSet[str]) -> float:
-    """Overlap coefficient: how much of the terser set the other holds."""
-    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
-
-
-def _similarity(a: AbstractSet[str], b: AbstractSet[str]) -> float:
-    """Mean of Jaccard and overlap coefficient: robust to one statement being terser."""
-    if not a or not b:
-        return 0.0
-    common = len(a & b)
-    return 0.5 * (common / len(a | b) + common / min(len(a), len(b)))
 
 
 def _window_date(window: Window) -> DateValue | None:
@@ -260,9 +150,9 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     ):
         correction = 1.0  # "was extended through 21 March": the end it had is replaced
     subject = assertion.subject_name
-    a_skeleton = _content_tokens(_without_fronted(a_text, subject), skeleton=True)
-    c_skeleton = _content_tokens(_without_fronted(candidate.statement, subject), skeleton=True)
-    same_attribute = _containment(a_skeleton, c_skeleton) >= 1.0
+    a_skeleton = content_tokens(without_fronted(a_text, subject), skeleton=True)
+    c_skeleton = content_tokens(without_fronted(candidate.statement, subject), skeleton=True)
+    same_attribute = containment(a_skeleton, c_skeleton) >= 1.0
     moved_to = None if relation else moved_date(a_low)
     if (
         not correction
@@ -294,7 +184,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and candidate.polarity == "negative"
         and c_win.valid_from is not None
         and (a_win.valid_from is None or a_win.valid_from < c_win.valid_from)
-        and bool(_TRANSITION.search(c_low))
+        and bool(TRANSITION.search(c_low))
         and _said_before(assertion, candidate)
     )
     if not correction and correction_cue:
@@ -302,7 +192,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
     # wording; a claim that says the value holds beside others ("also", "part-time") is none.
     announced = (
-        bool(_TRANSITION.search(a_low) or _VALUE_SET.search(a_low)) or assertion.phase == "start"
+        bool(TRANSITION.search(a_low) or _VALUE_SET.search(a_low)) or assertion.phase == "start"
     )
     # The same pair arriving the other way round: the fact is the dated change and the
     # assertion an older value ("allows 60" after "we lowered the limit to 30 on 2 April").
@@ -322,10 +212,10 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     # value's own kind, so the two are values of that one attribute.
     bare_values = not a_skeleton and not c_skeleton and bool(a_values) and bool(c_values)
     skeleton = (
-        same_predicate if relation else 1.0 if bare_values else _similarity(a_skeleton, c_skeleton)
+        same_predicate if relation else 1.0 if bare_values else similarity(a_skeleton, c_skeleton)
     )
     lexical = max(
-        _similarity(_content_tokens(a_text, skeleton=False), _content_tokens(t, skeleton=False))
+        similarity(content_tokens(a_text, skeleton=False), content_tokens(t, skeleton=False))
         for t in c_texts
     )
 
@@ -380,7 +270,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         same_proposition = (skeleton if values_equal else skeleton**2) * float(compatible)
         # Another value of the same attribute: one statement's attribute words all recur in the
         # other's, whatever context the other adds ("since the pilot results", a reason).
-        contained = 1.0 if bare_values else _containment(a_skeleton, c_skeleton)
+        contained = 1.0 if bare_values else containment(a_skeleton, c_skeleton)
         rival = contained**2 * float(values_conflict) * float(correction < 1.0)
         unrelated = 0.0
 

@@ -1,0 +1,137 @@
+"""The attribute words of an observation's statement: what it is a value of.
+
+"The Pro plan costs $20" and "From 1 June the Pro plan is $25 a month" state one attribute (the
+Pro plan's price) with two values. The *skeleton* of a statement is its content words without
+stop words, values, dates, month names, categorical values (`categories`), cue words of a
+change or a report ("raised to", "came in at"), a reason tail and a fronted adverbial; lightly
+stemmed, with a few attribute synonyms. `jev` compares skeletons (`similarity`, `containment`)
+to tell the same proposition and another value of the same attribute from unrelated facts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set as AbstractSet
+from functools import lru_cache
+
+from services.adjudicator.engines.categories import strip_categories
+from services.adjudicator.engines.corrections import CORRECTION
+from services.adjudicator.engines.values import MONTHS, TEXT_CACHE
+from services.adjudicator.predicates import IRREGULAR
+
+__all__ = ["TRANSITION", "containment", "content_tokens", "similarity", "without_fronted"]
+
+_STOP_WORDS = (
+    "a an the of to in on at for by with from and or but is are was were be been being has have "
+    "had will would shall should can could may might must do does did this that these those it "
+    "its as than then so not no never also just still now currently already yet its their his "
+    "her our your my we they he she you i there here which who whom whose what when where how "
+    "into onto over under about after before during until since per via again honestly "
+    "frankly basically actually really"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+TRANSITION = re.compile(
+    r"\b(moved to|moves to|moving to|transferred|switched|replaced|replaces|no longer|left|leaves|"
+    r"joined|joins|now|took over|takes over|became|becomes|promoted|stepped down|handed over|"
+    r"succeeded|succeeds|changed to|is back)\b"
+)
+_WORD = re.compile(r"[a-z0-9]+")
+# Why a value changed is not the attribute it is a value of ("moved to 9 June because of the
+# bank holiday freeze", "is red because the vendor missed the API drop").
+_REASON_TAIL = re.compile(r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of)\b.*$")
+# Words that open an adverbial fronted before the subject (see `without_fronted`).
+_FRONTED = re.compile(r"^\s*(?:since|after|following|from|as of|starting|with|once)\b", re.I)
+# Verbs of change that say how a value moved, not which attribute it is.
+_CUE_STEMS = frozenset({"mov", "chang", "updat", "shift", "revis", "now"})
+# Words that open the window a value holds in ("Starting 1 February", "effective June"): when,
+# not what.
+_CUE_STEMS |= {"start", "effective", "begin", "beginn", "onward", "onwards"}
+# "Nova status: green" and "Nova is red" name one attribute: a status word says no more.
+_CUE_STEMS |= {"statu"}
+# How a quantity moved ("grew to 150 employees", "fell to 40"), not what it counts.
+_CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
+# "totalled 1,200", "landed at 950", "came in at $3.8M", "stood at": how a figure was reported.
+_CUE_STEMS |= {"total", "totall", "land", "came", "come", "stood", "stand", "reach", "amount"}
+_CUE_STEMS |= {"clock", "topp", "hover"}
+# "goes up to 250", "was raised to", "went down to": how a setting moved.
+_CUE_STEMS |= {"go", "goe", "went", "gone", "up", "down", "rais", "lower", "increas", "decreas"}
+# "pushed back to", "brought forward to": which way a date moved, not what is dated.
+_CUE_STEMS |= {"back", "forward", "brought", "got", "get", "gotten"}
+# "is $79 right now": when, not what.
+_RIGHT_NOW = re.compile(r"\b(?:right|just)\s+now\b")
+# A currency said in words ("79 dollars") is the value's unit, not the attribute.
+_CUE_STEMS |= {"dollar", "usd", "buck", "euro", "eur", "pound", "gbp", "quid"}
+# Stems that name the same attribute ("planned for" = "scheduled for").
+_SKELETON_SYNONYMS = {
+    "plann": "schedul",
+    "slat": "schedul",
+    "due": "schedul",
+    "target": "schedul",
+    "expect": "schedul",
+    "think": "believ",
+    "feel": "believ",
+    # A price in any of its verbs ("costs $48", "is priced at $40", "charges $5").
+    "cost": "pric",
+    "charg": "pric",
+    # A limit in any of its words ("allows 100 requests", "the limit is 250 requests").
+    "allow": "limit",
+    "cap": "limit",
+    "quota": "limit",
+    "maximum": "limit",
+    # A headcount in any of its words ("employs 120 people", "grew to 150 employees").
+    "employ": "staff",
+    "peopl": "staff",
+    "headcount": "staff",
+    "worker": "staff",
+    "person": "staff",
+}
+
+
+def _stem(word: str) -> str:
+    word = IRREGULAR.get(word, word)  # "paid" and "pays" state one attribute in two tenses
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    # "approve" and "approved" must meet: drop a final e once the word is long enough.
+    return word[:-1] if word.endswith("e") and len(word) >= 5 else word
+
+
+# Candidate texts are read again for every assertion compared with them: once per text.
+@lru_cache(maxsize=TEXT_CACHE)
+def content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
+    """Content words; the skeleton also drops values and cue words, leaving the attribute."""
+    lowered = text.lower()
+    if skeleton:
+        lowered = _REASON_TAIL.sub(" ", _RIGHT_NOW.sub(" ", lowered))
+        lowered = TRANSITION.sub(" ", CORRECTION.sub(" ", strip_categories(lowered)))
+    kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
+    if skeleton:
+        kept = {
+            _SKELETON_SYNONYMS.get(w, w)
+            for w in kept
+            if not any(ch.isdigit() for ch in w) and w not in MONTHS and w not in _CUE_STEMS
+        }
+    return frozenset(kept)
+
+
+def without_fronted(text: str, subject: str) -> str:
+    """A statement without the adverbial fronted before its subject ("Since the pilot results
+    Dana supports …", "After the merger Acme employs …"): when a value began, not which."""
+    if not _FRONTED.match(text) or not subject:
+        return text
+    at = text.lower().find(subject.lower())
+    return text[at:] if at > 0 else text
+
+
+def containment(a: AbstractSet[str], b: AbstractSet[str]) -> float:
+    """Overlap coefficient: how much of the terser set the other holds."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+def similarity(a: AbstractSet[str], b: AbstractSet[str]) -> float:
+    """Mean of Jaccard and overlap coefficient: robust to one statement being terser."""
+    if not a or not b:
+        return 0.0
+    common = len(a & b)
+    return 0.5 * (common / len(a | b) + common / min(len(a), len(b)))
