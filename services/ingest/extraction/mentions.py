@@ -330,7 +330,7 @@ def title_topic(title: Any) -> str | None:
             span = [t for t in name_span(tok) or (tok,) if t.lower_ not in TITLE_WORDS]
             while span and span[0].i > 0 and _title_word_of_name(title[span[0].i - 1]):
                 span.insert(0, title[span[0].i - 1])  # "Orbit Systems": "Orbit" read as a verb
-            if len(span) == 1 and not _named_alone(span[0]):
+            if len(span) == 1 and not _named_alone(span[0]) and not _whole_title(span[0]):
                 continue  # "Board intro", "Cutover plan": a capitalised word, not a name
             head = tok
             while head.dep_ in ("compound", "flat", "amod") and head.head.i > head.i:
@@ -357,6 +357,12 @@ def title_topic(title: Any) -> str | None:
 def _title_word_of_name(tok: Any) -> bool:
     """A capitalised word right before a name in a title, which the NER left out of it."""
     return bool(tok.text[:1].isupper() and tok.is_alpha and tok.lower_ not in TITLE_WORDS)
+
+
+def _whole_title(tok: Any) -> bool:
+    """A proper noun that is the whole title: a page named after its subject ("Corvane")."""
+    words = [t for t in tok.doc if not t.is_punct and not t.is_space]
+    return words == [tok] and tok.pos_ == "PROPN" and tok.lower_ not in CALENDAR_WORDS
 
 
 def _named_alone(tok: Any) -> bool:

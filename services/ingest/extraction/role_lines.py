@@ -30,6 +30,9 @@ _ROLE_VERBS = {
     "owner": "own", "dri": "own", "assignee": "own",
     "lead": "lead", "head": "lead", "pm": "lead", "captain": "lead", "coordinator": "lead",
     "champion": "lead",
+    # An infobox's officers ("CEO: Hana Sato" on the Corvane page): employed by the topic.
+    "ceo": "work for", "cto": "work for", "cfo": "work for", "coo": "work for",
+    "cmo": "work for", "cpo": "work for", "ciso": "work for", "president": "work for",
 }  # fmt: skip
 # Words before a role that say what kind of role it is, not what it is held in ("Project
 # lead", "Tech lead", "Interim owner").

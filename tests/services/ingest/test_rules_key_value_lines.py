@@ -107,3 +107,23 @@ def test_a_role_line_s_dating_parenthesis_starts_the_holding(
 def test_a_colon_line_of_prose_keeps_its_own_sentences(extractor: RulesExtractor) -> None:
     claims = _claims(extractor, "Note: the API freeze starts on 1 December. It ends on 5 January.")
     assert len(claims) == 2
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "person", "start"),
+    [
+        ("Corvane", "Corvane\nCEO: Hana Sato\nEmployees: 240", "Hana Sato", None),
+        ("Corvane", "CEO: Jonas Berg (since February 2026)", "Jonas Berg",
+         datetime(2026, 2, 1, tzinfo=UTC)),
+        ("Lumen Bio — company profile", "CFO: Priya Das\nCTO - Omar Haddad", "Omar Haddad", None),
+    ],
+)  # fmt: skip
+def test_an_infobox_officer_works_for_the_page_s_subject(
+    extractor: RulesExtractor, title: str, text: str, person: str, start: datetime | None
+) -> None:
+    # "CEO: Hana Sato" on the Corvane page was an observation on Hana (no role verb for an
+    # officer, and a one-word title named no topic).
+    claims = _claims_under(extractor, text, title)
+    (claim,) = [c for c in claims if c.subject_text == person]
+    assert (claim.predicate_text, claim.object_text) == ("work for", title.split(" — ")[0])
+    assert claim.claim_valid_from == start
