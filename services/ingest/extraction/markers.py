@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from services.ingest.extraction.base import ExtractionInput
 from shared.entities.given_names import is_given_name
 
-__all__ = ["mask_markers", "speaker_label"]
+__all__ = ["mask_markers", "speaker_label", "speaker_lines"]
 
 # Words that label what follows rather than say anything: never an entity, never a subject.
 _MARKER_WORDS = (
@@ -75,6 +77,8 @@ def mask_markers(text: str) -> str:
 
 # Keys of a key-value line that the given-name list also holds: "Owner: Lucia Moreno" names
 # the owner, it is not Owner speaking.
+# Lines that must carry a speaker's label before a passage is read line by line.
+_LABELLED_LINES = 2
 _ROLE_KEYS = frozenset({"owner", "champion", "seller"})
 _LABEL_RE = re.compile(
     r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+){0,2})"
@@ -94,3 +98,27 @@ def speaker_label(text: str) -> tuple[str, str] | None:
         return None
     start, end = match.span("label")
     return name, text[:start] + " " * (end - start) + text[end:]
+
+
+def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
+    """A passage of several labelled lines ("- Ana Ruiz: migration is blocked on the vendor",
+    "- Ben Okoro: started on the billing export") as one passage per line, so each line has
+    its own speaker (`speaker_label` reads a passage's opening label only); the passage
+    itself otherwise. The text before a line is its context."""
+    if inp.speaker is not None or "\n" not in inp.text:
+        return [inp]
+    lines, offset = [], 0
+    for line in inp.text.split("\n"):
+        lines.append((offset, line))
+        offset += len(line) + 1
+    if sum(1 for _, line in lines if speaker_label(line) is not None) < _LABELLED_LINES:
+        return [inp]
+    pieces = []
+    for start, line in lines:
+        if line.strip():
+            before = inp.text[:start].rstrip()
+            context = "\n\n".join(p for p in (inp.context, before) if p) or None
+            pieces.append(
+                replace(inp, text=line, base_offset=inp.base_offset + start, context=context)
+            )
+    return pieces

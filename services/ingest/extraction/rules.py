@@ -43,7 +43,7 @@ from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
 from services.ingest.extraction.entity_repairs import repair_entities
 from services.ingest.extraction.frames import Relation, read_frame
-from services.ingest.extraction.markers import mask_markers, speaker_label
+from services.ingest.extraction.markers import mask_markers, speaker_label, speaker_lines
 from services.ingest.extraction.mentions import (
     PERSON_LABEL,
     entity_label,
@@ -128,6 +128,17 @@ class RulesExtractor:
 
     def extract_batch(self, inputs: Sequence[ExtractionInput]) -> list[list[ExtractedClaim]]:
         """Extract claims from each input (one list per input, in order)."""
+        pieces = [
+            (index, piece) for index, inp in enumerate(inputs) for piece in speaker_lines(inp)
+        ]
+        found: list[list[ExtractedClaim]] = [[] for _ in inputs]
+        for (index, _), claims in zip(
+            pieces, self._extract_pieces([p for _, p in pieces]), strict=True
+        ):
+            found[index].extend(claims)
+        return found
+
+    def _extract_pieces(self, inputs: Sequence[ExtractionInput]) -> list[list[ExtractedClaim]]:
         nlp = self._pipeline()
         inputs = [_with_speaker_label(i) for i in inputs]
         # Discourse markers ("Update:", "Correction:") are blanked, not cut, so offsets hold.

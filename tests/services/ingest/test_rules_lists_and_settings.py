@@ -78,3 +78,25 @@ def test_a_described_setting_someone_changed_is_what_changed(
 def test_a_percentage_at_a_line_end_keeps_its_sign(extractor: RulesExtractor, text: str) -> None:
     (claim,) = _claims(extractor, text)
     assert claim.claim_text.endswith("%")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Standup 2 Feb\n- Ana Ruiz: I moved to the Data team on Monday\n- Ben Okoro: I'm on the Search team",
+         [("Ana Ruiz", "Data team"), ("Ben Okoro", "Search team")]),
+        ("Selam: I joined the Payments team this week\nMarco: I'm leaving Acme in June",
+         [("Selam", "Payments team"), ("Marco", "Acme")]),
+        ("* Priya Das: I report to Dana Kim now\n* Tomasz: I work for Orbit Labs",
+         [("Priya Das", "Dana Kim"), ("Tomasz", "Orbit Labs")]),
+    ],
+)  # fmt: skip
+def test_each_labelled_line_of_notes_is_its_speaker_s(
+    extractor: RulesExtractor, text: str, expected: list[tuple[str, str]]
+) -> None:
+    # Only a passage's opening label was read, so the second speaker's "I" was the first's.
+    claims = _claims(extractor, text)
+    found = [(c.subject_text, (c.object_text or "").removeprefix("the ")) for c in claims]
+    assert [pair for pair in found if pair[1]] == expected
+    for claim in claims:
+        assert text[claim.char_start : claim.char_end] == claim.source_span
