@@ -83,7 +83,8 @@ def test_a_percentage_at_a_line_end_keeps_its_sign(extractor: RulesExtractor, te
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Standup 2 Feb\n- Ana Ruiz: I moved to the Data team on Monday\n- Ben Okoro: I'm on the Search team",
+        ("Standup\n- Ana Ruiz: I moved to the Data team on Monday\n- Ben Okoro: I'm on the Search"
+         " team",
          [("Ana Ruiz", "Data team"), ("Ben Okoro", "Search team")]),
         ("Selam: I joined the Payments team this week\nMarco: I'm leaving Acme in June",
          [("Selam", "Payments team"), ("Marco", "Acme")]),
