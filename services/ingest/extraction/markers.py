@@ -4,12 +4,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from services.ingest.extraction.base import ExtractionInput
-from shared.entities.given_names import is_given_name
-
-__all__ = ["mask_markers", "speaker_label", "speaker_lines"]
+__all__ = ["mask_markers"]
 
 # Words that label what follows rather than say anything: never an entity, never a subject.
 _MARKER_WORDS = (
@@ -46,11 +42,12 @@ _TAIL_RE = re.compile(
 
 
 # A greeting that opens a turn or a line before what it says ("Hi all, I'm on the Risk team",
-# "Hey team: the upgrade is done"): a courtesy, not content. Only with something after it.
+# "Hey team: the upgrade is done"), or that is a line of its own ("Hi all," over an email's
+# first paragraph, which would otherwise run on into it): a courtesy, not content.
 _GREETING_RE = re.compile(
-    r"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:hi|hey|hello|hiya|morning|good\s+"
+    r"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:hi|hey|hello|hiya|dear|morning|good\s+"
     r"(?:morning|afternoon|evening)|thanks|thank\s+you)(?:\s+(?:all|team|everyone|folks|there|"
-    r"y'?all|[A-Z][\w'’-]+))?\s*[,!.:;—–-]+[ \t]*)(?=\S)"
+    r"y'?all|[A-Z][\w'’-]+))?\s*[,!.:;—–-]+[ \t]*)(?=\S|\n)"
 )
 
 
@@ -73,52 +70,3 @@ def mask_markers(text: str) -> str:
     )
     unmarked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted)
     return _TAIL_RE.sub(lambda m: " " * len(m.group("tail")), unmarked)
-
-
-# Keys of a key-value line that the given-name list also holds: "Owner: Lucia Moreno" names
-# the owner, it is not Owner speaking.
-# Lines that must carry a speaker's label before a passage is read line by line.
-_LABELLED_LINES = 2
-_ROLE_KEYS = frozenset({"owner", "champion", "seller"})
-_LABEL_RE = re.compile(
-    r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+){0,2})"
-    r"[ \t]*:)[ \t]+(?=\S)"
-)
-
-
-def speaker_label(text: str) -> tuple[str, str] | None:
-    """ "Selam: backfill for July is done" in meeting notes: the person who said the line and
-    the line with the label blanked (offsets unchanged), or None. Only a label that opens with
-    a common given name is a speaker; "Decision:" or "Owner:" are not."""
-    match = _LABEL_RE.match(text)
-    if match is None:
-        return None
-    name = match.group("name")
-    if not is_given_name(name.split()[0].lower()) or name.lower() in _ROLE_KEYS:
-        return None
-    start, end = match.span("label")
-    return name, text[:start] + " " * (end - start) + text[end:]
-
-
-def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
-    """A passage of several labelled lines ("- Ana Ruiz: migration is blocked on the vendor",
-    "- Ben Okoro: started on the billing export") as one passage per line, so each line has
-    its own speaker (`speaker_label` reads a passage's opening label only); the passage
-    itself otherwise. The text before a line is its context."""
-    if inp.speaker is not None or "\n" not in inp.text:
-        return [inp]
-    lines, offset = [], 0
-    for line in inp.text.split("\n"):
-        lines.append((offset, line))
-        offset += len(line) + 1
-    if sum(1 for _, line in lines if speaker_label(line) is not None) < _LABELLED_LINES:
-        return [inp]
-    pieces = []
-    for start, line in lines:
-        if line.strip():
-            before = inp.text[:start].rstrip()
-            context = "\n\n".join(p for p in (inp.context, before) if p) or None
-            pieces.append(
-                replace(inp, text=line, base_offset=inp.base_offset + start, context=context)
-            )
-    return pieces
