@@ -43,7 +43,7 @@ from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
 from services.ingest.extraction.entity_repairs import repair_entities
 from services.ingest.extraction.frames import Relation, read_frame
-from services.ingest.extraction.markers import mask_markers, speaker_label, speaker_lines
+from services.ingest.extraction.markers import mask_markers
 from services.ingest.extraction.mentions import (
     PERSON_LABEL,
     entity_label,
@@ -59,6 +59,7 @@ from services.ingest.extraction.role_lines import heading_topic, role_claim, rol
 from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.sentence_boundaries import sentence_boundaries
 from services.ingest.extraction.signatures import signature, signature_claim
+from services.ingest.extraction.speaker_labels import speaker_label, speaker_lines
 from services.ingest.extraction.successors import took_over_from
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 

@@ -1,0 +1,105 @@
+"""Who says a line of notes or a transcript: "Selam: backfill for July is done", or a passage
+of labelled lines ("Interviewer: So where are you now?" / "Hamid Rahimi: Since June I've been
+on the Risk team") read one line at a time, each with its own speaker."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+
+from services.ingest.extraction.base import ExtractionInput
+from shared.entities.given_names import is_given_name
+
+__all__ = ["speaker_label", "speaker_lines"]
+
+# Lines that must carry a speaker's label before a passage is read line by line.
+_LABELLED_LINES = 2
+# Keys of a key-value line that the given-name list also holds: "Owner: Lucia Moreno" names
+# the owner, it is not Owner speaking.
+_ROLE_KEYS = frozenset({"owner", "champion", "seller"})
+# Labels of a conversation's parts rather than of a person: they make a passage a transcript,
+# but "I" in their lines is no one we can name.
+_PART_LABELS = frozenset(
+    {
+        "interviewer", "interviewee", "host", "moderator", "presenter", "chair", "facilitator",
+        "reporter", "journalist", "q", "a", "question", "answer", "customer", "agent", "caller",
+        "user", "assistant", "guest", "panelist", "audience",
+    }
+)  # fmt: skip
+_LABEL_RE = re.compile(
+    r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]*(?:[ \t][A-Z][\w'’.-]+){0,2})"
+    r"[ \t]*:)[ \t]+(?=\S)"
+)
+
+
+def speaker_label(text: str) -> tuple[str, str] | None:
+    """ "Selam: backfill for July is done" in meeting notes: the person who said the line and
+    the line with the label blanked (offsets unchanged), or None. Only a label that opens with
+    a common given name is a speaker; "Decision:" or "Owner:" are not."""
+    match = _LABEL_RE.match(text)
+    if match is None:
+        return None
+    name = match.group("name")
+    if not is_given_name(name.split()[0].lower()) or name.lower() in _ROLE_KEYS:
+        return None
+    return name, _blanked(text, match)
+
+
+def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
+    """A passage of several labelled lines ("- Ana Ruiz: migration is blocked on the vendor",
+    "- Ben Okoro: started on the billing export") as one passage per line, so each line has
+    its own speaker (`speaker_label` reads a passage's opening label only); the passage
+    itself otherwise. The text before a line is its context.
+
+    A line is labelled by a person when the label opens with a given name; in a transcript
+    (a part's label such as "Interviewer:", or labels that each recur) any name-like label
+    is its speaker, so "Ngozi Eze:" speaks even though the given-name list lacks "Ngozi"."""
+    if inp.speaker is not None or "\n" not in inp.text:
+        return [inp]
+    lines, offset = [], 0
+    for line in inp.text.split("\n"):
+        lines.append((offset, line, _LABEL_RE.match(line)))
+        offset += len(line) + 1
+    labels = Counter(m.group("name") for _, _, m in lines if m is not None)
+    parts = {name for name in labels if name.lower() in _PART_LABELS}
+    transcript = bool(parts) or (len(labels) >= 2 and min(labels.values()) >= 2)
+    named = {name for name in labels if speaker_label(name + ": x") is not None}
+    speakers = set(labels) - _key_like(labels) if transcript else named
+    if sum(labels[name] for name in speakers | parts) < _LABELLED_LINES:
+        return [inp]
+    pieces = []
+    for start, line, match in lines:
+        if not line.strip():
+            continue
+        before = inp.text[:start].rstrip()
+        context = "\n\n".join(p for p in (inp.context, before) if p) or None
+        piece = replace(inp, text=line, base_offset=inp.base_offset + start, context=context)
+        pieces.append(_unlabelled(piece, match, parts, speakers - named))
+    return pieces
+
+
+def _unlabelled(
+    piece: ExtractionInput, match: re.Match[str] | None, parts: set[str], speakers: set[str]
+) -> ExtractionInput:
+    """The line with a part's label blanked ("Interviewer:", "Q:": said by no one we can
+    name), or a transcript speaker's label blanked and its name the speaker; a line with a
+    given name's label is left to `speaker_label`."""
+    if match is None:
+        return piece
+    name = match.group("name")
+    if name in parts:
+        return replace(piece, text=_blanked(piece.text, match))
+    if name in speakers:
+        return replace(piece, text=_blanked(piece.text, match), speaker=name)
+    return piece
+
+
+def _key_like(labels: Counter[str]) -> set[str]:
+    """Labels that are a role key or a conversation's part, not a person."""
+    return {name for name in labels if name.lower() in _ROLE_KEYS | _PART_LABELS}
+
+
+def _blanked(text: str, match: re.Match[str]) -> str:
+    start, end = match.span("label")
+    return text[:start] + " " * (end - start) + text[end:]
