@@ -49,9 +49,13 @@ _LINE_RE = re.compile(
     r"(?P<value>[^\n:]+?)\s*[.;]?\s*$"
 )
 _MAX_NAME_WORDS = 4
-# A value's trailing parenthesis that dates it: "(from 1 April)", "(since March)", "(as of 2 May)".
+# A value's trailing parenthesis that dates it: "(from 1 April)", "(since March)", "(as of 2 May)",
+# also after a word of succession: "(took over from Ivo on 9 February)", "(replacing Ana in May)".
 _DATED_RE = re.compile(
-    r"\s*\((?P<when>(?:from|since|as\s+of|starting|effective)\s[^()]+)\)?\s*$", re.I
+    r"\s*\((?:(?:took\s+over|taking\s+over|takes\s+over|replacing|replaced|succeeding|"
+    r"succeeded)\b[^()]*\s)?(?P<when>(?:from|since|as\s+of|starting|effective|on|in)\s[^()]+)"
+    r"\)?\s*$",
+    re.I,
 )
 
 
@@ -69,25 +73,45 @@ class RoleLine:
 _HEADING_WORDS = 5
 
 
+# Keys whose value names what the lines under it are about ("Project: Data retention").
+_TOPIC_KEYS = frozenset(
+    {
+        "project", "initiative", "workstream", "epic", "programme", "program", "product",
+        "feature", "service", "system", "component", "account", "client", "customer", "deal",
+        "vendor", "supplier", "partner", "campaign", "release", "milestone", "topic", "item",
+    }
+)  # fmt: skip
+
+
 def heading_topic(sent: Any) -> str | None:
     """The topic a heading line names for the key-value lines under it ("Project Kite" then
     "Owner: Sven Dahl", "Status: amber"): a short capitalised line on its own, with no
-    punctuation, followed by a "Key: value" line. Its name, as a title's topic is read."""
+    punctuation, or a topic key's line ("Project: Data retention", "Client: Harbour Foods"),
+    followed by a "Key: value" line. Its name, as a title's topic is read."""
     words = [t for t in sent if not t.is_space]
-    if not words or len(words) > _HEADING_WORDS or not sent.text.endswith("\n"):
+    if not words or not sent.text.endswith("\n") or not _over_key_line(sent):
+        return None
+    if len(words) > 2 and words[0].lower_ in _TOPIC_KEYS and words[1].text == ":":
+        value = words[2:]
+        if len(value) <= _HEADING_WORDS and not any(t.text in ".!?;" for t in value):
+            return str(sent.doc[value[0].i : value[-1].i + 1].text)
+        return None
+    if len(words) > _HEADING_WORDS:
         return None
     if not words[0].text[:1].isupper() or any(t.is_punct and t.text != "&" for t in words):
-        return None
-    following = sent.doc[sent.end :]
-    if not following or _LINE_RE.match(following.text.split("\n", 1)[0]) is None:
-        return None
-    if ":" not in following.text.split("\n", 1)[0]:
         return None
     # "Project Heron": NER and the title reading may see no name in a common word ("heron").
     named = title_topic(sent.as_doc())
     if named is None and any(t.lower_ not in TITLE_WORDS for t in words) and len(words) > 1:
         named = " ".join(t.text for t in words)
     return named
+
+
+def _over_key_line(sent: Any) -> bool:
+    """Whether the line after `sent` is a "Key: value" line."""
+    following = sent.doc[sent.end :]
+    line = following.text.split("\n", 1)[0] if following else ""
+    return ":" in line and _LINE_RE.match(line) is not None
 
 
 def role_line(sent: Any) -> RoleLine | None:
@@ -144,7 +168,8 @@ def role_claim(
 ) -> ExtractedClaim | None:
     """The claim of a role line: the holder (short forms expanded) holds the role in what the
     key names, else in the document's topic; None when neither names anything. `since` is
-    the line's parenthesis resolved ("(from 1 April)"): the holding starts then."""
+    the line's parenthesis resolved ("(from 1 April)", "(took over on 9 February)"): the
+    holding starts then and is open-ended, whatever period the date itself names."""
     held = render(line.held_in) if line.held_in else topic
     holder = render(line.holder)
     if not held or not holder:
@@ -159,7 +184,7 @@ def role_claim(
         source_span=text,
         evidence_spans=(span,),
         claim_valid_from=since.valid_from if since else None,
-        claim_valid_until=since.valid_until if since else None,
+        claim_valid_until=None,  # the holding starts then and holds on
         claim_valid_precision=since.precision if since else "unknown",
         claim_valid_kind="effective_period" if since else None,
         is_attributed=False,
