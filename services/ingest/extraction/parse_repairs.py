@@ -45,6 +45,8 @@ into the tree the parser gives the same sentence when it gets it right.
   product at Tidewater", "Kofi leads engineering at Orbit".
 - **A role's holder misattached** (`appositive_repairs`): "The CTO of Northwind, Dana
   Whitfield, said …", "Our head of design at Lumen, Ana Ruiz, left in May".
+- **A preposition read as a start clause's mark** (`preposition_marks`): "consulting for
+  Ostrava Robotics starting this month".
 - **A manner of work read as the object.** "works for Fabrikam part-time", "joined Contoso
   part-time in May" make "time" the head of the object phrase, with the organisation its
   compound (or a second object beside it), so the employer was stored as "Fabrikam
@@ -58,6 +60,7 @@ from typing import Any
 
 from services.ingest.extraction.appositive_repairs import repair_appositive_holders
 from services.ingest.extraction.function_heads import repair_function_heads
+from services.ingest.extraction.preposition_marks import repair_preposition_marks
 
 __all__ = ["LABEL_DEP", "repair_parse"]
 
@@ -85,6 +88,7 @@ def repair_parse(doc: Any) -> Any:
         _manner_of_work_as_object(sent)
         repair_appositive_holders(sent)
         repair_function_heads(sent)
+        repair_preposition_marks(sent)
     return doc
 
 
