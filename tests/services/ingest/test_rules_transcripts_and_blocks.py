@@ -1,0 +1,127 @@
+"""Shapes of text written by others that lost or misplaced claims (issue 16): a greeting on a
+line of its own, transcripts whose speakers are not in the given-name list, a status block
+whose topic is a "Project:" line, and "for <name> starting <date>" misread by the parser."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.speaker_labels import speaker_lines
+
+SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return load_rules_extractor()
+
+
+def _claims(extractor: RulesExtractor, text: str) -> list[ExtractedClaim]:
+    return extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+
+
+def _triples(claims: list[ExtractedClaim]) -> set[tuple[str | None, str | None, str | None]]:
+    return {(c.subject_text, c.predicate_text, c.object_text) for c in claims}
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Hi all,\nquick correction: the Team plan costs $55 per month.", "The Team plan"),
+        ("Dear Marta,\nThe contract with Lindholm was signed on 3 May.", "The contract"),
+        ("Hello team,\nthe rollout finished on Tuesday.", "The rollout finished"),
+        ("Hey folks -\nKira Lenz joined the Growth team last week.", "Kira Lenz joined"),
+    ],
+)  # fmt: skip
+def test_a_greeting_on_its_own_line_does_not_swallow_the_sentence_after_it(
+    extractor: RulesExtractor, text: str, kept: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert [c.claim_text for c in claims if c.claim_text.startswith(kept)], claims
+    assert not any(c.claim_text.lower().startswith(("hi", "dear", "hello", "hey")) for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("Interviewer: So where are you now?\nHamid Rahimi: Since June I've been on the Risk team.",
+         "Hamid Rahimi", "the Risk team"),
+        ("Q: Who runs data at Medlink?\nA: Tomasz Wojcik.\nQ: And you?\nNgozi Eze: I joined Arbor"
+         " Health in 2024.", "Ngozi Eze", "Arbor Health"),
+        ("Ngozi Eze: I joined Arbor Health in 2024.\nTomasz Wojcik: And before that?\nNgozi Eze: "
+         "I was at Medlink for six years.\nTomasz Wojcik: Fair enough.", "Ngozi Eze", "Medlink"),
+    ],
+)  # fmt: skip
+def test_each_transcript_line_is_said_by_its_labelled_speaker(
+    extractor: RulesExtractor, text: str, subject: str, obj: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert any(c.subject_text == subject and c.object_text == obj for c in claims), claims
+    assert not any(":" in c.claim_text for c in claims)  # no label left in a claim
+
+
+def test_key_value_lines_are_not_read_as_a_transcript() -> None:
+    inp = ExtractionInput(text="Project: Kite\nOwner: Ivo Petrov\nStatus: green", said_on=SAID)
+    (piece,) = speaker_lines(inp)
+    assert piece.speaker is None and piece.text == inp.text
+
+
+@pytest.mark.parametrize(
+    ("text", "holder", "topic"),
+    [
+        ("Project: Data retention\nOwner: Ivo Petrov\nStatus: green", "Ivo Petrov",
+         "Data retention"),
+        ("Client: Harbour Foods\nAccount lead: Mia Kovac\nNext review: 1 October", "Mia Kovac",
+         "Harbour Foods"),
+        ("Service: Checkout API\nOwner: Camille Roux\nHealth: degraded", "Camille Roux",
+         "Checkout API"),
+    ],
+)  # fmt: skip
+def test_a_topic_key_line_names_what_the_block_under_it_is_about(
+    extractor: RulesExtractor, text: str, holder: str, topic: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert any(c.subject_text == holder and c.object_text == topic for c in claims), claims
+    assert not any(c.claim_text.startswith(text.split(":")[0]) for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("Payroll export\nOwner: Camille Roux (took over from Ivo on 9 February)\nStatus: amber",
+         datetime(2026, 2, 9, tzinfo=UTC)),
+        ("Payroll export\nOwner: Dana Iqbal (replacing Tom in March)\nStatus: on track",
+         datetime(2026, 3, 1, tzinfo=UTC)),
+        ("Payroll export\nOwner: Mei Lin (from 1 April)\nStatus: green",
+         datetime(2026, 4, 1, tzinfo=UTC)),
+    ],
+)  # fmt: skip
+def test_a_dated_parenthesis_after_a_holder_opens_the_holding(
+    extractor: RulesExtractor, text: str, start: datetime
+) -> None:
+    (owner,) = [c for c in _claims(extractor, text) if c.predicate_text == "own"]
+    assert owner.object_text == "Payroll export"
+    assert (owner.claim_valid_from, owner.claim_valid_until) == (start, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Marek is also consulting part-time for Ostrava Robotics starting this month.",
+         ("Marek", "consult for", "Ostrava Robotics")),
+        ("Ivo will work for Halden Group starting 1 July.", ("Ivo", "work for", "Halden Group")),
+        ("Nina is moving to Castor Bank starting in August.", ("Nina", "move to", "Castor Bank")),
+        ("Lena works with Brightwave Media beginning in June.",
+         ("Lena", "work with", "Brightwave Media")),
+    ],
+)  # fmt: skip
+def test_a_start_clause_after_a_name_leaves_the_name_to_the_preposition(
+    extractor: RulesExtractor, text: str, triple: tuple[str, str, str]
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == triple
+    assert claim.claim_valid_from is not None and claim.claim_valid_until is None
