@@ -135,10 +135,12 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     # A relation's statement holds no dates; its claim may correct one ("…, not 1 April").
     old, new = replaced_values(a_low, extract_values(a_text) if relation else a_values)
     references = c_values + ([c_anchor] if c_anchor else [])
-    # A setting raised "from $12 to $15" changed (a successor); a date moved "from 8 June to
-    # 9 June" was corrected: corrections move dates, not statements.
-    value_set = bool(old) and not isinstance(old[0], DateValue) and bool(_VALUE_SET.search(a_low))
-    if old and new and not value_set and any(same_value(old[0], ref) for ref in references):
+    # A date moved "from 8 June to 9 June" was corrected: corrections move dates, not
+    # statements. A setting raised "from $12 to $15" changed (a successor), and a value
+    # replaced ("costs $55 from 1 March, not $59") rejects the fact that states it: another
+    # value for the same period, a disagreement its contradiction group shows.
+    dated = bool(old) and isinstance(old[0], DateValue)
+    if old and new and dated and any(same_value(old[0], ref) for ref in references):
         correction = 1.0
         correction_target = new[0] if isinstance(new[0], DateValue) else None
     if (

@@ -129,3 +129,35 @@ def test_a_set_value_raised_from_the_old_to_a_new_one_is_a_successor_not_a_corre
     assert (decision.action, decision.candidate_id) == ("supersede", "fact-1")
     assert decision.new_window is not None and decision.new_window.valid_until == day(2026, 4, 1)
     assert_confident(decision)
+
+
+_MARCH_ON = Window(day(2026, 3, 1), None, "day")
+
+
+@pytest.mark.parametrize(
+    "corrected",
+    [
+        "Quick correction: the Acme Team plan costs $55 per month from 1 March 2026, not $59.",
+        "From 1 March 2026 the Acme Team plan is $55 a month instead of $59.",
+        "The Acme Team plan costs $55 per month from 1 March 2026 rather than $59.",
+    ],
+)
+@pytest.mark.parametrize("corrected_first", [False, True], ids=["fact first", "correction first"])
+def test_a_value_said_to_replace_the_fact_s_value_is_a_disagreement_not_its_support(
+    corrected: str, corrected_first: bool
+) -> None:
+    # "$55, not $59" names $59 to reject it: the $59 fact gains no support from it, and the
+    # two values of one period conflict whichever arrives first.
+    stated = assertion(
+        "The Acme Team plan costs $59 per month from 1 March 2026.",
+        "Acme",
+        window=_MARCH_ON,
+        kind="measurement_period",
+        said=day(2026, 3, 1),
+    )
+    correction = assertion(
+        corrected, "Acme", window=_MARCH_ON, kind="measurement_period", said=day(2026, 3, 10)
+    )
+    first, second = (correction, stated) if corrected_first else (stated, correction)
+    decision = decide(second, fact(first, similarity=0.85))
+    assert decision.action == "contradict_group"
