@@ -128,7 +128,9 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
         return "advice"  # imperative
     for h in {head, content}:
         reason = _modal_reason(h, clause.tokens)
-        if reason:
+        # "Selma thinks we should delay the launch": advice someone holds is their view,
+        # kept as a claim about the holder (the advice alone is dropped).
+        if reason and not (reason == "advice" and attributed):
             return reason
     if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
         return "opinion"
