@@ -204,11 +204,14 @@ class Rewriter:
         short_forms: ShortForms = _NO_SHORT_FORMS,
         lone_names: frozenset[int] = frozenset(),
         addressee: Addressee | None = None,
+        topic: str | None = None,
     ) -> None:
         """`lone_names` are indices of tokens that are a whole name by themselves (a bare
         "Leo"), the only ones a short form may expand; `addressee` is whom the passage
-        speaks to by name, whom "you" means."""
+        speaks to by name, whom "you" means; `topic` what the title (or the heading over
+        the passage) names, if it names a thing at all."""
         self._addressee = addressee
+        self._topic = topic
         self._mentions = sorted(mentions, key=lambda m: m.position)
         self._speaker = speaker
         self._title = title
@@ -304,14 +307,15 @@ class Rewriter:
     def _title_for_it(self, token: Any) -> str | None:
         """A subject "it" with nothing named before it in the passage or its context: the
         document is about one thing, and its title names it ("Orion rollout": "It went live
-        in six warehouses")."""
-        if token.lower_ != "it" or token.dep_ not in ("nsubj", "nsubjpass") or not self._title:
+        in six warehouses"). A title that only says what kind of document it is ("Standup
+        notes", "Weekly status") names nothing "it" could be."""
+        if token.lower_ != "it" or token.dep_ not in ("nsubj", "nsubjpass") or not self._topic:
             return None
         if token.sent.start != 0:
             return None  # later sentences speak of what the earlier ones named
         if any(m.position < token.idx and m.label == "ORG" for m in self._mentions):
             return None  # a thing was named, but too far back to be sure
-        return self._title
+        return self._topic
 
     def _named(
         self, token: Any, labels: tuple[str, ...], possessive: bool, nearby: bool = False

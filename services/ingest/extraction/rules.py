@@ -302,6 +302,7 @@ class RulesExtractor:
                     short_forms,
                     lone,
                     addressed,
+                    topic,
                 )
                 built = self._claim(inp, sent, clause, rewriter, topic)
                 if built is not None:
