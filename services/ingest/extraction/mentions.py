@@ -383,7 +383,15 @@ def lone_names(doc: Any, short_forms: ShortForms) -> frozenset[int]:
             ((t.pos_ == "PROPN" or t.ent_type_ in NAME_LABELS) and len(name_span(t) or ()) == 1)
             or _short_form_as_noun(t, short_forms)
         )
+        and not _ends_its_full_name(t, short_forms)
     )
+
+
+def _ends_its_full_name(token: Any, short_forms: ShortForms) -> bool:
+    """Whether the name a short form would expand to is written out right here, ending at
+    `token` ("VP Engineering", whose "VP" the name's span leaves out): nothing to expand."""
+    full = short_forms.expand(token.text)
+    return full is not None and token.doc.text[: token.idx + len(token.text)].endswith(full)
 
 
 def _short_form_as_noun(token: Any, short_forms: ShortForms) -> bool:
