@@ -10,8 +10,9 @@ the small English model in two ways, each recognised from the tree's shape alone
   object of a preposition of a role word ("CTO", "head", "officer") belongs to the role word.
 - **The verb read as a participle of the subject.** With no other verb the subject noun becomes
   the sentence's root and the verb after the apposition a reduced relative clause under it
-  ("head … left in May"). A noun root whose apposition is closed by a comma right before a
-  subjectless participle modifier is that verb's subject.
+  ("head … left in May", "Ben Ortiz, head of engineering at Lattice, left in May"). A noun
+  root whose apposition is closed by a comma right before a subjectless participle modifier
+  is that verb's subject, when one of the two is a person's name.
 """
 
 from __future__ import annotations
@@ -69,10 +70,12 @@ def _verb_read_as_participle(sent: Any) -> None:
         comma = doc[verb.i - 1] if verb.i > 0 else None
         if comma is None or comma.text != "," or comma.head.i != root.i:
             continue
+        # The holder in apposition to the role ("Our head of design at Lumen, Ana Ruiz,"), or
+        # the role in apposition to the holder ("Ben Ortiz, head of engineering at Lattice,").
+        holder_root = root.pos_ == "PROPN" and root.ent_type_ not in _NOT_A_PERSON
         named = any(
             c.dep_ == "appos"
-            and c.pos_ == "PROPN"
-            and c.ent_type_ not in _NOT_A_PERSON
+            and (holder_root or (c.pos_ == "PROPN" and c.ent_type_ not in _NOT_A_PERSON))
             and c.right_edge.i + 1 == comma.i
             for c in root.children
         )
