@@ -65,11 +65,12 @@ _SETTING_HEADS = frozenset(
 # words that name a state only, so "turned to Dana" or "went to Berlin" enter none).
 _STATUS_CHANGE_VERBS = frozenset(
     {"change", "turn", "go", "switch", "flip", "move", "shift", "return", "drop", "upgrade"}
-    | {"downgrade", "slip"}
+    | {"downgrade", "slip", "slide", "fall", "improve", "recover", "revert", "escalate"}
 )
 _STATUS_WORDS = frozenset(
     {"green", "amber", "yellow", "red", "blocked", "unblocked", "risk", "track", "hold"}
     | {"paused", "active", "inactive", "live", "done", "complete", "completed", "frozen"}
+    | {"schedule"}  # "behind schedule", "back on schedule"
 )
 # Verbs a count moves by itself with, and the counts that are levels rather than flows.
 _GROWTH_VERBS = frozenset(

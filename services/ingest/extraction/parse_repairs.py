@@ -19,8 +19,8 @@ into the tree the parser gives the same sentence when it gets it right.
   verb two adjacent subjects; the first is a modifier of the second.
 - **A subject of a noun.** "The Helios go-live is on 14 April" makes "Helios" the subject of
   "live", which is the subject of "is"; a noun has no subject, so it is the noun's modifier.
-- **A noun read as an infinitive.** "Project Lynx moved to amber on 6 March" makes "to
-  amber" an infinitive with the date under "amber"; "to" is the verb's preposition.
+- **A state's name read apart from its verb** (`state_phrases`): "Project Lynx moved to amber
+  on 6 March" makes "to amber" an infinitive; "slipped to at risk" leaves "to" empty.
 - **A verb read as an auxiliary.** "I oppose moving the launch" makes "oppose" an auxiliary
   of "moving"; a word in the auxiliary slot that is no auxiliary is the clause's verb, with
   the gerund as its complement.
@@ -61,6 +61,7 @@ from typing import Any
 from services.ingest.extraction.appositive_repairs import repair_appositive_holders
 from services.ingest.extraction.function_heads import repair_function_heads
 from services.ingest.extraction.preposition_marks import repair_preposition_marks
+from services.ingest.extraction.state_phrases import repair_state_phrases
 
 __all__ = ["LABEL_DEP", "repair_parse"]
 
@@ -81,7 +82,7 @@ def repair_parse(doc: Any) -> Any:
         _participle_modifier_as_verb(sent)
         _double_subject(sent)
         _subject_of_a_noun(sent)
-        _noun_read_as_infinitive(sent)
+        repair_state_phrases(sent)
         _verb_as_auxiliary(sent)
         _swallowed_subject(sent)
         _label_before_clause(sent)
@@ -181,23 +182,6 @@ def _subject_of_a_noun(sent: Any) -> None:
             tok.dep_ = "compound"
             for child in [c for c in tok.children if c.dep_ == "det"]:
                 child.head = head
-
-
-def _noun_read_as_infinitive(sent: Any) -> None:
-    """ "Project Lynx moved to amber on 6 March" makes "to amber" an infinitive (an `xcomp`
-    noun with "to" as its auxiliary) and hangs the date on "amber". A noun is no verb: "to" is
-    the verb's preposition, the noun its object, and what hung on the noun hangs on the verb."""
-    for noun in sent:
-        if noun.dep_ != "xcomp" or noun.pos_ not in ("NOUN", "ADJ", "PROPN"):
-            continue
-        to = next((c for c in noun.children if c.dep_ == "aux" and c.lower_ == "to"), None)
-        if to is None or to.i != noun.i - 1:
-            continue
-        verb = noun.head
-        for child in [c for c in noun.children if c.dep_ == "prep" and c.i > noun.i]:
-            child.head = verb
-        to.head, to.dep_ = verb, "prep"
-        noun.head, noun.dep_ = to, "pobj"
 
 
 def _double_subject(sent: Any) -> None:
