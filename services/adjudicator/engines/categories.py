@@ -45,7 +45,8 @@ _STATUS = re.compile(
     r"rated|marked|flagged|moved to|back to|now|(?:status|health)\s*[:\u2013\u2014-]|"
     # "status changed to green", "went to red", "flipped to amber", "was downgraded to at risk"
     r"(?:changed|changes|went|goes|gone|switched|flipped|shifted|dropped|set|upgraded|"
-    r"downgraded|returned)\s+(?:from\s+(?:" + _STATUS_WORDS + r")\s+)?to)"
+    r"downgraded|returned|slipped|slips|slid|fell|falls|moved|moves|improved|recovered|"
+    r"escalated|reverted)\s+(?:from\s+(?:" + _STATUS_WORDS + r")\s+)?to)"
     r"\s+(?:(?:now|still|back|again|officially)\s+)?"
     rf"({_STATUS_WORDS})\b"
 )

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import re
 
+from services.adjudicator.engines.categories import find_categories
 from services.adjudicator.engines.values import DateValue, Value, extract_values, same_value
 
-__all__ = ["CORRECTION", "NEW_END", "moved_away", "moved_date", "replaced_values"]
+__all__ = [
+    "CORRECTION",
+    "NEW_END",
+    "correction_cue",
+    "moved_away",
+    "moved_date",
+    "replaced_values",
+]
 
 # "not on" corrects only as a replaced value ("is on 14 May, not on 12 May"); "is not on the
 # Platform team" is a denial.
@@ -36,10 +44,26 @@ _FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
 _NOT_OLD = re.compile(r"(?:,\s*not|\binstead of|\brather than)\s+(?:on\s+|at\s+|the\s+)?([^,;.]+)")
 
 
-def moved_date(lowered: str) -> DateValue | None:
-    """The date a claim says something moved to with no old date ("slipped to 29 March")."""
+def correction_cue(lowered: str) -> bool:
+    """Whether a claim words itself as a correction ("rescheduled", "actually", "instead
+    of"); a status entered with the same verbs ("slipped to at risk") corrects nothing."""
+    return bool(CORRECTION.search(lowered)) and not _status_entered(lowered)
+
+
+def _status_entered(lowered: str) -> bool:
+    """Whether what something moved to is a status ("slipped to at risk", "pushed to on
+    hold"): read as "is <target>", a status is the first thing stated."""
     moved = _MOVED_TO.search(lowered)
-    if moved is None or _FROM_TO.search(lowered):
+    if moved is None:
+        return False
+    return any(position == len("is ") for position, _ in find_categories("is " + moved.group(1)))
+
+
+def moved_date(lowered: str) -> DateValue | None:
+    """The date a claim says something moved to with no old date ("slipped to 29 March"),
+    not the date a status was entered on ("slipped to at risk on 13 March")."""
+    moved = _MOVED_TO.search(lowered)
+    if moved is None or _FROM_TO.search(lowered) or _status_entered(lowered):
         return None
     dates = [v for v in extract_values(moved.group(1)) if isinstance(v, DateValue)]
     return dates[0] if len(dates) == 1 else None

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
 from services.adjudicator.engines.corrections import (
-    CORRECTION,
     NEW_END,
+    correction_cue,
     moved_away,
     moved_date,
     replaced_values,
@@ -129,7 +129,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         extract_values(assertion.statement if relation else a_text), _window_date(a_win)
     )
     c_values = _besides_anchor(extract_values(candidate.statement), c_anchor)
-    correction_cue = bool(CORRECTION.search(a_low))
+    cued = correction_cue(a_low)
     correction_target: DateValue | None = None
     correction = 0.0
     # A relation's statement holds no dates; its claim may correct one ("…, not 1 April").
@@ -189,7 +189,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and bool(TRANSITION.search(c_low))
         and _said_before(assertion, candidate)
     )
-    if not correction and correction_cue:
+    if not correction and cued:
         correction = 0.6
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
     # wording; a claim that says the value holds beside others ("also", "part-time") is none.
