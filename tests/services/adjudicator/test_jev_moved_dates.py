@@ -8,6 +8,8 @@ fact dated 19 November.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from services.adjudicator.domain import Window
@@ -161,3 +163,29 @@ def test_a_value_said_to_replace_the_fact_s_value_is_a_disagreement_not_its_supp
     first, second = (correction, stated) if corrected_first else (stated, correction)
     decision = decide(second, fact(first, similarity=0.85))
     assert decision.action == "contradict_group"
+
+
+@pytest.mark.parametrize(
+    ("entered", "on"),
+    [
+        ("The Acme rollout slipped to at risk on 13 March.", day(2026, 3, 13)),
+        ("The Acme rollout moved to amber on 13 March.", day(2026, 3, 13)),
+        ("The Acme rollout was pushed to on hold on 20 March.", day(2026, 3, 20)),
+    ],
+)
+def test_a_status_entered_with_a_verb_of_moving_corrects_no_date(
+    entered: str, on: datetime
+) -> None:
+    # "slipped to at risk on 13 March" is a status from 13 March, not the rollout's date
+    # moved: against the later "back on track" it is an earlier status, never its correction.
+    back = assertion(
+        "Since 3 April, the Acme rollout is back on track.",
+        "Acme",
+        window=Window(day(2026, 4, 3), None, "day"),
+        kind="effective_period",
+        said=day(2026, 4, 6),
+    )
+    incoming = assertion(
+        entered, "Acme", window=Window(on, None, "day"), kind="effective_period", said=on
+    )
+    assert decide(incoming, fact(back, similarity=0.8)).action != "adjust"

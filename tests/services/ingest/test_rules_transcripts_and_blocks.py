@@ -125,3 +125,22 @@ def test_a_start_clause_after_a_name_leaves_the_name_to_the_preposition(
     (claim,) = _claims(extractor, text)
     assert (claim.subject_text, claim.predicate_text, claim.object_text) == triple
     assert claim.claim_valid_from is not None and claim.claim_valid_until is None
+
+
+@pytest.mark.parametrize(
+    ("text", "entered"),
+    [
+        ("Project Falcon slipped to at risk on 13 March.", datetime(2026, 3, 13, tzinfo=UTC)),
+        ("The Nimbus rollout moved to on hold on 2 April.", datetime(2026, 4, 2, tzinfo=UTC)),
+        ("The data migration fell to off track on 5 May.", datetime(2026, 5, 5, tzinfo=UTC)),
+        ("Orion slipped to amber on 9 May.", datetime(2026, 5, 9, tzinfo=UTC)),
+        ("The vendor review slid to behind schedule on 20 April.",
+         datetime(2026, 4, 20, tzinfo=UTC)),
+    ],
+)  # fmt: skip
+def test_a_status_entered_on_a_date_holds_from_then(
+    extractor: RulesExtractor, text: str, entered: datetime
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert (claim.claim_valid_from, claim.claim_valid_until) == (entered, None)
+    assert claim.claim_valid_kind == "effective_period"
