@@ -27,7 +27,7 @@ from shared.beliefs.slots import OWNED_BY_ESCAPE
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import display_name, normalize_name
 from shared.text.temporal import strip_temporal, temporal_spans
-from shared.text.units import is_project_head, is_team_head
+from shared.text.units import is_project_head, is_team_head, person_shaped
 
 __all__ = [
     "CORE_PREDICATES",
@@ -167,9 +167,12 @@ class DirectedPredicate:
 
 
 def _reads_as_person(name: str) -> bool:
-    """A name that opens with a common given name ("Omar", "Dana Kim")."""
+    """A name that opens with a common given name ("Omar", "Dana Kim"), or has a full name's
+    shape though the list lacks its given name ("Brenna Holt", "Ngozi Eze")."""
     words = normalize_name(name).split()
-    return bool(words) and display_name(name)[:1].isupper() and is_given_name(words[0])
+    if not words or not display_name(name)[:1].isupper():
+        return False
+    return is_given_name(words[0]) or person_shaped(display_name(name))
 
 
 class PredicateVocabulary:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["PROJECT_HEADS", "TEAM_HEADS", "is_project_head", "is_team_head"]
+__all__ = [
+    "ORGANISATION_WORDS",
+    "PROJECT_HEADS",
+    "TEAM_HEADS",
+    "is_project_head",
+    "is_team_head",
+    "person_shaped",
+]
 
 # Heads that name a unit of people: joining one is membership, joining a company employment.
 TEAM_HEADS = frozenset(
@@ -45,3 +52,38 @@ def is_project_head(text: str) -> bool:
     """Whether a phrase names a piece of work ("the Atlas project", "the billing migration")."""
     words = _words(text)
     return len(words) >= 2 and words[-1] in PROJECT_HEADS
+
+
+# Last words that make a capitalised name an organisation's ("Castell Bank", "Quanta Labs").
+ORGANISATION_WORDS = frozenset(
+    {
+        "holding", "holdings", "group", "inc", "inc.", "ltd", "ltd.", "llc", "plc", "gmbh",
+        "ag", "sa", "bv", "nv", "co", "co.", "corp", "corp.", "corporation", "company",
+        "labs", "lab", "bank", "partners", "capital", "ventures", "systems", "foundation",
+        "technologies", "health", "logistics", "freight", "analytics", "solutions",
+        "insurance", "consulting", "studio", "studios", "media", "markets", "university",
+        "college", "school", "hospital", "institute", "trust", "fund", "airlines", "motors",
+    }
+)  # fmt: skip
+# Words of a capitalised name that make it a thing's: "Mobile Platform", "Checkout API".
+_THING_WORDS = frozenset(
+    {
+        "platform", "service", "services", "api", "app", "office", "account", "product",
+        "system", "portal", "dashboard", "pipeline", "cluster", "server", "database", "site",
+        "hq", "headquarters", "region", "emea", "apac", "works", "robotics", "bio", "energy",
+    }
+)  # fmt: skip
+_MAX_NAME_WORDS = 3
+
+
+def person_shaped(name: str) -> bool:
+    """Whether a name has a person's full name's shape: two or three capitalised words, none
+    of which names an organisation, a unit, a piece of work or a thing ("Brenna Holt", not
+    "Castell Bank", "Payments Team" or "Checkout API"). For names the given-name list lacks."""
+    words = name.split()
+    if not 2 <= len(words) <= _MAX_NAME_WORDS:
+        return False
+    if not all(w[:1].isupper() and w.replace("-", "").replace("'", "").isalpha() for w in words):
+        return False
+    lowered = set(_words(name))
+    return not lowered & (ORGANISATION_WORDS | TEAM_HEADS | PROJECT_HEADS | _THING_WORDS)

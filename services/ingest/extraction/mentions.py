@@ -27,7 +27,7 @@ from services.ingest.extraction.names import (
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
 from shared.entities.normalize import normalize_name
-from shared.text.units import TEAM_HEADS
+from shared.text.units import ORGANISATION_WORDS, TEAM_HEADS
 
 __all__ = [
     "PERSON_LABEL",
@@ -63,20 +63,7 @@ _NAME_PARTICLES = frozenset(
     | {"ten", "le", "la", "du", "bin", "binti", "al", "el", "y", "zu", "af"}
 )
 # Last words that make a name an organisation's or a place's, whatever its first word.
-_ORGANISATION_WORDS = (
-    frozenset(
-        {
-            "holding", "holdings", "group", "inc", "inc.", "ltd", "ltd.", "llc", "plc", "gmbh",
-            "ag", "sa", "bv", "nv", "co", "co.", "corp", "corp.", "corporation", "company",
-            "labs", "lab", "bank", "partners", "capital", "ventures", "systems", "foundation",
-            "technologies", "health", "logistics", "freight", "analytics", "solutions",
-            "insurance", "consulting", "studio", "studios", "media", "markets", "university",
-            "college", "school", "hospital", "institute", "trust", "fund", "airlines", "motors",
-        }
-    )
-    | TEAM_HEADS
-    | PLACE_HEADS
-)  # fmt: skip
+_ORGANISATION_WORDS = ORGANISATION_WORDS | TEAM_HEADS | PLACE_HEADS
 # Verbs whose subject is a person. The small NER often calls a lone given name a place, a
 # product or a work ("Kenji joined Umbrella": GPE; "Ines manages Pablo": PRODUCT); as the
 # subject of one of these it is the person, so "he"/"she" after it can find them.

@@ -711,3 +711,33 @@ def test_a_message_opening_with_also_adds_a_point_not_a_concurrent_relation(
     item = claim(text, "Ravi", "join", "Search team")
     (relation,) = Normalizer(PredicateVocabulary()).normalize_claim(item, resolve).assertions
     assert relation.concurrent is concurrent
+
+
+@pytest.mark.parametrize(
+    ("managed", "manager"),
+    [("Brenna Holt", "Ivan Sokolov"), ("Ngozi Eze", "Mei Tan"), ("Siosaia Taufa", "Ravi")],
+)
+def test_a_person_whose_given_name_the_list_lacks_still_reports_to_their_manager(
+    managed: str, manager: str
+) -> None:
+    # "Brenna Holt reports to Ivan Sokolov" was read as a thing managed ("Ivan Sokolov works
+    # on Brenna Holt") because "Brenna" is not in the given-name list.
+    refs = {
+        managed.lower(): EntityRef("ent-a", managed),
+        manager.lower(): EntityRef("ent-b", manager),
+    }
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(f"{managed} reports to {manager}.", managed, "reports to", manager),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.label for a in result.assertions] == [f"{managed} reports to {manager}"]
+
+
+@pytest.mark.parametrize("thing", ["Checkout API", "Mobile Platform", "Lisbon Office"])
+def test_a_thing_with_a_capitalised_name_is_still_managed_not_a_report(thing: str) -> None:
+    refs = {thing.lower(): EntityRef("ent-a", thing), "dana": EntityRef("ent-b", "Dana")}
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(f"Dana manages the {thing}.", "Dana", "manages", thing),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.predicate for a in result.assertions] == ["works_on"]
