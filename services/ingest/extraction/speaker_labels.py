@@ -9,7 +9,9 @@ from collections import Counter
 from dataclasses import replace
 
 from services.ingest.extraction.base import ExtractionInput
+from services.ingest.extraction.markers import mask_markers
 from shared.entities.given_names import is_given_name
+from shared.text.units import person_shaped
 
 __all__ = ["speaker_label", "speaker_lines"]
 
@@ -36,14 +38,36 @@ _LABEL_RE = re.compile(
 def speaker_label(text: str) -> tuple[str, str] | None:
     """ "Selam: backfill for July is done" in meeting notes: the person who said the line and
     the line with the label blanked (offsets unchanged), or None. Only a label that opens with
-    a common given name is a speaker; "Decision:" or "Owner:" are not."""
+    a common given name, or a person's full name, is a speaker, and a single unlisted word
+    when the line speaks in the first person ("Brenna: I'm on leave"); "Decision:",
+    "Owner:" or "Update:" are not."""
     match = _LABEL_RE.match(text)
     if match is None:
         return None
     name = match.group("name")
-    if not is_given_name(name.split()[0].lower()) or name.lower() in _ROLE_KEYS:
+    start, end = match.span("label")
+    if name.lower() in _ROLE_KEYS | _PART_LABELS or not mask_markers(text)[start:end].strip():
+        return None  # "Owner: Lucia Moreno", "Update: I moved to Berlin"
+    said = text[match.end() :]
+    if not (
+        is_given_name(name.split()[0].lower())
+        or person_shaped(name)  # "Brenna Holt: from today I report to Mei Tan"
+        or (" " not in name and name.lower() not in _LINE_KEYS and _FIRST_PERSON.search(said))
+    ):
         return None
     return name, _blanked(text, match)
+
+
+# Keys of a report's lines that a first-person line may follow ("Status: I think we're fine").
+_LINE_KEYS = frozenset(
+    {
+        "status", "health", "summary", "risk", "risks", "blocker", "blockers", "issue",
+        "issues", "next", "action", "actions", "decision", "decisions", "outcome", "agenda",
+        "topic", "context", "background", "result", "results", "progress", "plan", "goal",
+        "goals", "comment", "comments", "reason", "impact", "ask", "asks", "notes", "todo",
+    }
+)  # fmt: skip
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'll|I’ll|I'd|my|me)\b")
 
 
 def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:

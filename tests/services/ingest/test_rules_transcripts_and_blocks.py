@@ -10,7 +10,7 @@ import pytest
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
 from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
-from services.ingest.extraction.speaker_labels import speaker_lines
+from services.ingest.extraction.speaker_labels import speaker_label, speaker_lines
 
 SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
 
@@ -144,3 +144,26 @@ def test_a_status_entered_on_a_date_holds_from_then(
     (claim,) = _claims(extractor, text)
     assert (claim.claim_valid_from, claim.claim_valid_until) == (entered, None)
     assert claim.claim_valid_kind == "effective_period"
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker"),
+    [
+        ("Brenna Holt: from today I report to Mei Tan.", "Brenna Holt"),
+        ("Brenna: I moved to the Risk team.", "Brenna"),
+        ("Zephyr: my last day is Friday.", "Zephyr"),
+    ],
+)
+def test_a_label_the_name_list_lacks_is_a_speaker_by_its_shape_or_its_first_person(
+    text: str, speaker: str
+) -> None:
+    found = speaker_label(text)
+    assert found is not None and found[0] == speaker
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Status: I think we are fine.", "Update: I moved to the Risk team.", "Owner: Lucia Moreno"],
+)
+def test_a_line_key_is_no_speaker_even_before_a_first_person_line(text: str) -> None:
+    assert speaker_label(text) is None
