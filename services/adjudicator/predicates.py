@@ -99,6 +99,10 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "resign from": ("works_for", False),
     "step down from": ("works_for", False),
     "retire from": ("works_for", False),
+    # "Ines Moreau, chief of staff at Arvo, resigned": the post's organisation as the object
+    "resign": ("works_for", False),
+    "step down": ("works_for", False),
+    "retire": ("works_for", False),
     # Being let go ends the employment; the active voice's subject is the employer ("Acme
     # laid off Ivo"), the passive's agent too ("was let go by Acme", parsed "let to go by").
     "lay off": ("works_for", True),
@@ -332,6 +336,7 @@ PHASES: dict[str, str] = {
     ),
     **dict.fromkeys(
         ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
+         "resign", "step down", "retire",
          "move from", "transfer from", "relocate from", "move away from", "step back from",
          "step away from", "migrate from", "cease to be part of", "hand over", "hand off",
          "lay off", "lay off from", "let go", "let to go", "fire", "fire from", "dismiss"),

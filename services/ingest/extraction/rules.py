@@ -60,7 +60,7 @@ from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.sentence_boundaries import sentence_boundaries
 from services.ingest.extraction.signatures import signature, signature_claim
 from services.ingest.extraction.speaker_labels import speaker_label, speaker_lines
-from services.ingest.extraction.successors import took_over_from
+from services.ingest.extraction.successors import left_held_post, took_over_from
 from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
@@ -308,7 +308,7 @@ class RulesExtractor:
                 if built is not None:
                     found.append(built)
             claims.extend(share_job_change_dates(found))
-        return date_since_then(took_over_from(claims))
+        return date_since_then(took_over_from(left_held_post(claims)))
 
     def _claim(
         self,

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from services.ingest.extraction.base import ExtractedClaim
 
-__all__ = ["took_over_from"]
+__all__ = ["left_held_post", "took_over_from"]
 
 # How the claims layer words a departure, and a successor's clause with no post of its own.
 _DEPARTURES = frozenset({"leave", "resign", "retire", "quit", "exit", "depart"})
@@ -50,6 +50,30 @@ def took_over_from(claims: Sequence[ExtractedClaim]) -> list[ExtractedClaim]:
                     claim_valid_kind=departure.claim_valid_kind,
                 )
             departure = None
+        out.append(claim)
+    return out
+
+
+_POSTS = frozenset({"work for", "work at"})
+
+
+def left_held_post(claims: Sequence[ExtractedClaim]) -> list[ExtractedClaim]:
+    """The claims, a departure that names nowhere left from ("Ines Moreau, chief of staff at
+    Arvo, left in May") leaving the one organisation its subject's apposition places them at:
+    the apposition's post is what ended, so it is the departure's object, not a post held
+    beside it."""
+    out = []
+    for claim in claims:
+        predicate = (claim.predicate_text or "").lower()
+        posts = [
+            r
+            for r in claim.extra_relations
+            if r.predicate_text in _POSTS and r.subject_text == claim.subject_text
+        ]
+        if _departs(predicate) and claim.object_text is None and len(posts) == 1:
+            (post,) = posts
+            rest = tuple(r for r in claim.extra_relations if r is not post)
+            claim = replace(claim, object_text=post.object_text, extra_relations=rest)
         out.append(claim)
     return out
 

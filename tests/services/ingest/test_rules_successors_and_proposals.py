@@ -232,3 +232,21 @@ def test_leading_a_function_at_an_organisation_is_working_there(
 )
 def test_leading_a_team_or_project_is_no_employment(extractor: RulesExtractor, text: str) -> None:
     assert not any(r[1] == "works_for" for r in _relations(_claims(extractor, text)))
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "organisation"),
+    [
+        ("Ines Moreau, chief of staff at Arvo, left in May.", "Ines Moreau", "Arvo"),
+        ("Ben Ortiz, head of engineering at Lattice, stepped down on Friday.", "Ben Ortiz",
+         "Lattice"),
+        ("Noor Aziz, a senior designer at Pallas, resigned last week.", "Noor Aziz", "Pallas"),
+    ],
+)  # fmt: skip
+def test_a_departure_with_no_object_leaves_the_post_its_apposition_names(
+    extractor: RulesExtractor, text: str, person: str, organisation: str
+) -> None:
+    # The employment ends; the apposition's post is not a second one held beside it.
+    (claim,) = _claims(extractor, text)
+    assert _relations([claim]) == {(person, "works_for", "end", organisation)}
+    assert not claim.extra_relations
