@@ -84,6 +84,8 @@ _SITE_HEADS = PLACE_HEADS | {
     "terminal", "yard",
 }  # fmt: skip
 
+_HEADQUARTERS = frozenset({"hq", "headquarters"})
+
 
 def is_bare(phrase: Phrase | None) -> bool:
     """A phrase naming nothing by itself: determiners, describing adjectives and a common noun
@@ -283,6 +285,12 @@ def entity_phrase(
             return Phrase(holder, (role,))
         if target:  # "the CTO of Acme": an unnamed person of Acme
             return Phrase(target)
+    if anchor_possessor and head.lower_ in _HEADQUARTERS:
+        # "Acme's HQ is in Rotterdam": an organisation's headquarters are where it is located,
+        # no site of its own (a bare "HQ" would be one entity for every company).
+        owner = next((c for c in head.children if c.dep_ == "poss" and is_name(c)), None)
+        if owner is not None and owner.i in inside:
+            return Phrase(name_span(owner) or (owner,))
     span = name_span(head)
     if span:
         return Phrase(span, tuple(_appositive_roles(head, span, inside)))
