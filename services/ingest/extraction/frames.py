@@ -74,6 +74,7 @@ from services.ingest.extraction.roles import (
     succession,
     with_roles,
 )
+from shared.entities.places import is_known_place
 
 __all__ = ["Frame", "Relation", "read_frame"]
 
@@ -154,6 +155,10 @@ def _workplace(
 _PROPOSAL_VERBS = ATTITUDE_VERBS | {"propose", "suggest", "recommend", "prefer", "consider"}
 
 
+def _known_place(phrase: Phrase) -> bool:
+    return is_known_place(" ".join(t.text for t in phrase.tokens))
+
+
 def changed_object(head: Any, inside: set[int]) -> Any | None:
     """The verb's direct object inside the clause, if any."""
     return next((c for c in head.children if c.dep_ == "dobj" and c.i in inside), None)
@@ -226,6 +231,8 @@ def read_frame(
                 verb = "member of"  # "I'm part of the Security team": a person's team
             # "became CTO of Ostara Cloud", "will become part of Orbitra": the state starts.
             pred = (_BECOME.get(verb, verb) if lemma == "become" else verb).split()
+            if pred == ["be", "in"] and obj is not None and _known_place(obj):
+                pred = ["be", "based", "in"]  # "Acme's HQ is in Rotterdam" (not "in beta")
         attr = _first(head, ("attr",), inside, skip)
         line = reporting_line(said_of, attr, inside) if said_of is not None else None
         if line is not None:  # "Noor's manager is Dana Kim", "Dana Kim is Noor's manager"
