@@ -30,7 +30,9 @@ _MARKER_RE = re.compile(
     rf"(?:{_MARKER_WORDS}){_MARKER_SOURCE}\s*(?:[:—–]|-\s|,(?=\s))"
     # "(just a) reminder that Helios goes live …", "heads up that …": what follows is the news.
     r"|(?:(?:just|a|quick|friendly|gentle|small)\s+)*(?:reminder|heads[- ]up|fyi|psa)\s+that\s+"
-    r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc)\b\s+"
+    # "ok so the Lisbon team is now Carla's", "anyway, …", "oh and …": a chat's opener.
+    r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc|"
+    r"ok(?:ay)?,?\s+so|so\s+yeah|anyways?|oh\s+and)\b,?\s+"
     r"(?=[a-z]))"
 )
 # A chat tail after what was said ("I'm on the Infra team btw", "it ships Friday lol"): tone,
