@@ -86,3 +86,41 @@ def test_a_name_with_its_role_in_apposition_is_the_subject_of_the_verb_after(
     assert claim.claim_valid_from == datetime(2026, 5, 1, tzinfo=UTC)
     if organisation is not None:  # the post the apposition names is the one left
         assert claim.object_text == organisation
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "place"),
+    [
+        ("Acme's HQ is in Rotterdam.", "Acme", "Rotterdam"),
+        ("Veldt Bank's headquarters are in Utrecht.", "Veldt Bank", "Utrecht"),
+        ("The Nordic desk is in Oslo.", "The Nordic desk", "Oslo"),
+        ("Our support team is in Manila.", "Our support team", "Manila"),
+    ],
+)
+def test_an_organisation_or_unit_in_a_known_place_is_located_there(
+    extractor: RulesExtractor, text: str, subject: str, place: str
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert claim.subject_text is not None and claim.subject_text.lower() == subject.lower()
+    assert (claim.predicate_text, claim.object_text) == ("be based in", place)
+
+
+@pytest.mark.parametrize("text", ["The feature is in beta.", "Kestrel is in talks with Fjord."])
+def test_being_in_a_state_is_no_location(extractor: RulesExtractor, text: str) -> None:
+    (claim,) = _claims(extractor, text)
+    assert claim.predicate_text != "be based in"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("ok so the Lisbon team is now owned by Carla", "The Lisbon team is now owned by Carla"),
+        ("anyway, Marta joined the Data team on Monday.", "Marta joined the Data team"),
+        ("oh and the offsite moved to Porto.", "The offsite moved to Porto"),
+    ],
+)
+def test_a_chat_opener_is_no_part_of_the_claim(
+    extractor: RulesExtractor, text: str, kept: str
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert claim.claim_text.startswith(kept)
