@@ -27,7 +27,7 @@ from shared.beliefs.slots import OWNED_BY_ESCAPE
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import display_name, normalize_name
 from shared.text.temporal import strip_temporal, temporal_spans
-from shared.text.units import is_project_head, is_team_head, person_shaped
+from shared.text.units import could_name_a_person, is_project_head, is_team_head, person_shaped
 
 __all__ = [
     "CORE_PREDICATES",
@@ -157,6 +157,8 @@ class DirectedPredicate:
         said to report) reports to the manager. The manager becomes the relation's subject."""
         if self.predicate != "reports_to" or not managed or _reads_as_person(managed):
             return None
+        if not self.inverted and could_name_a_person(display_name(managed)):
+            return None  # "Brenna reports to Mei Tan": a name that reports is someone's
         if is_team_head(managed):
             if not self.inverted:
                 return None  # "The platform team reports to Sara"

@@ -6,6 +6,7 @@ __all__ = [
     "ORGANISATION_WORDS",
     "PROJECT_HEADS",
     "TEAM_HEADS",
+    "could_name_a_person",
     "is_project_head",
     "is_team_head",
     "person_shaped",
@@ -16,7 +17,7 @@ TEAM_HEADS = frozenset(
     {
         "team", "teams", "group", "squad", "department", "dept", "unit", "crew", "guild",
         "chapter", "committee", "board", "council", "tribe", "pod", "taskforce", "task-force",
-        "circle", "practice", "desk", "cell",
+        "circle", "practice", "desk", "cell", "rota", "rotation", "roster",
     }
 )  # fmt: skip
 
@@ -80,8 +81,14 @@ def person_shaped(name: str) -> bool:
     """Whether a name has a person's full name's shape: two or three capitalised words, none
     of which names an organisation, a unit, a piece of work or a thing ("Brenna Holt", not
     "Castell Bank", "Payments Team" or "Checkout API"). For names the given-name list lacks."""
+    return len(name.split()) >= 2 and could_name_a_person(name)
+
+
+def could_name_a_person(name: str) -> bool:
+    """Whether a name could be a person's: one to three capitalised words, none of which
+    names an organisation, a unit, a piece of work or a thing ("Brenna", "Brenna Holt")."""
     words = name.split()
-    if not 2 <= len(words) <= _MAX_NAME_WORDS:
+    if not 1 <= len(words) <= _MAX_NAME_WORDS:
         return False
     if not all(w[:1].isupper() and w.replace("-", "").replace("'", "").isalpha() for w in words):
         return False

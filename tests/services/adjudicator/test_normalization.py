@@ -741,3 +741,27 @@ def test_a_thing_with_a_capitalised_name_is_still_managed_not_a_report(thing: st
         lambda text: refs.get(text.lower()),
     )
     assert [a.predicate for a in result.assertions] == ["works_on"]
+
+
+@pytest.mark.parametrize("managed", ["Brenna", "Zephyr", "Ngozi"])
+def test_a_single_unlisted_name_that_reports_to_someone_is_a_person(managed: str) -> None:
+    # A chat line's speaker ("Brenna: from today I report to Mei Tan") arrived before any full
+    # name: read as a thing, the relation became "Mei Tan works on Brenna" in that order only.
+    refs = {managed.lower(): EntityRef("ent-a", managed), "mei tan": EntityRef("ent-b", "Mei Tan")}
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(f"{managed} reports to Mei Tan.", managed, "reports to", "Mei Tan"),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.predicate for a in result.assertions] == ["reports_to"]
+
+
+@pytest.mark.parametrize(
+    "rota", ["incident-response rota", "on-call rotation", "weekend support roster"]
+)
+def test_joining_a_rota_is_membership_not_employment(rota: str) -> None:
+    refs = {rota: EntityRef("ent-a", rota), "yusuf": EntityRef("ent-b", "Yusuf")}
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(f"Yusuf joined the {rota}.", "Yusuf", "join", f"the {rota}"),
+        lambda text: refs.get(text.lower().removeprefix("the ")),
+    )
+    assert [a.predicate for a in result.assertions] == ["member_of"]
