@@ -23,7 +23,10 @@ _SOCIAL_RE = re.compile(
 )
 _BOILERPLATE_RE = re.compile(
     r"copyright|all\s+rights\s+reserved|\bconfidential\b|do\s+not\s+distribute|"
-    r"^\W*page\s+\d+|table\s+of\s+contents|unsubscribe|privacy\s+policy",
+    r"^\W*page\s+\d+|table\s+of\s+contents|unsubscribe|privacy\s+policy|"
+    # A meeting's header lines: who came and when, not what was said ("Attendees: Leo, Maya")
+    r"^\W*(?:attendees|attending|participants|present|apologies|absent|invitees|invited|"
+    r"note[- ]?taker|scribe|cc)\s*:",
     re.I,
 )
 _EVALUATIVE = frozenset(
