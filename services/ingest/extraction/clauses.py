@@ -200,6 +200,8 @@ def split_clauses(sent: Any) -> list[Clause]:
         while toks and (_trailing_mark(toks[-1]) or toks[-1].dep_ == "cc" or toks[-1].is_space):
             if toks[-1].text in ("?", "!", ".") and toks[-1].i == sent.end - 1:
                 break  # keep the sentence's own final mark in the span
+            if toks[-1].text == ")" and _opened(toks[:-1]):
+                break  # "Owner: Camille Roux (took over on 9 February)" closes its bracket
             toks.pop()
         while toks and (
             toks[0].is_space
@@ -216,6 +218,13 @@ def split_clauses(sent: Any) -> list[Clause]:
                 )
             clauses.append(Clause(tuple(toks), head, shared, words))
     return clauses + _relative_clauses(sent)
+
+
+def _opened(tokens: list[Any]) -> bool:
+    """Whether the tokens leave a bracket open."""
+    opened: int = sum(t.text == "(" for t in tokens)
+    closed: int = sum(t.text == ")" for t in tokens)
+    return opened > closed
 
 
 def _trailing_mark(tok: Any) -> bool:

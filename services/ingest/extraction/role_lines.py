@@ -23,7 +23,7 @@ from services.ingest.extraction.mentions import TITLE_WORDS, title_topic
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 
-__all__ = ["RoleLine", "heading_topic", "role_claim", "role_line"]
+__all__ = ["RoleLine", "heading_topic", "role_claim", "role_line", "value_since"]
 
 # A role word and the verb of holding it.
 _ROLE_VERBS = {
@@ -140,6 +140,24 @@ def role_line(sent: Any) -> RoleLine | None:
         modifiers = [t for t in role_part[:-1] if t.lower_ not in _KINDS]
         held = tuple(modifiers) or None
     return RoleLine(tuple(value), verb, held, since)
+
+
+def value_since(sent: Any) -> str | None:
+    """The date phrase of a key-value line's dating parenthesis ("Budget: $150k (raised on
+    20 February)", "Status: amber (since 3 March)"), or None."""
+    match = _LINE_RE.match(sent.text)
+    if match is None or ":" not in sent.text[: match.end("key") + 2]:
+        return None
+    dated = _DATED_RE.search(match.group("value")) or _CHANGED_RE.search(match.group("value"))
+    return dated.group("when") if dated is not None else None
+
+
+# "(raised on 20 February)", "(cut in March)", "(changed on 2 May)": when the value was set.
+_CHANGED_RE = re.compile(
+    r"\s*\((?:raised|increased|cut|reduced|lowered|changed|updated|set|moved|revised|"
+    r"approved|agreed)\s+(?P<when>(?:on|in|from|as\s+of)\s[^()]+)\)?\s*$",
+    re.I,
+)
 
 
 def _tokens_in(sent: Any, start: int, end: int) -> list[Any]:

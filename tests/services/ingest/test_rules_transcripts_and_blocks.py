@@ -167,3 +167,30 @@ def test_a_label_the_name_list_lacks_is_a_speaker_by_its_shape_or_its_first_pers
 )
 def test_a_line_key_is_no_speaker_even_before_a_first_person_line(text: str) -> None:
     assert speaker_label(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Attendees: Leo Whitaker, Leo Santos, Maya Cole", "Present: Ana, Ben, Chloe",
+     "Apologies: Dev Patel", "Participants: Omar Haddad, Lina Berg"],
+)  # fmt: skip
+def test_a_meeting_s_header_line_is_no_claim(extractor: RulesExtractor, text: str) -> None:
+    assert _claims(extractor, text) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "start"),
+    [
+        ("Budget: $150k (raised on 20 February)", datetime(2026, 2, 20, tzinfo=UTC)),
+        ("Status: amber (since 3 March)", datetime(2026, 3, 3, tzinfo=UTC)),
+        ("Headcount: 12 (changed in April)", datetime(2026, 4, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_value_line_s_dating_parenthesis_opens_the_value(
+    extractor: RulesExtractor, line: str, start: datetime
+) -> None:
+    (claim,) = _claims(extractor, f"Project: Atlas\n{line}\nOwner: Mei Lin")[:1]
+    assert claim.subject_text == "Atlas"
+    assert claim.claim_text == line  # the bracket it opened is closed
+    assert (claim.claim_valid_from, claim.claim_valid_until) == (start, None)
+    assert claim.claim_valid_kind == "effective_period"
