@@ -259,7 +259,11 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         placement = {assertion.predicate, candidate.predicate} <= PLACEMENT_PREDICATES
         # A placement's end ("left Halden Group") ends its own object's relation; it places the
         # subject nowhere else, so it is no rival of another placement ("works on onboarding").
-        moves_on = placement and transition and assertion.phase != "end"
+        # A new team, project or assignment is no new employer: "moved from Payments to the
+        # Platform team" keeps the employment at Norrsken (in either arrival order), while a
+        # new employer does end a team of the old one.
+        within = candidate.predicate == "works_for" != assertion.predicate
+        moves_on = placement and transition and assertion.phase != "end" and not within
         rival = float(
             not same_object
             and not assertion.concurrent
