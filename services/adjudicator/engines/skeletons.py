@@ -97,6 +97,18 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) >= 5 else word
 
 
+# When in a week or a day, not what: weekdays, clock words and time zones ("on Monday",
+# "at 14:00 CET", "16:30 (UTC+2)") are dates as the month names are.
+_CLOCK_WORDS = frozenset(
+    {
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "am", "pm",
+        "noon", "midnight", "utc", "gmt", "cet", "cest", "eet", "eest", "bst", "ist", "jst",
+        "pst", "pdt", "est", "edt", "cst", "cdt", "mst", "mdt", "aest", "sgt", "hkt",
+    }
+)  # fmt: skip
+
+
 # Candidate texts are read again for every assertion compared with them: once per text.
 @lru_cache(maxsize=TEXT_CACHE)
 def content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
@@ -110,7 +122,10 @@ def content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
         kept = {
             _SKELETON_SYNONYMS.get(w, w)
             for w in kept
-            if not any(ch.isdigit() for ch in w) and w not in MONTHS and w not in _CUE_STEMS
+            if not any(ch.isdigit() for ch in w)
+            and w not in MONTHS
+            and w not in _CLOCK_WORDS
+            and w not in _CUE_STEMS
         }
     return frozenset(kept)
 

@@ -87,6 +87,12 @@ _CURRENCY_WORDS = (
 )
 
 
+_CLOCK = re.compile(
+    r"(?<![\w.$€£])\d{1,2}:\d{2}(?:\s*[ap]\.?m\b\.?)?|(?<![\w.$€£])\d{1,2}\s*[ap]\.?m\b\.?"
+    r"|\b(?:utc|gmt)\s*[+\-−–]\s*\d{1,2}(?::?\d{2})?"
+)
+
+
 @lru_cache(maxsize=TEXT_CACHE)
 def _values_of(text: str) -> tuple[Value, ...]:
     lowered = text.lower()
@@ -105,6 +111,9 @@ def _values_of(text: str) -> tuple[Value, ...]:
                 continue
             found.append((match.start(), DateValue(year, month, day)))
             lowered = lowered[: match.start()] + " " * len(match.group(0)) + lowered[match.end() :]
+    # "at 14:00 CET", "9am", "(UTC+2)": when in the day, which the window holds; read as
+    # numbers they were values ("14", "0", "2") that no other statement shares.
+    lowered = _CLOCK.sub(lambda m: " " * len(m.group(0)), lowered)
     for match in _NUMBER.finditer(lowered):
         if match.group(2).strip():
             number = float(match.group(2).replace(",", ""))

@@ -189,3 +189,34 @@ def test_a_status_entered_with_a_verb_of_moving_corrects_no_date(
         entered, "Acme", window=Window(on, None, "day"), kind="effective_period", said=on
     )
     assert decide(incoming, fact(back, similarity=0.8)).action != "adjust"
+
+
+@pytest.mark.parametrize(
+    "planned",
+    [
+        "The Acme quarterly review is on 12 June at 14:00 CET.",
+        "The Acme quarterly review is on 12 June at 9am.",
+        "The Acme quarterly review is on Friday 12 June at 16:30 (UTC+2).",
+    ],
+)
+def test_the_replaced_date_with_a_clock_time_arriving_last_supports_the_moved_fact(
+    planned: str,
+) -> None:
+    # "at 14:00 CET" was read as the values 14 and 0 beside the date, and "CET" as a word of
+    # the attribute: the older source's date became a rival date in that arrival order only.
+    moved = assertion(
+        "The Acme quarterly review is on 19 June, not 12 June.",
+        "Acme",
+        window=Window(day(2026, 6, 19), day(2026, 6, 20), "day"),
+        kind="event_time",
+        said=day(2026, 5, 5),
+    )
+    older = assertion(
+        planned,
+        "Acme",
+        window=Window(day(2026, 6, 12), day(2026, 6, 13), "day"),
+        kind="event_time",
+        said=day(2026, 5, 2),
+    )
+    decision = decide(older, fact(moved, similarity=0.8, said=day(2026, 5, 5)))
+    assert (decision.action, decision.stance) == ("confirm", "supports")
