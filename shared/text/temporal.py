@@ -224,6 +224,14 @@ def temporal_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# A bracket the date was all of, or all but its verb: "$150k (raised on 20 February)" -> "$150k".
+_EMPTIED_BRACKET = re.compile(
+    r"\s*\(\s*(?:raised|increased|cut|reduced|lowered|changed|updated|set|moved|revised|"
+    r"approved|agreed|since|from|effective|starting|until|as of)?\s*\)",
+    re.I,
+)
+
+
 def strip_temporal(text: str) -> str:
     """`text` without its temporal phrases, whitespace and punctuation tidied
     ("Mel joined the payments team yesterday." -> "Mel joined the payments team.")."""
@@ -238,6 +246,7 @@ def strip_temporal(text: str) -> str:
     kept.append(text[position:])
     stripped = " ".join("".join(kept).split())
     stripped = _DOUBLED_COMMA.sub("", _SPACE_BEFORE_MARK.sub(r"\1", stripped))
+    stripped = _EMPTIED_BRACKET.sub("", stripped)
     stripped = _DANGLING_MARK.sub("", stripped).strip(" ,;:")
     stripped = _DANGLING_COPULA.sub("", stripped)
     if not any(ch.isalnum() for ch in stripped):

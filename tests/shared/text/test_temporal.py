@@ -62,3 +62,16 @@ def test_range_is_one_span_covering_both_ends_and_the_lead_in() -> None:
     text = "It moved from June 8 to June 9."
     (span,) = temporal_spans(text)
     assert text[span[0] : span[1]] == "from June 8 to June 9"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Budget: $150k (raised on 20 February)", "Budget: $150k"),
+        ("Status: amber (since 3 March)", "Status: amber"),
+        ("Owner: Mei Lin (from 1 April)", "Owner: Mei Lin"),
+        ("Jun Park (Koto Labs) joined in May", "Jun Park (Koto Labs) joined"),
+    ],
+)
+def test_a_bracket_the_date_was_all_of_goes_with_it(text: str, expected: str) -> None:
+    assert strip_temporal(text) == expected
