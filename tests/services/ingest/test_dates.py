@@ -225,3 +225,20 @@ def test_parts_of_relative_periods_and_fronted_offsets(
 )
 def test_an_offset_after_a_present_verb_is_a_duration(text: str) -> None:
     assert DateResolver().resolve(text, MONDAY, "present") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("the new pricing takes effect on the first of August", date(2026, 8, 1)),
+        ("the offsite is on the twenty-first of May", date(2026, 5, 21)),
+        ("the freeze starts on the third of March", date(2026, 3, 3)),
+        ("the board meets on the twelfth of February", date(2026, 2, 12)),
+    ],
+)
+def test_a_day_of_the_month_in_words_is_that_day(text: str, day: date) -> None:
+    assert _window(text, tense="future") == (day, day, "day")
+
+
+def test_an_ordinal_that_is_no_day_dates_nothing() -> None:
+    assert DateResolver().resolve("the second of the three options", MONDAY) is None
