@@ -82,16 +82,26 @@ def appointment(
     organisation doing the appointing, when the subject is one."""
     if APPOINTMENTS.get(head.lemma_.lower()) != "join":
         return None
-    person = next(
-        (c for c in head.children if c.dep_ == "dobj" and c.i in inside and is_person(c)), None
-    )
+    objects = [c for c in head.children if c.dep_ in ("dobj", "oprd") and c.i in inside]
+    person = next((c for c in objects if is_person(c)), None)
+    role = None
+    if person is None:
+        # "appointed Piotr Zielinski CEO": the parser makes the name the role's compound.
+        for c in objects:
+            named = [k for k in c.children if k.dep_ == "compound" and is_person(k)]
+            if is_role_word(c) and named:
+                person, role = named[-1], c
     if person is None:
         return None
-    role = _role_given(head, person, inside)
+    role = role or _role_given(head, person, inside)
     if role is None or role.i in skip:
         return None
     where = entity_phrase(role, inside)
-    if role in where.tokens or all(t.pos_ == "PRON" for t in where.tokens):
+    if (
+        role in where.tokens
+        or person in where.tokens  # "Piotr Zielinski CEO": the name read as the role's
+        or all(t.pos_ == "PRON" for t in where.tokens)
+    ):
         # No "of X", or "its new CEO": the organisation doing the appointing.
         if subj_tok is None or not _organisation(subj_tok):
             return None

@@ -250,3 +250,19 @@ def test_a_departure_with_no_object_leaves_the_post_its_apposition_names(
     (claim,) = _claims(extractor, text)
     assert _relations([claim]) == {(person, "works_for", "end", organisation)}
     assert not claim.extra_relations
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Corvane named Piotr Zielinski as chief executive on 1 April 2026.",
+        "Corvane appointed Piotr Zielinski CEO in April.",
+        "Corvane appointed Piotr Zielinski as head of risk on 2 March.",
+    ],
+)
+def test_an_organisation_appointing_a_person_employs_them(
+    extractor: RulesExtractor, text: str
+) -> None:
+    # The parser hangs the person as an object predicate or as the role's compound.
+    claims = _claims(extractor, text)
+    assert ("Piotr Zielinski", "works_for", "start", "Corvane") in _relations(claims)
