@@ -68,6 +68,8 @@ class RoleLine:
     verb: str
     held_in: tuple[Any, ...] | None
     since: str | None = None  # "Owner: Mei Lin (from 1 April)": when the holder took it
+    # "Headquarters: Oslo": the value is where the topic is, so the topic is the subject.
+    topic_first: bool = False
 
 
 _HEADING_WORDS = 5
@@ -126,6 +128,8 @@ def role_line(sent: Any) -> RoleLine | None:
     if dated is not None:
         value_end, since = match.start("value") + dated.start(), dated.group("when")
     value = _tokens_in(sent, base + match.start("value"), base + value_end)
+    if " ".join(t.lower_ for t in key) in _PLACE_KEYS and _one_place(value):
+        return RoleLine(tuple(value), "be based in", None, since, topic_first=True)
     if not key or not _one_person(value):
         return None
     split = next((i for i, t in enumerate(key) if t.lower_ in ("of", "for")), len(key))
@@ -164,6 +168,17 @@ def _tokens_in(sent: Any, start: int, end: int) -> list[Any]:
     return [t for t in sent if start <= t.idx < end and not t.is_punct and not t.is_space]
 
 
+# An infobox's keys whose value is where the page's subject is ("Headquarters: Oslo").
+_PLACE_KEYS = frozenset(
+    {"headquarters", "hq", "head office", "headquartered in", "based in", "location", "base"}
+)
+
+
+def _one_place(tokens: list[Any]) -> bool:
+    """A whole value that is one place's name: one to three capitalised words."""
+    return 1 <= len(tokens) <= 3 and all(t.text[:1].isupper() and t.is_alpha for t in tokens)
+
+
 def _one_person(tokens: list[Any]) -> bool:
     """A whole value that is one person's name: capitalised words, read as a person by NER or
     opening with a common given name."""
@@ -192,6 +207,7 @@ def role_claim(
     holder = render(line.holder)
     if not held or not holder:
         return None
+    subject, obj = (held, holder) if line.topic_first else (holder, held)
     text = sent.text.strip()
     start = inp.base_offset + sent.start_char + (len(sent.text) - len(sent.text.lstrip()))
     span = Span(start, start + len(text), text)
@@ -208,7 +224,7 @@ def role_claim(
         is_attributed=False,
         holder=None,
         polarity="positive",
-        subject_text=holder,
+        subject_text=subject,
         predicate_text=line.verb,
-        object_text=held,
+        object_text=obj,
     )

@@ -194,3 +194,18 @@ def test_a_value_line_s_dating_parenthesis_opens_the_value(
     assert claim.claim_text == line  # the bracket it opened is closed
     assert (claim.claim_valid_from, claim.claim_valid_until) == (start, None)
     assert claim.claim_valid_kind == "effective_period"
+
+
+@pytest.mark.parametrize(
+    ("text", "topic", "place"),
+    [
+        ("Corvane\nFounded: 2014\nHeadquarters: Oslo\nCEO: Hana Sato", "Corvane", "Oslo"),
+        ("Client: Harbour Foods\nHQ: Cape Town\nAccount lead: Mia Kovac", "Harbour Foods",
+         "Cape Town"),
+        ("Vendor: Lumio\nLocation: Monterrey\nOwner: Ivo Petrov", "Lumio", "Monterrey"),
+    ],
+)  # fmt: skip
+def test_an_infobox_place_line_locates_the_topic(
+    extractor: RulesExtractor, text: str, topic: str, place: str
+) -> None:
+    assert (topic, "be based in", place) in _triples(_claims(extractor, text))
