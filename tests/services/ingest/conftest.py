@@ -50,6 +50,12 @@ def rules_extractor() -> RulesExtractor:
 
 
 @pytest.fixture(scope="session")
+def extractor(rules_extractor: RulesExtractor) -> RulesExtractor:
+    """The rules extractor the test modules read passages with (loaded once per session)."""
+    return rules_extractor
+
+
+@pytest.fixture(scope="session")
 def minilm() -> Embedder:
     return OnnxMiniLmEmbedder.load(threads=1)
 

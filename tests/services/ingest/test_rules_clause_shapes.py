@@ -12,15 +12,10 @@ import pytest
 
 from services.adjudicator.normalization import PredicateVocabulary
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 SAID = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 VOCABULARY = PredicateVocabulary()
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _claims(

@@ -8,14 +8,9 @@ import pytest
 
 from bench.extraction_quality import load_set, score
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 MONDAY = datetime(2026, 1, 12, 15, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _one(extractor: RulesExtractor, text: str, **kw: object) -> list[ExtractedClaim]:

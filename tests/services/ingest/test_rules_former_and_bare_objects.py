@@ -9,18 +9,13 @@ import pytest
 
 from services.adjudicator.normalization import PredicateVocabulary
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 SAID = datetime(2026, 5, 20, 9, 0, tzinfo=UTC)
 VOCABULARY = PredicateVocabulary()
 
 # (subject, vocabulary predicate, held before, object)
 Stated = tuple[str | None, str | None, bool, str | None]
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _stated(claims: list[ExtractedClaim]) -> set[Stated]:

@@ -10,15 +10,10 @@ from datetime import UTC, datetime
 import pytest
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 SAID = datetime(2026, 1, 10, 9, 0, tzinfo=UTC)
 TITLE = "Weekly status — Atlas migration"
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _claims(extractor: RulesExtractor, text: str) -> list[ExtractedClaim]:

@@ -10,14 +10,9 @@ from datetime import UTC, datetime
 import pytest
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 SAID = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _claims(

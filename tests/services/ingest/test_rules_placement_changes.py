@@ -11,15 +11,10 @@ import pytest
 
 from services.adjudicator.normalization import PredicateVocabulary
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 SAID = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
 VOCABULARY = PredicateVocabulary()
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _placements(extractor: RulesExtractor, text: str) -> set[tuple[str | None, str, str, str]]:

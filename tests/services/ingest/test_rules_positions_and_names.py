@@ -9,14 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 SAID = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _claims(extractor: RulesExtractor, text: str, title: str | None = None) -> list[ExtractedClaim]:

@@ -8,15 +8,10 @@ from datetime import UTC, datetime
 import pytest
 
 from services.ingest.extraction.base import ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 from services.ingest.extraction.signatures import author, signature
 
 SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 @pytest.mark.parametrize(

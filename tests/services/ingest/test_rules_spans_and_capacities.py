@@ -11,17 +11,12 @@ import pytest
 
 from services.adjudicator.normalization import PredicateVocabulary
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 
 SAID = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
 VOCABULARY = PredicateVocabulary()
 
 Triple = tuple[str | None, str | None, str | None, str | None]
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _claims(extractor: RulesExtractor, text: str) -> list[ExtractedClaim]:

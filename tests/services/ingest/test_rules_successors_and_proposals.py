@@ -21,16 +21,11 @@ import pytest
 
 from services.adjudicator.normalization import PredicateVocabulary
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 from shared.text.temporal import strip_temporal
 
 SAID = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 VOCABULARY = PredicateVocabulary()
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _claims(extractor: RulesExtractor, text: str) -> list[ExtractedClaim]:

@@ -9,15 +9,10 @@ from datetime import UTC, datetime
 import pytest
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.rules import RulesExtractor, load_rules_extractor
+from services.ingest.extraction.rules import RulesExtractor
 from services.ingest.extraction.speaker_labels import speaker_label, speaker_lines
 
 SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return load_rules_extractor()
 
 
 def _claims(extractor: RulesExtractor, text: str) -> list[ExtractedClaim]:
