@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput, Span
@@ -23,7 +23,14 @@ from services.ingest.extraction.mentions import TITLE_WORDS, title_topic
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 
-__all__ = ["RoleLine", "heading_topic", "role_claim", "role_line", "value_since"]
+__all__ = [
+    "RoleLine",
+    "heading_topic",
+    "opened_at",
+    "role_claim",
+    "role_line",
+    "value_since",
+]
 
 # A role word and the verb of holding it.
 _ROLE_VERBS = {
@@ -50,11 +57,13 @@ _LINE_RE = re.compile(
 )
 _MAX_NAME_WORDS = 4
 # A value's trailing parenthesis that dates it: "(from 1 April)", "(since March)", "(as of 2 May)",
-# also after a word of succession: "(took over from Ivo on 9 February)", "(replacing Ana in May)".
+# also after a word of succession or change: "(took over from Ivo on 9 February)", "(replacing
+# Ana in May)", "(raised on 20 February)".
 _DATED_RE = re.compile(
     r"\s*\((?:(?:took\s+over|taking\s+over|takes\s+over|replacing|replaced|succeeding|"
-    r"succeeded)\b[^()]*\s)?(?P<when>(?:from|since|as\s+of|starting|effective|on|in)\s[^()]+)"
-    r"\)?\s*$",
+    r"succeeded|raised|increased|cut|reduced|lowered|changed|updated|set|moved|revised|"
+    r"approved|agreed)\b[^()]*\s)?"
+    r"(?P<when>(?:from|since|as\s+of|starting|effective|on|in)\s[^()]+)\)?\s*$",
     re.I,
 )
 
@@ -152,16 +161,22 @@ def value_since(sent: Any) -> str | None:
     match = _LINE_RE.match(sent.text)
     if match is None or ":" not in sent.text[: match.end("key") + 2]:
         return None
-    dated = _DATED_RE.search(match.group("value")) or _CHANGED_RE.search(match.group("value"))
+    dated = _DATED_RE.search(match.group("value"))
     return dated.group("when") if dated is not None else None
 
 
-# "(raised on 20 February)", "(cut in March)", "(changed on 2 May)": when the value was set.
-_CHANGED_RE = re.compile(
-    r"\s*\((?:raised|increased|cut|reduced|lowered|changed|updated|set|moved|revised|"
-    r"approved|agreed)\s+(?P<when>(?:on|in|from|as\s+of)\s[^()]+)\)?\s*$",
-    re.I,
-)
+def opened_at(claim: ExtractedClaim, since: TimeWindow) -> ExtractedClaim:
+    """A value line's claim holding from the date its parenthesis gives, open-ended (a claim
+    the clause itself dated keeps its own window)."""
+    if since.valid_from is None or claim.claim_valid_from is not None:
+        return claim
+    return replace(
+        claim,
+        claim_valid_from=since.valid_from,
+        claim_valid_until=None,
+        claim_valid_precision=since.precision,
+        claim_valid_kind="effective_period",
+    )
 
 
 def _tokens_in(sent: Any, start: int, end: int) -> list[Any]:

@@ -57,6 +57,7 @@ from services.ingest.extraction.mentions import (
 from services.ingest.extraction.parse_repairs import repair_parse
 from services.ingest.extraction.role_lines import (
     heading_topic,
+    opened_at,
     role_claim,
     role_line,
     value_since,
@@ -313,8 +314,9 @@ class RulesExtractor:
                 if built is not None:
                     found.append(built)
             value_date = value_since(sent)  # "Budget: $150k (raised on 20 February)"
-            if value_date is not None:
-                found = _set_since(found, self._dates.resolve(value_date, inp.said_on))
+            opened = self._dates.resolve(value_date, inp.said_on) if value_date else None
+            if opened is not None:
+                found = [(opened_at(claim, opened), lemma) for claim, lemma in found]
             claims.extend(share_job_change_dates(found))
         return date_since_then(took_over_from(left_held_post(claims)))
 
@@ -459,29 +461,6 @@ def _pronoun_subject(sent: Any) -> bool:
 def _after_blank_line(sent: Any) -> bool:
     before: str = sent.doc.text[: sent.start_char]
     return before.rstrip(" \t").endswith("\n\n")
-
-
-def _set_since(
-    found: list[tuple[ExtractedClaim, str]], since: TimeWindow | None
-) -> list[tuple[ExtractedClaim, str]]:
-    """A key-value line's value holds from the date its parenthesis gives, open-ended."""
-    if since is None or since.valid_from is None:
-        return found
-    return [
-        (
-            replace(
-                claim,
-                claim_valid_from=since.valid_from,
-                claim_valid_until=None,
-                claim_valid_precision=since.precision,
-                claim_valid_kind="effective_period",
-            ),
-            lemma,
-        )
-        if claim.claim_valid_from is None
-        else (claim, lemma)
-        for claim, lemma in found
-    ]
 
 
 def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:
