@@ -51,19 +51,21 @@ def correction_cue(lowered: str) -> bool:
 
 
 def _status_entered(lowered: str) -> bool:
+    moved = _MOVED_TO.search(lowered)
+    return moved is not None and _names_status(moved.group(1))
+
+
+def _names_status(target: str) -> bool:
     """Whether what something moved to is a status ("slipped to at risk", "pushed to on
     hold"): read as "is <target>", a status is the first thing stated."""
-    moved = _MOVED_TO.search(lowered)
-    if moved is None:
-        return False
-    return any(position == len("is ") for position, _ in find_categories("is " + moved.group(1)))
+    return any(position == len("is ") for position, _ in find_categories("is " + target))
 
 
 def moved_date(lowered: str) -> DateValue | None:
     """The date a claim says something moved to with no old date ("slipped to 29 March"),
     not the date a status was entered on ("slipped to at risk on 13 March")."""
     moved = _MOVED_TO.search(lowered)
-    if moved is None or _FROM_TO.search(lowered) or _status_entered(lowered):
+    if moved is None or _FROM_TO.search(lowered) or _names_status(moved.group(1)):
         return None
     dates = [v for v in extract_values(moved.group(1)) if isinstance(v, DateValue)]
     return dates[0] if len(dates) == 1 else None
