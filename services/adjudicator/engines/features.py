@@ -20,6 +20,7 @@ from services.adjudicator.engines.skeletons import (
     content_tokens,
     similarity,
     without_fronted,
+    without_subject,
 )
 from services.adjudicator.engines.values import (
     DateValue,
@@ -152,8 +153,12 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     ):
         correction = 1.0  # "was extended through 21 March": the end it had is replaced
     subject = assertion.subject_name
-    a_skeleton = content_tokens(without_fronted(a_text, subject), skeleton=True)
-    c_skeleton = content_tokens(without_fronted(candidate.statement, subject), skeleton=True)
+    a_skeleton = content_tokens(
+        without_subject(without_fronted(a_text, subject), subject), skeleton=True
+    )
+    c_skeleton = content_tokens(
+        without_subject(without_fronted(candidate.statement, subject), subject), skeleton=True
+    )
     same_attribute = containment(a_skeleton, c_skeleton) >= 1.0
     moved_to = None if relation else moved_date(a_low)
     if (

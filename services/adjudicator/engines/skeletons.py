@@ -19,7 +19,14 @@ from services.adjudicator.engines.corrections import CORRECTION
 from services.adjudicator.engines.values import MONTHS, TEXT_CACHE
 from services.adjudicator.predicates import IRREGULAR
 
-__all__ = ["TRANSITION", "containment", "content_tokens", "similarity", "without_fronted"]
+__all__ = [
+    "TRANSITION",
+    "containment",
+    "content_tokens",
+    "similarity",
+    "without_fronted",
+    "without_subject",
+]
 
 _STOP_WORDS = (
     "a an the of to in on at for by with from and or but is are was were be been being has have "
@@ -51,10 +58,34 @@ _CUE_STEMS |= {"statu"}
 # How a quantity moved ("grew to 150 employees", "fell to 40"), not what it counts.
 _CUE_STEMS |= {"grew", "grow", "rose", "ris", "fell", "fall", "jump", "climb", "shrank", "shrunk"}
 # "totalled 1,200", "landed at 950", "came in at $3.8M", "stood at": how a figure was reported.
-_CUE_STEMS |= {"total", "totall", "land", "came", "come", "stood", "stand", "reach", "amount"}
+_CUE_STEMS |= {
+    "total",
+    "totall",
+    "land",
+    "came",
+    "come",
+    "cam",
+    "com",
+    "stood",
+    "stand",
+    "reach",
+    "amount",
+}
 _CUE_STEMS |= {"clock", "topp", "hover"}
 # "goes up to 250", "was raised to", "went down to": how a setting moved.
-_CUE_STEMS |= {"go", "goe", "went", "gone", "up", "down", "rais", "lower", "increas", "decreas"}
+_CUE_STEMS |= {
+    "go",
+    "goe",
+    "went",
+    "gone",
+    "gon",
+    "up",
+    "down",
+    "rais",
+    "lower",
+    "increas",
+    "decreas",
+}
 # "pushed back to", "brought forward to": which way a date moved, not what is dated.
 _CUE_STEMS |= {"back", "forward", "brought", "got", "get", "gotten"}
 # "is $79 right now": when, not what.
@@ -93,8 +124,9 @@ def _stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
             break
-    # "approve" and "approved" must meet: drop a final e once the word is long enough.
-    return word[:-1] if word.endswith("e") and len(word) >= 5 else word
+    # "approve" and "approved", "move" and "moving", "site" and "sites" must meet: drop a
+    # final e once the word is long enough.
+    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
 # When in a week or a day, not what: weekdays, clock words and time zones ("on Monday",
@@ -137,6 +169,30 @@ def without_fronted(text: str, subject: str) -> str:
         return text
     at = text.lower().find(subject.lower())
     return text[at:] if at > 0 else text
+
+
+# A name opening a statement, after an optional article: "Rhea Kapoor is …", "The Pro plan …".
+_LEADING_NAME = re.compile(r"^\s*(?:[Tt]he\s+)?((?:[A-Z][\w'&.-]*\s+)+)")
+
+
+def without_subject(text: str, subject: str) -> str:
+    """A statement with its subject named one way: every candidate is a fact about the
+    assertion's subject, and two writers name one entity differently ("Rhea Kapoor is against
+    …", "Rhea now backs …"), so the subject's canonical name wherever it occurs, and a
+    capitalised name opening the statement that shares a word with it (an alias), read as the
+    one word `subject`. The subject still counts as a word both skeletons share: "2025 churn
+    ended up at 4%" and "2025 churn was 6%" are of one attribute, named by their subject."""
+    if not subject:
+        return text
+    # The name and any capitalised words right after it ("Dana" of "Dana Okafor opposes …").
+    named = re.compile(rf"(?<!\w)(?i:{re.escape(subject)})(?:\s+[A-Z][\w'&.-]*)*(?:'s)?(?!\w)")
+    replaced = named.sub(" subject ", text)
+    if replaced != text:
+        return replaced
+    match = _LEADING_NAME.match(text)
+    if match and set(_WORD.findall(subject.lower())) & set(_WORD.findall(match.group(1).lower())):
+        return f"subject {text[match.end(1) :]}"
+    return text
 
 
 def containment(a: AbstractSet[str], b: AbstractSet[str]) -> float:

@@ -802,3 +802,24 @@ def test_a_denial_with_not_on_is_no_correction_of_dates(
     assert decision.action in ("contradict_evidence", "supersede")
     assert decision.window_action != "replace"
     assert_confident(decision)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Dana Okafor is against moving billing to Stripe.", "Dana now backs the Stripe move."),
+        ("Dana opposes the Billing migration.", "Dana Okafor has warmed to the migration."),
+        ("Dana Okafor is sceptical about the Stripe plan.", "Dana now supports the Stripe plan."),
+    ],
+)
+def test_a_stance_changes_whichever_name_and_wording_each_writer_used(
+    earlier: str, later: str
+) -> None:
+    """Both statements are about one holder, named "Dana" by one writer and "Dana Okafor" by
+    the other, and one proposal worded differently: another value of one stance."""
+    existing = fact(assertion(earlier, "Dana", kind="proposition_validity"))
+    features = extract_features(
+        assertion(later, "Dana", window=Window(day(2026, 3), None, "month")), existing
+    )
+    assert features.rival == 1.0, features
+    assert features.same_proposition == 0.0
