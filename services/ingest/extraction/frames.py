@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.acquisitions import change_of_hands
 from services.ingest.extraction.anchoring import ATTITUDE_VERBS
 from services.ingest.extraction.arguments import (
     ATTRIBUTE_HEADS,
@@ -372,6 +373,10 @@ def read_frame(
     handed_to = ownership_change(head, subj_tok, inside, skip)
     if handed_to is not None:  # "Ownership of X passed to Y": Y owns X from then on
         (subject, obj), predicate, origin = handed_to, " ".join(TAKE_OWNERSHIP), []
+    changed_hands = change_of_hands(head, subj_tok, inside) if head is content else None
+    if changed_hands is not None:  # "Orrin sold Fernhill to Kestrel": Fernhill's new parent
+        main_change, origin = changed_hands
+        subject, predicate, obj = main_change.subject, main_change.predicate, main_change.object
     changed = changed_object(head, inside)
     if changed is not None and value_change(head):
         # "We lowered the Exports API limit to 30", "Finance cut the travel budget to $2,000",
