@@ -9,7 +9,7 @@ from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
 from services.ingest.extraction.names import is_name, name_span
 from services.ingest.extraction.parse_repairs import LABEL_DEP
 
-__all__ = ["Clause", "anaphoric_time", "split_clauses"]
+__all__ = ["Clause", "anaphoric_time", "note_clause", "split_clauses"]
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def _splice_comma(head: Any) -> Any | None:
     subject = _subject_of(head)
     if subject is None:
         return None
-    return next(
+    own = next(
         (
             p
             for p in head.children
@@ -135,6 +135,16 @@ def _splice_comma(head: Any) -> Any | None:
         ),
         None,
     )
+    if own is not None:
+        return own
+    # The parser may hang the comma on the word before it ("… moving the cluster to
+    # Frankfurt, latency for APAC will suffer"): the comma right before the clause still
+    # joins it on.
+    edge = head.left_edge
+    before = head.doc[edge.i - 1] if edge.i > head.sent.start else None
+    if before is not None and before.text in (",", ";") and before.head.i < before.i:
+        return before if edge.i <= subject.i else None
+    return None
 
 
 def _clause_start(head: Any) -> int:
@@ -166,7 +176,11 @@ def _leading_clause(root: Any) -> Any | None:
             and (_subject_of(c) is not None or imperative)
         ):
             between = root.doc[c.right_edge.i + 1 : root.i]
-            separated = any(t.text in (",", ";") or t.lower_ in _SPLIT_MARKS for t in between)
+            # The comma may hang on the clause's last word ("I'm against moving it to
+            # Frankfurt, latency will suffer"): it is then the clause's right edge.
+            separated = c.right_edge.text in (",", ";") or any(
+                t.text in (",", ";") or t.lower_ in _SPLIT_MARKS for t in between
+            )
             marks = [m.lower_ for m in c.children if m.dep_ == "mark"]
             if separated and (not marks or marks[0] in _FRONTED_SPLIT_MARKS):
                 return c
@@ -254,3 +268,15 @@ def _relative_clauses(sent: Any) -> list[Clause]:
             name = name_span(antecedent) or (antecedent,)
             found.append(Clause(tuple(tokens), verb, antecedent, tuple(name)))
     return found
+
+
+def note_clause(sent: Any, note: tuple[int, int]) -> Clause | None:
+    """The clause inside a line's bracketed note (document offsets `note`), if it has a verb:
+    "Owner: Sunita Rao (Felix moved to the Growth team)"."""
+    tokens = [t for t in sent if note[0] <= t.idx < note[1] and not t.is_space]
+    inside = {t.i for t in tokens}
+    heads = [t for t in tokens if t.head.i not in inside or t.head is t]
+    head = next((t for t in heads if t.pos_ in ("VERB", "AUX")), None)
+    if head is None or _subject_of(head) is None:
+        return None
+    return Clause(tuple(tokens), head)

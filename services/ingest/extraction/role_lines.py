@@ -67,6 +67,9 @@ _DATED_RE = re.compile(
     re.I,
 )
 
+# Any other trailing parenthesis: a note beside the value, read as a clause of its own.
+_NOTE_RE = re.compile(r"\s*\(([^()]+)\)\s*$")
+
 
 @dataclass(frozen=True)
 class RoleLine:
@@ -79,6 +82,9 @@ class RoleLine:
     since: str | None = None  # "Owner: Mei Lin (from 1 April)": when the holder took it
     # "Headquarters: Oslo": the value is where the topic is, so the topic is the subject.
     topic_first: bool = False
+    # "Owner: Sunita Rao (Felix moved to the Growth team)": the document offsets of a trailing
+    # parenthesis that does not date the value, a note of its own.
+    note: tuple[int, int] | None = None
 
 
 _HEADING_WORDS = 5
@@ -132,13 +138,18 @@ def role_line(sent: Any) -> RoleLine | None:
         return None
     base = sent.start_char
     key = _tokens_in(sent, base + match.start("key"), base + match.end("key"))
-    value_end, since = match.end("value"), None
+    value_end, since, note = match.end("value"), None, None
     dated = _DATED_RE.search(match.group("value"))
+    noted = _NOTE_RE.search(match.group("value"))
     if dated is not None:
         value_end, since = match.start("value") + dated.start(), dated.group("when")
+    elif noted is not None:
+        value_end = match.start("value") + noted.start()
+        at = base + match.start("value")
+        note = (at + noted.start(1), at + noted.end(1))
     value = _tokens_in(sent, base + match.start("value"), base + value_end)
     if " ".join(t.lower_ for t in key) in _PLACE_KEYS and _one_place(value):
-        return RoleLine(tuple(value), "be based in", None, since, topic_first=True)
+        return RoleLine(tuple(value), "be based in", None, since, topic_first=True, note=note)
     if not key or not _one_person(value):
         return None
     split = next((i for i, t in enumerate(key) if t.lower_ in ("of", "for")), len(key))
@@ -152,7 +163,7 @@ def role_line(sent: Any) -> RoleLine | None:
     if held is None:
         modifiers = [t for t in role_part[:-1] if t.lower_ not in _KINDS]
         held = tuple(modifiers) or None
-    return RoleLine(tuple(value), verb, held, since)
+    return RoleLine(tuple(value), verb, held, since, note=note)
 
 
 def value_since(sent: Any) -> str | None:
@@ -223,8 +234,10 @@ def role_claim(
     if not held or not holder:
         return None
     subject, obj = (held, holder) if line.topic_first else (holder, held)
-    text = sent.text.strip()
-    start = inp.base_offset + sent.start_char + (len(sent.text) - len(sent.text.lstrip()))
+    end = sent.end_char if line.note is None else line.note[0] - 1  # before the note's "("
+    line_text = sent.doc.text[sent.start_char : end]
+    text = line_text.strip().rstrip("—–- ")  # "Owner: Dana Kim – she took over …"
+    start = inp.base_offset + sent.start_char + (len(line_text) - len(line_text.lstrip()))
     span = Span(start, start + len(text), text)
     return ExtractedClaim(
         claim_text=text.rstrip(".;"),

@@ -38,7 +38,7 @@ from services.ingest.extraction.claim_time import (
     tense_of,
     value_change,
 )
-from services.ingest.extraction.clauses import Clause, split_clauses
+from services.ingest.extraction.clauses import Clause, note_clause, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
 from services.ingest.extraction.entity_repairs import repair_entities
@@ -119,7 +119,7 @@ class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "2.14.0"
+    version = "2.15.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader
@@ -289,6 +289,7 @@ class RulesExtractor:
             if topic is not document_topic and sent.text.strip() and _after_blank_line(sent):
                 topic = document_topic  # the heading's block ended
             found: list[tuple[ExtractedClaim, str]] = []
+            clauses = None
             line = role_line(sent)
             if line is not None:  # "Owner: Lucia Moreno": no clause the parser reads well
                 render = Rewriter(
@@ -298,8 +299,10 @@ class RulesExtractor:
                 claim = role_claim(inp, sent, line, partial(render, capitalise=False), topic, since)
                 if claim is not None:
                     claims.append(claim)
-                    continue
-            for clause in split_clauses(sent):
+                    # "(Felix moved to the Growth team)": the line's note is a clause of its own.
+                    noted = note_clause(sent, line.note) if line.note else None
+                    clauses = [noted] if noted is not None else []
+            for clause in split_clauses(sent) if clauses is None else clauses:
                 rewriter = Rewriter(
                     named,
                     first_person,

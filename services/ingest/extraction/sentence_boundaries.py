@@ -41,6 +41,7 @@ def sentence_boundaries(doc: Any) -> Any:
     for start in _line_starts(doc):
         if _key_line(doc, start.i):
             _keep_together(doc, start.i)
+            _split_at_comment(doc, start.i)
         else:
             _keep_short_line(doc, start.i)
     return doc
@@ -107,6 +108,32 @@ def _keep_together(doc: Any, start: int) -> None:
             return
         if tok.is_sent_start is None:
             tok.is_sent_start = False
+
+
+_DASHES = frozenset({"—", "–", "-", "--"})
+# Finite verbs (the tagger runs before this component): "slipped", "is", "will".
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+
+
+def _split_at_comment(doc: Any, start: int) -> None:
+    """A key-value line with a spaced dash and a clause after it states two things: "Status:
+    amber — invoice preview slipped to 6 March", "Status: green - all milestones are on
+    track". A dash before a bare phrase ("Next milestone: invoice preview - 20 Feb", "Budget:
+    $120k — down from $150k") stays part of the value."""
+    line = []
+    for tok in doc[start:]:
+        if tok.is_space:
+            break
+        line.append(tok)
+        if "\n" in tok.whitespace_:
+            break
+    colon = next(i for i, t in enumerate(line) if t.text == ":")
+    for at, tok in enumerate(line[colon + 2 : -1], start=colon + 2):
+        spaced = bool(line[at - 1].whitespace_) and bool(tok.whitespace_)
+        if tok.text in _DASHES and spaced:
+            if any(t.tag_ in _FINITE_TAGS for t in line[at + 1 :]):
+                line[at + 1].is_sent_start = True
+            return
 
 
 def _key_line(doc: Any, start: int) -> bool:
