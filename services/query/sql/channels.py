@@ -28,6 +28,7 @@ __all__ = [
     "TSQUERY",
     "bm25_channel",
     "nearest_sql",
+    "nominating",
     "query_terms",
     "selective_tsquery",
     "vector_channel",
@@ -45,8 +46,11 @@ SEARCHABLE = {"facts", "claims", "chunks"}
 TSQUERY = "to_tsquery('english', replace(plainto_tsquery('english', :q)::text, ' & ', ' | '))"
 
 
-# Estimated matching rows the query's selective terms may bring in, rarest first.
-LEXICAL_TERM_ROW_CAP = 10_000
+# Estimated matching rows the query's selective terms may bring in, rarest first; the pairs
+# of common terms have a budget of their own of the same size. At 1M facts (4-word queries,
+# bench/query_latency's store) 5,000 kept 98 % of exact BM25's top 50 claims and 79 % of its
+# chunks (10,000: all of both) for 0.7-0.9x the time; 2,500 kept 79 % and 58 % for 0.5x.
+LEXICAL_TERM_ROW_CAP = 5_000
 # Matching rows a lexical channel ranks at most: estimates lag the table, and when even the
 # rarest term is common the rows past this many (in scan order) are left to the vector
 # channel.
@@ -54,44 +58,63 @@ LEXICAL_RANKED_ROWS = 2 * LEXICAL_TERM_ROW_CAP
 
 
 def query_terms(table: str, rows: str = "CAST(:lexn AS float8)") -> str:
-    """The query's lexemes (`:q`) as rows `(lexeme, f, selective)`: `f` is the share of
+    """The query's lexemes (`:q`) as rows `(lexeme, f, n, selective)`: `f` is the share of
     `table`'s rows the planner's statistics give the lexeme (`most_common_elems` of the tsv
-    column; 0 for one not among them, which is rarer than all that are), and `selective` marks
-    the rarest lexemes while the rows they are estimated to match in the namespace (f times
-    `rows`, the SQL of its row count) add up to at most `:lexcap`; the rarest is always
-    selective. A namespace of up to `:lexcap` rows keeps every term, whatever other tenants
-    store.
+    column; for one not among them, half the least frequency listed, as the planner's own
+    tsquery estimate takes it; 0 before the first ANALYZE), and `selective` marks the rarest
+    lexemes while the rows they are estimated to match in the namespace (f times `rows`, the
+    SQL of its row count, `n`) add up to at most `:lexcap`; the rarest is always selective. A
+    namespace of up to `:lexcap` rows keeps every term, whatever other tenants store.
+
+    Taking an unlisted lexeme as matching no rows kept every term of a 4-word query selective
+    at 1M facts, where a word outside the 1,000 listed still matched ~1,600 claims: the match
+    set then reached the row cap and was cut in scan order, not by what the terms cost.
 
     A term in a fifth of a million-row table matches 200,000 rows, and ranking a row costs
     microseconds: such terms should only score the rows the selective terms match (as Lucene's
-    common-terms query does), not nominate rows of their own. Stores of up to about 100,000
-    rows keep nearly every term selective. Statistics come from ANALYZE, which autovacuum and
-    `shared/db/statistics.py` keep fresh."""
+    common-terms query does), and nominate only in pairs (`nominating`). Stores of up to about
+    100,000 rows keep nearly every term selective. Statistics come from ANALYZE, which
+    autovacuum and `shared/db/statistics.py` keep fresh."""
     if table not in SEARCHABLE:
         raise ValueError(f"not a searchable table: {table}")
     return (
-        "(SELECT v.lexeme, v.f, (sum(v.f) OVER (ORDER BY v.f, v.lexeme) * v.n <= :lexcap"
-        " OR row_number() OVER (ORDER BY v.f, v.lexeme) = 1) AS selective"
-        f" FROM (SELECT ql.lexeme, coalesce(c.f, 0) AS f, {rows} AS n"
+        "(SELECT v.lexeme, v.f, v.n, (sum(v.f) OVER (ORDER BY v.f, v.lexeme) * v.n <= :lexcap"
+        " OR v.n <= :lexcap OR row_number() OVER (ORDER BY v.f, v.lexeme) = 1) AS selective"
+        f" FROM (SELECT ql.lexeme, coalesce(s.freqs[array_position(s.elems, ql.lexeme)],"
+        f" s.freqs[cardinality(s.elems) + 1] / 2, 0) AS f, {rows} AS n"
         " FROM unnest(tsvector_to_array(to_tsvector('english', :q))) ql(lexeme)"
-        " LEFT JOIN (SELECT e.lexeme, e.f FROM pg_stats s,"
-        " unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) e(lexeme, f)"
+        " LEFT JOIN (SELECT s.most_common_elems::text::text[] AS elems,"
+        " s.most_common_elem_freqs AS freqs FROM pg_stats s"
         f" WHERE s.schemaname = current_schema() AND s.tablename = '{table}'"
-        " AND s.attname = 'tsv') c ON c.lexeme = ql.lexeme) v)"
+        " AND s.attname = 'tsv') s ON true) v)"
     )
 
 
-# The selective rows of a `query_terms` relation, OR-ed into one tsquery (empty without any).
-_SELECTIVE_OR = (
-    "coalesce(string_agg(quote_literal(lexeme), ' | ') FILTER (WHERE selective), '')::tsquery"
-)
+def nominating(terms: str) -> str:
+    """The tsquery that nominates rows, from the `query_terms` relation named `terms`: its
+    selective lexemes OR-ed (as `TSQUERY`), and pairs of its common ones AND-ed, the least
+    frequent pairs first while their estimated rows (f_a * f_b * n, as if independent) add up
+    to at most `:lexcap`. Empty without any.
+
+    A row holding two common query terms and none of the selective ones is what a lower cap
+    would lose (BM25 ranks it above most rows holding one term), and GIN evaluates the AND
+    inside the index, so such a pair costs only the rows that hold both."""
+    return (
+        "coalesce((SELECT string_agg(x.tsq, ' | ') FROM ("
+        f"SELECT quote_literal(t.lexeme) AS tsq FROM {terms} t WHERE t.selective"
+        " UNION ALL SELECT p.tsq FROM (SELECT quote_literal(a.lexeme) || ' & '"
+        " || quote_literal(b.lexeme) AS tsq, sum(a.f * b.f * a.n) OVER (ORDER BY a.f * b.f,"
+        f" a.lexeme, b.lexeme) AS est FROM {terms} a JOIN {terms} b ON a.lexeme < b.lexeme"
+        " WHERE NOT a.selective AND NOT b.selective) p WHERE p.est <= :lexcap) x),"
+        " '')::tsquery"
+    )
 
 
 def selective_tsquery(table: str) -> str:
-    """The selective query terms of `query_terms`, OR-ed (as `TSQUERY`). `ts_rank_cd` weighs
-    every term alike, so the common ones rank nothing the rarer ones do not: two terms in one
+    """The query's nominating tsquery over `table` (`nominating`). `ts_rank_cd` weighs every
+    term alike, so a common term alone ranks nothing the rarer ones do not: two terms in one
     fact of a hundred made one FactsContext at 1M facts 130 ms."""
-    return f"(SELECT {_SELECTIVE_OR} FROM {query_terms(table)} t)"
+    return f"(WITH t AS MATERIALIZED {query_terms(table)} SELECT {nominating('t')})"
 
 
 def vector_literal(vector: npt.NDArray[np.float32] | Sequence[float]) -> str:
@@ -176,29 +199,31 @@ def _mentioning(table: str, entity_ids: Sequence[UUID]) -> tuple[str, dict[str, 
     return _MENTIONS[table], {"ents": list(entity_ids)}
 
 
-# Okapi BM25 over the rows matching any selective query lexeme (`query_terms`): the common
-# lexemes add their scores to those rows but nominate none of their own. A selective lexeme's
-# document frequency is exact: every row holding it is in the match set, so counting the set's
-# rows per lexeme gives the namespace's (unless the set reached `:lexrows`); a common one's is
-# the larger of that count and its statistics share of the collection. The collection size is
-# one count, and the mean length is the match set's (a bounded stand-in for the namespace
-# mean). Lengths are distinct lexemes (`length(tsvector)`). A row's query lexemes (with their
+# Okapi BM25 over the rows the nominating tsquery matches (`nominating`: any selective query
+# lexeme, or two common ones together): the common lexemes add their scores to those rows but
+# nominate none on their own. A selective lexeme's document frequency is exact: every row
+# holding it is in the match set, so counting the set's rows per lexeme gives the namespace's
+# (unless the set reached `:lexrows`); a common one's is the larger of that count and its
+# statistics share of the collection. The collection size is one count, and the mean length
+# is the match set's (a bounded stand-in for the namespace mean). Lengths are distinct lexemes
+# (`length(tsvector)`). A row's query lexemes (with their
 # positions, for tf) are cut out of its tsvector in C: weight A is set on them and everything
 # else filtered out, instead of unnesting every lexeme of every matching row (560k rows for a
-# 4-word query over 200k chunks: 650 of 1,100 ms); IDF is computed once per lexeme.
+# 4-word query over 200k chunks: 650 of 1,100 ms); IDF is computed once per lexeme. The cut
+# and the length are taken as the match set is read, so it keeps only those: keeping whole
+# tsvectors (~1 kB a chunk) wrote 9,400 matched chunks to a temporary file, read twice.
 _BM25_SQL = """
 WITH terms AS MATERIALIZED (SELECT * FROM {terms} t),
-q AS (SELECT {selective_or} AS tsq FROM terms),
+q AS (SELECT {nominating} AS tsq, (SELECT array_agg(lexeme) FROM terms) AS lexemes),
 m AS MATERIALIZED (
-  SELECT t.id, t.tsv FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}
+  SELECT t.id, length(t.tsv) AS dl, ts_filter(setweight(t.tsv, 'A', q.lexemes), '{{a}}') AS qtsv
+  FROM {table} t, q WHERE t.namespace = :ns AND t.tsv @@ q.tsq{extra}
   LIMIT :lexrows),
 hits AS MATERIALIZED (
-  SELECT m.id, u.lexeme, coalesce(cardinality(u.positions), 1) AS tf, length(m.tsv) AS dl
-  FROM m CROSS JOIN LATERAL unnest(ts_filter(
-    setweight(m.tsv, 'A', (SELECT array_agg(lexeme) FROM terms)), '{{a}}')) u),
+  SELECT m.id, u.lexeme, coalesce(cardinality(u.positions), 1) AS tf, m.dl
+  FROM m CROSS JOIN LATERAL unnest(m.qtsv) u),
 size AS (
-  SELECT {collection_size} AS n,
-         (SELECT greatest(avg(length(m.tsv)), 1) FROM m) AS avgdl),
+  SELECT {collection_size} AS n, (SELECT greatest(avg(m.dl), 1) FROM m) AS avgdl),
 idf AS (
   SELECT d.lexeme, ln(1 + greatest(size.n - d.df + 0.5, 0.5) / (d.df + 0.5)) AS idf
   FROM (SELECT h.lexeme, CASE WHEN tm.selective THEN count(*)
@@ -242,7 +267,7 @@ async def bm25_channel(
     terms = query_terms(table, collection_size)
     sql = _BM25_SQL.format(
         terms=terms,
-        selective_or=_SELECTIVE_OR,
+        nominating=nominating("terms"),
         table=table,
         extra=extra,
         collection_size=collection_size,
