@@ -179,6 +179,18 @@ def temporal_tokens(clause: Clause) -> set[int]:
     return found
 
 
+# Verbs a timetable states in the present ("the office closes on 24 December", "the pilot
+# starts on 3 May", "Ana takes over on 1 June"): a dated one is scheduled, not habitual.
+_SCHEDULED_VERBS = frozenset(
+    {
+        "close", "open", "reopen", "start", "begin", "end", "finish", "launch", "kick", "leave",
+        "arrive", "ship", "release", "expire", "renew", "resume", "commence", "go", "depart",
+        "freeze", "wrap", "conclude", "happen", "take", "move", "switch", "join", "retire",
+    }
+)  # fmt: skip
+_BE_FORMS = frozenset({"is", "are", "am", "'s", "'re", "’s", "’re"})
+
+
 def tense_of(head: Any) -> Tense:
     aux = [c for c in head.children if c.dep_ in ("aux", "auxpass")]
     words = {a.lower_ for a in aux}
@@ -190,6 +202,12 @@ def tense_of(head: Any) -> Tense:
         return "past"
     if head.tag_ == "VBN" and words & {"have", "has", "'ve", "had"}:
         return "past"
+    # A dated arrangement: "we are closing the office on 24 December", "the pilot ends on
+    # 30 June" (present simple of a scheduled event, no auxiliary).
+    if head.tag_ == "VBG" and words & _BE_FORMS and head.lemma_.lower() != "be":
+        return "future"
+    if head.tag_ in ("VBZ", "VBP") and not aux and head.lemma_.lower() in _SCHEDULED_VERBS:
+        return "future"
     return "present"
 
 

@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
-from services.ingest.extraction.clock import offset_zone, read_clock
+from services.ingest.extraction.clock import offset_zone
+from services.ingest.extraction.date_atoms import (
+    Atom,
+    Precision,
+    attach_clocks,
+    clock_atom,
+    without_weekday_labels,
+)
 from services.ingest.extraction.date_wording import plain_dates
 from shared.text.temporal import (
     ATOM_RES,
@@ -30,7 +37,6 @@ from shared.text.temporal import (
 
 __all__ = ["DateResolver", "Precision", "Tense", "TimeWindow"]
 
-Precision = Literal["unknown", "instant", "day", "month", "quarter", "year", "open"]
 Tense = Literal["past", "present", "future"]
 Shape = Literal["point", "since", "until", "range"]
 _BACKWARD_RE = re.compile(r"\bsince\s*$", re.I)
@@ -51,21 +57,6 @@ class TimeWindow:
     shape: Shape
     start: int
     end: int
-
-
-@dataclass(frozen=True)
-class _Atom:
-    first: date
-    last: date
-    precision: Precision
-    start: int
-    end: int
-    instant: datetime | None = None
-    year_given: bool = True
-    # A time of day without a date ("16:30 (UTC+2)"): (hour, minute, zone) for `_combine`.
-    clock: tuple[int, int, Any] | None = None
-    # Both ends in one phrase ("21 to 27 September"): a range whatever precedes it.
-    is_range: bool = False
 
 
 # Meteorological seasons of the northern hemisphere: three months from these; the winter of
@@ -164,7 +155,7 @@ class DateResolver:
     """Finds the clause's temporal expression and resolves it; dateparser results are cached."""
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[str, date, str], _Atom | None] = {}
+        self._cache: dict[tuple[str, date, str], Atom | None] = {}
 
     def resolve(
         self,
@@ -182,7 +173,7 @@ class DateResolver:
         date. Returns None when nothing temporal resolves."""
         today = said_on.astimezone(UTC).date() if said_on is not None else None
         text = plain_dates(text)
-        atoms: list[_Atom] = []
+        atoms: list[Atom] = []
         seen: list[tuple[int, int]] = []
         for kind, regex in ATOM_RES:
             for m in regex.finditer(text):
@@ -210,13 +201,15 @@ class DateResolver:
                 fallback = self._dateparser(text[s:e], s, today, tense)
                 if fallback:
                     atoms.append(fallback)
-        atoms = _attach_clocks(atoms)
+        atoms.sort(key=lambda a: a.start)
+        # "15:30 CET on Thursday 14 May": the weekday labels the date before a clock joins it.
+        atoms = attach_clocks(text, without_weekday_labels(text, atoms))
         if not atoms:
             return None
         atoms.sort(key=lambda a: a.start)
-        return _combine(text, _without_weekday_labels(text, atoms), reschedule)
+        return _combine(text, atoms, reschedule)
 
-    def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> _Atom | None:
+    def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> Atom | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
         s, e = m.span()
         if kind.startswith("lead_"):  # the leading preposition is not part of the date
@@ -230,7 +223,7 @@ class DateResolver:
         except ValueError:  # impossible calendar dates such as 31 June
             return None
 
-    def _dateparser(self, phrase: str, start: int, today: date, tense: Tense) -> _Atom | None:
+    def _dateparser(self, phrase: str, start: int, today: date, tense: Tense) -> Atom | None:
         if VAGUE_RE.search(phrase) or DURATION_RE.search(phrase):
             return None
         if phrase.strip().isdigit() and len(phrase.strip()) != 4:
@@ -241,10 +234,10 @@ class DateResolver:
         hit = self._cache[key]
         if hit is None:
             return None
-        return _Atom(hit.first, hit.last, hit.precision, start, start + len(phrase))
+        return Atom(hit.first, hit.last, hit.precision, start, start + len(phrase))
 
 
-def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> _Atom | None:
+def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> Atom | None:
     from dateparser.date import DateDataParser  # slow import, only when a rule missed
 
     settings: dict[str, Any] = {
@@ -257,44 +250,13 @@ def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> _Atom | No
         return None
     d = data.date_obj.date()
     if data.period == "year":
-        return _Atom(date(d.year, 1, 1), date(d.year, 12, 31), "year", 0, 0)
+        return Atom(date(d.year, 1, 1), date(d.year, 12, 31), "year", 0, 0)
     if data.period == "month":
-        return _Atom(date(d.year, d.month, 1), _month_last(d.year, d.month), "month", 0, 0)
+        return Atom(date(d.year, d.month, 1), _month_last(d.year, d.month), "month", 0, 0)
     if data.period == "week":
         ws = _week_start(d)
-        return _Atom(ws, ws + timedelta(days=6), "day", 0, 0)
-    return _Atom(d, d, "day", 0, 0)
-
-
-def _clock_atom(g: dict[str, str], s: int, e: int) -> _Atom | None:
-    """A time of day; only a date in the same clause makes it an instant (see `_combine`)."""
-    clock = read_clock(g)
-    if clock is None:
-        return None
-    placeholder = date(1, 1, 1)
-    return _Atom(placeholder, placeholder, "instant", s, e, clock=clock)
-
-
-def _attach_clocks(atoms: list[_Atom]) -> list[_Atom]:
-    """Join each time of day to the clause's one day ("16:30 (UTC+2) on 14 May" is an instant
-    in UTC); a time of day without a day states no date and is dropped."""
-    clocks = [a for a in atoms if a.clock is not None]
-    if not clocks:
-        return atoms
-    days = [a for a in atoms if a.clock is None and a.precision == "day" and a.first == a.last]
-    rest = [a for a in atoms if a.clock is None]
-    if len(days) != 1 or len(clocks) != 1:
-        return rest
-    (day,), (clock,) = days, clocks
-    assert clock.clock is not None
-    hour, minute, zone = clock.clock
-    local = datetime(day.first.year, day.first.month, day.first.day, hour, minute, tzinfo=zone)
-    instant = local.astimezone(UTC)
-    joined = _Atom(
-        day.first, day.last, "instant", min(day.start, clock.start), max(day.end, clock.end),
-        instant, day.year_given,
-    )  # fmt: skip
-    return [a for a in rest if a is not day] + [joined]
+        return Atom(ws, ws + timedelta(days=6), "day", 0, 0)
+    return Atom(d, d, "day", 0, 0)
 
 
 def _month_part(y: int, mo: int, part: str) -> tuple[date, date]:
@@ -307,16 +269,16 @@ def _month_part(y: int, mo: int, part: str) -> tuple[date, date]:
 
 def _build_atom(
     kind: str, g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
-) -> _Atom | None:
+) -> Atom | None:
     if kind == "iso":
         d = date(int(g["y"]), int(g["m"]), int(g["d"]))
         if "hh" in g:
             zone = offset_zone(g.get("off", "Z"))
             local = datetime(d.year, d.month, d.day, int(g["hh"]), int(g["mi"]), tzinfo=zone)
-            return _Atom(d, d, "instant", s, e, local.astimezone(UTC))
-        return _Atom(d, d, "day", s, e)
+            return Atom(d, d, "instant", s, e, local.astimezone(UTC))
+        return Atom(d, d, "day", s, e)
     if kind == "clock":
-        return _clock_atom(g, s, e)
+        return clock_atom(g, s, e)
     if kind == "year_edge":
         if "year" in g:
             y = int(g["year"])
@@ -325,10 +287,10 @@ def _build_atom(
         else:
             return None
         mo = 12 if g["edge"].lower() == "end" else 1
-        return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
+        return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
     if kind == "iso_month":
         y, mo = int(g["y"]), int(g["m"])
-        return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
+        return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
     if kind in ("day_span", "span_mdy"):
         mo, first_day, last_day = MONTHS[g["mon"].lower().rstrip(".")], int(g["d1"]), int(g["day"])
         if first_day >= last_day:
@@ -340,7 +302,7 @@ def _build_atom(
         else:
             return None
         first, last = date(y, mo, first_day), date(y, mo, last_day)
-        return _Atom(first, last, "day", s, e, year_given="year" in g, is_range=True)
+        return Atom(first, last, "day", s, e, year_given="year" in g, is_range=True)
     if kind in ("mdy", "dmy"):
         mo, day = MONTHS[g["mon"].lower().rstrip(".")], int(g["day"])
         if kind == "mdy" and g["mon"].lower() == "may" and "year" not in g:
@@ -352,7 +314,7 @@ def _build_atom(
         else:
             return None
         d = date(y, mo, day)
-        return _Atom(d, d, "day", s, e, year_given="year" in g)
+        return Atom(d, d, "day", s, e, year_given="year" in g)
     if kind == "month_end":
         # "the end of the month" is its last day; "the start/end of March" its first or last
         # ten days, as people mean them.
@@ -362,7 +324,7 @@ def _build_atom(
                 return None
             base = _shift_months(today, {"next": 1, "last": -1}.get(g["rel"].lower(), 0))
             d = _month_last(base.year, base.month) if ending else base
-            return _Atom(d, d, "day", s, e)
+            return Atom(d, d, "day", s, e)
         mo = MONTHS[g["mon"].lower().rstrip(".")]
         if "year" in g:
             y = int(g["year"])
@@ -371,7 +333,7 @@ def _build_atom(
         else:
             return None
         first, last = _month_part(y, mo, "late" if ending else "early")
-        return _Atom(first, last, "day", s, e)
+        return Atom(first, last, "day", s, e)
     if kind in ("my", "lead_month"):
         mo = MONTHS[g["mon"].lower().rstrip(".")]
         rel = g.get("rel", "").strip().lower()
@@ -389,8 +351,8 @@ def _build_atom(
             y = _pick_year(mo, None, today, tense)
         if "part" in g:  # "early March" is its first ten days, "late March" from the 21st
             first, last = _month_part(y, mo, g["part"].lower())
-            return _Atom(first, last, "day", s, e, year_given="year" in g)
-        return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given="year" in g)
+            return Atom(first, last, "day", s, e, year_given="year" in g)
+        return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given="year" in g)
     if kind in ("quarter", "quarter_words"):
         q = int(g["q"]) if "q" in g else ORDINAL_Q[g["qw"].lower()]
         if "year" in g:
@@ -408,8 +370,8 @@ def _build_atom(
         )
         if part:  # "early Q2" is April, "mid-Q2" May, "late Q2" and "end of Q2" June
             mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
-            return _Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given=given)
-        return _Atom(first, last, "quarter", s, e, year_given=given)
+            return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given=given)
+        return Atom(first, last, "quarter", s, e, year_given=given)
     if kind in ("season", "rel_season"):
         first_month = _SEASON_START[g["season"].lower()]
         if kind == "season":
@@ -420,7 +382,7 @@ def _build_atom(
             y = _season_year(first_month, g["rel"].lower(), today)
         start = date(y, first_month, 1)
         end = _shift_months(start, 2)
-        return _Atom(start, _month_last(end.year, end.month), "month", s, e)
+        return Atom(start, _month_last(end.year, end.month), "month", s, e)
     if kind == "lead_year":
         return _year_atom(int(g["year"]), g.get("part", "").lower(), s, e)
     if today is None:
@@ -428,29 +390,29 @@ def _build_atom(
     return _relative_atom(kind, g, s, e, today, tense)
 
 
-def _year_atom(y: int, part: str, s: int, e: int) -> _Atom:
+def _year_atom(y: int, part: str, s: int, e: int) -> Atom:
     """A year, or the honest sub-period of it a part word names (never the whole year)."""
     if part == "early":
-        return _Atom(date(y, 1, 1), date(y, 1, 31), "month", s, e)
+        return Atom(date(y, 1, 1), date(y, 1, 31), "month", s, e)
     if part == "mid":
-        return _Atom(date(y, 6, 1), date(y, 7, 31), "month", s, e)
+        return Atom(date(y, 6, 1), date(y, 7, 31), "month", s, e)
     if part == "late":
-        return _Atom(date(y, 12, 1), date(y, 12, 31), "month", s, e)
-    return _Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
+        return Atom(date(y, 12, 1), date(y, 12, 31), "month", s, e)
+    return Atom(date(y, 1, 1), date(y, 12, 31), "year", s, e)
 
 
 def _relative_atom(
     kind: str, g: dict[str, str], s: int, e: int, today: date, tense: Tense
-) -> _Atom | None:
+) -> Atom | None:
     if kind == "deictic":
         word = " ".join(g["deictic"].lower().split())
         offset = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(word, 0)
         offset = {"the day before yesterday": -2, "the day after tomorrow": 2}.get(word, offset)
         d = today + timedelta(days=offset)
-        return _Atom(d, d, "day", s, e)
+        return Atom(d, d, "day", s, e)
     if kind == "weekday":
         d = _weekday(g.get("rel", ""), WEEKDAYS[g["wd"].lower()], today, tense)
-        return _Atom(d, d, "day", s, e)
+        return Atom(d, d, "day", s, e)
     if kind == "rel_unit":
         rel, unit = g["rel"].lower(), g["unit"].lower()
         step = {"last": -1, "past": -1, "next": 1, "coming": 1}.get(rel, 0)
@@ -461,20 +423,20 @@ def _relative_atom(
                 if unit == "weekend"
                 else (ws, ws + timedelta(days=6))
             )
-            return _Atom(first, last, "day", s, e)
+            return Atom(first, last, "day", s, e)
         part = g.get("part", "").lower()  # "early next year", "late this month"
         if unit == "month":
             m = _shift_months(today, step)
             if part:
-                return _Atom(*_month_part(m.year, m.month, part), "day", s, e)
-            return _Atom(m, _month_last(m.year, m.month), "month", s, e)
+                return Atom(*_month_part(m.year, m.month, part), "day", s, e)
+            return Atom(m, _month_last(m.year, m.month), "month", s, e)
         if unit == "quarter":
             q0 = (today.year * 4 + (today.month - 1) // 3) + step
             first, last = _quarter(q0 // 4, q0 % 4 + 1)
             if part:
                 mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
-                return _Atom(date(first.year, mo, 1), _month_last(first.year, mo), "month", s, e)
-            return _Atom(first, last, "quarter", s, e)
+                return Atom(date(first.year, mo, 1), _month_last(first.year, mo), "month", s, e)
+            return Atom(first, last, "quarter", s, e)
         return _year_atom(today.year + step, part, s, e)
     if kind == "month_day":
         return _month_day_atom(int(g["day"]), s, e, today, tense)
@@ -489,15 +451,15 @@ def _relative_atom(
         unit = g["unit"].lower()
         if unit in ("day", "week"):
             d = today + timedelta(days=n * (7 if unit == "week" else 1))
-            return _Atom(d, d, "day", s, e)
+            return Atom(d, d, "day", s, e)
         if unit == "month":
             m = _shift_months(today, n)
-            return _Atom(m, _month_last(m.year, m.month), "month", s, e)
-        return _Atom(date(today.year + n, 1, 1), date(today.year + n, 12, 31), "year", s, e)
+            return Atom(m, _month_last(m.year, m.month), "month", s, e)
+        return Atom(date(today.year + n, 1, 1), date(today.year + n, 12, 31), "year", s, e)
     return None
 
 
-def _month_day_atom(day: int, s: int, e: int, today: date, tense: Tense) -> _Atom | None:
+def _month_day_atom(day: int, s: int, e: int, today: date, tense: Tense) -> Atom | None:
     """ "on the 2nd": that day of this month; in past-tense text the month before when the day
     has not come yet, otherwise the next month when it has passed ("starts on the 20th")."""
     month = date(today.year, today.month, 1)
@@ -508,28 +470,10 @@ def _month_day_atom(day: int, s: int, e: int, today: date, tense: Tense) -> _Ato
     if day > _month_last(month.year, month.month).day:
         return None
     d = date(month.year, month.month, day)
-    return _Atom(d, d, "day", s, e)
+    return Atom(d, d, "day", s, e)
 
 
-def _without_weekday_labels(text: str, atoms: list[_Atom]) -> list[_Atom]:
-    """ "on Tuesday 17 June 2025", "Thursday, 3 April": the weekday names the date written
-    after it, it is no date of its own (resolved from the said-on day it was a week early)."""
-    kept = []
-    for a, b in itertools.zip_longest(atoms, atoms[1:]):
-        words = text[a.start : a.end].lower().replace(",", " ").split()
-        weekday = bool(words) and words[-1] in WEEKDAYS
-        if (
-            weekday
-            and b is not None
-            and b.precision == "day"
-            and not text[a.end : b.start].strip(" ,")
-        ):
-            continue
-        kept.append(a)
-    return kept
-
-
-def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWindow:
+def _combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWindow:
     for a, b in itertools.pairwise(atoms):
         if JOIN_RE.match(text[a.end : b.start]) and (
             FROM_RE.search(text[: a.start]) or text[a.end : b.start].strip() in ("-", "–")
@@ -541,6 +485,8 @@ def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWin
                 # "from March to June 2026": the start borrows the end's year
                 first = first.replace(year=b.first.year)
             precision = max(a.precision, b.precision, key=lambda p: ORDER.get(p, 0))
+            if a.instant is not None and b.instant is not None:  # "02:00–04:00 UTC on 9 May"
+                return TimeWindow(a.instant, b.instant, "instant", "range", a.start, b.end)
             return TimeWindow(_utc(first), _utc(b.last), precision, "range", a.start, b.end)
     a = atoms[-1] if reschedule and len(atoms) > 1 else atoms[0]
     if a.is_range and reschedule:  # "the demo moved from 8 to 9 June": the new day holds
@@ -562,7 +508,7 @@ def _combine(text: str, atoms: list[_Atom], reschedule: bool = False) -> TimeWin
     return _point(a)
 
 
-def _point(a: _Atom) -> TimeWindow:
+def _point(a: Atom) -> TimeWindow:
     if a.instant is not None:
         return TimeWindow(a.instant, a.instant, "instant", "point", a.start, a.end)
     return TimeWindow(_utc(a.first), _utc(a.last), a.precision, "point", a.start, a.end)

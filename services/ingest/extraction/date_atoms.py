@@ -1,0 +1,92 @@
+"""The pieces a date phrase resolves to before they combine into a window (`dates`): a day,
+month, quarter or year, or a time of day waiting for its day; and the two ways pieces join
+before combining: a weekday labelling the date after it, a time of day joining its day."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Literal
+
+from services.ingest.extraction.clock import read_clock
+from shared.text.temporal import JOIN_RE, WEEKDAYS
+
+__all__ = ["Atom", "Precision", "attach_clocks", "clock_atom", "without_weekday_labels"]
+
+Precision = Literal["unknown", "instant", "day", "month", "quarter", "year", "open"]
+
+
+@dataclass(frozen=True)
+class Atom:
+    first: date
+    last: date
+    precision: Precision
+    start: int
+    end: int
+    instant: datetime | None = None
+    year_given: bool = True
+    # A time of day without a date ("16:30 (UTC+2)"): (hour, minute, zone) for `_combine`.
+    clock: tuple[int, int, Any] | None = None
+    # Both ends in one phrase ("21 to 27 September"): a range whatever precedes it.
+    is_range: bool = False
+
+
+def clock_atom(g: dict[str, str], s: int, e: int) -> Atom | None:
+    """A time of day; only a date in the same clause makes it an instant (see `_combine`)."""
+    clock = read_clock(g)
+    if clock is None:
+        return None
+    placeholder = date(1, 1, 1)
+    return Atom(placeholder, placeholder, "instant", s, e, clock=clock)
+
+
+def attach_clocks(text: str, atoms: list[Atom]) -> list[Atom]:
+    """Join each time of day to the clause's one day ("16:30 (UTC+2) on 14 May" is an instant
+    in UTC), and two joined as a range ("02:00–04:00 UTC on 9 May") each, the zone written
+    after the second holding for both; a time of day without a day states no date and is
+    dropped."""
+    clocks = [a for a in atoms if a.clock is not None]
+    if not clocks:
+        return atoms
+    days = [a for a in atoms if a.clock is None and a.precision == "day" and a.first == a.last]
+    rest = [a for a in atoms if a.clock is None]
+    ranged = len(clocks) == 2 and bool(JOIN_RE.match(text[clocks[0].end : clocks[1].start]))
+    if len(days) != 1 or not (len(clocks) == 1 or ranged):
+        return rest
+    (day,) = days
+    joined = []
+    for clock in clocks:
+        assert clock.clock is not None
+        hour, minute, zone = clock.clock
+        if ranged and zone is UTC:
+            zone = clocks[-1].clock[2] if clocks[-1].clock else zone
+        local = datetime(day.first.year, day.first.month, day.first.day, hour, minute, tzinfo=zone)
+        last = clock is clocks[-1]
+        span = (
+            (min(day.start, clock.start), max(day.end, clock.end))
+            if last
+            else (clock.start, clock.end)
+        )
+        joined.append(
+            Atom(day.first, day.last, "instant", *span, local.astimezone(UTC), day.year_given)
+        )
+    return [a for a in rest if a is not day] + joined
+
+
+def without_weekday_labels(text: str, atoms: list[Atom]) -> list[Atom]:
+    """ "on Tuesday 17 June 2025", "Thursday, 3 April": the weekday names the date written
+    after it, it is no date of its own (resolved from the said-on day it was a week early)."""
+    kept = []
+    for a, b in itertools.zip_longest(atoms, atoms[1:]):
+        words = text[a.start : a.end].lower().replace(",", " ").split()
+        weekday = bool(words) and words[-1] in WEEKDAYS
+        if (
+            weekday
+            and b is not None
+            and b.precision == "day"
+            and not text[a.end : b.start].strip(" ,")
+        ):
+            continue
+        kept.append(a)
+    return kept
