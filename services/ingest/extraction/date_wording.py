@@ -1,5 +1,6 @@
 """Date wordings rewritten, offset for offset, into the forms the resolver's patterns read:
-"between March and May" as "from March to May", "the first of August" as "the 1st of August".
+"between March and May" as "from March to May", "the first of August" as "the 1st of August",
+"effective immediately" as "from today".
 Every character keeps its place, so the spans found in the rewritten text are the original's."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ __all__ = ["plain_dates"]
 
 def plain_dates(text: str) -> str:
     """`text` with every wording above rewritten, offsets unchanged."""
-    return _ordinal_days(_between_as_from(text))
+    return _immediate_as_today(_ordinal_days(_between_as_from(text)))
 
 
 # "between March and August 2025", "between 2019 and 2022": a range written as "from … to".
@@ -58,3 +59,24 @@ def _ordinal_days(text: str) -> str:
 def _between_as_from(text: str) -> str:
     """`text` with "between X and Y" read as "from X to Y", every offset unchanged."""
     return _BETWEEN_RE.sub(lambda m: f"   from{m.group('first')} to", text)
+
+
+# A change that takes effect as it is announced: "Effective immediately, Tomás reports to
+# Hanna", "With immediate effect, Karan joins Risk", "From now on, Ines owns the checklist".
+# The said-on day is the start, as "from today" says ("as of now" is as often "currently").
+_IMMEDIATE_RE = re.compile(
+    r"\b(?:effective\s+immediately|with\s+immediate\s+effect|from\s+now\s+on|starting\s+now)\b",
+    re.I,
+)
+
+
+def _immediate_as_today(text: str) -> str:
+    """`text` with a start "now" read as "from today", every offset unchanged."""
+
+    def from_today(m: re.Match[str]) -> str:
+        wording = m.group(0)
+        if wording.lower().startswith("with"):  # "today" where "effect", the phrase's head, is
+            return "from" + "today".rjust(len(wording) - 4)
+        return "from today".ljust(len(wording))
+
+    return _IMMEDIATE_RE.sub(from_today, text)

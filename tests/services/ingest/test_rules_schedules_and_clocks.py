@@ -71,3 +71,18 @@ def test_two_times_of_day_joined_by_a_dash_or_to_are_an_instant_range(
         datetime(2026, 5, 9, *end, tzinfo=UTC),
         "instant",
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Effective immediately, Tomás Reyes reports to Hanna Berg.",
+        "From now on, Ines owns the release checklist.",
+        "With immediate effect, Karan Mehta joins the Risk team.",
+        "Starting now, the Lisbon team handles tier-2 support.",
+    ],
+)
+def test_a_change_effective_as_it_is_announced_starts_on_the_said_on_day(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert _window(extractor, text) == (datetime(2026, 6, 2, tzinfo=UTC), None)
