@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity, Window
+from services.adjudicator.engines.categories import find_categories
 from services.adjudicator.predicates import (
     CORE_PREDICATES,
     FILLER,
@@ -27,7 +28,13 @@ from shared.beliefs.slots import OWNED_BY_ESCAPE
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import display_name, normalize_name
 from shared.text.temporal import strip_temporal, temporal_spans
-from shared.text.units import could_name_a_person, is_project_head, is_team_head, person_shaped
+from shared.text.units import (
+    could_name_a_person,
+    is_project_head,
+    is_team_head,
+    names_an_organisation,
+    person_shaped,
+)
 
 __all__ = [
     "CORE_PREDICATES",
@@ -432,14 +439,35 @@ class Normalizer:
         self, claim: ClaimView, resolve: Callable[[str], EntityRef | None]
     ) -> tuple[Assertion, ...]:
         found: list[Assertion] = []
+        main = self.relation_predicate(claim.predicate_text)
+        # "moved from Search to the Payments team": the unit left is a team as the one joined
+        # is, whatever the bare name resolves to (in one arrival order "Search" is already
+        # the Search team's alias, in the other a name of its own).
+        into_team = (
+            main is not None
+            and main.placement
+            and claim.object_text is not None
+            and is_team_head(claim.object_text)
+        )
         for subject_text, predicate_text, object_text, dated in claim.extra_relations:
             subject, obj = resolve(subject_text), resolve(object_text)
             directed = self.vocabulary.normalize_directed(predicate_text)
             if subject is None or obj is None or directed is None or subject.id == obj.id:
                 continue
-            placed = directed.for_object(
-                (subject if directed.inverted else obj).name,
-                (obj if directed.inverted else subject).name,
+            left_team = (
+                into_team
+                and directed.placement
+                and directed.phase == "end"
+                and subject_text == claim.subject_text
+                and not names_an_organisation(object_text)
+            )
+            placed = (
+                replace(directed, predicate="member_of")
+                if left_team
+                else directed.for_object(
+                    (subject if directed.inverted else obj).name,
+                    (obj if directed.inverted else subject).name,
+                )
             )
             if placed is not None:
                 held = claim if dated else replace(claim, window=Window(), window_kind=None)
@@ -523,11 +551,20 @@ class Normalizer:
                 label=observation_label(statement),
                 # "Omar now supports …": the new value of a stance or attribute says it is
                 # the change, so it succeeds an undated earlier value instead of rivalling it.
+                # A person's stance is held as it is said ("opposes" in February, "is in
+                # favour of" in April): the later one succeeds the earlier of the same holder
+                # (not "the minimum supported Android version", no one's view).
                 phase="start"
-                if _NOW_RE.search(statement) or _CAME_TO_RE.search(statement)
+                if _NOW_RE.search(statement)
+                or _CAME_TO_RE.search(statement)
+                or (_reads_as_person(anchor.name) and _takes_a_stance(statement))
                 else "state",
             ),
         )
+
+
+def _takes_a_stance(statement: str) -> bool:
+    return any(c.axis == "stance" for _, c in find_categories(statement.lower()))
 
 
 def synonym_phrases() -> Iterable[str]:

@@ -9,6 +9,7 @@ __all__ = [
     "could_name_a_person",
     "is_project_head",
     "is_team_head",
+    "names_an_organisation",
     "person_shaped",
 ]
 
@@ -75,6 +76,13 @@ _THING_WORDS = frozenset(
     }
 )  # fmt: skip
 _MAX_NAME_WORDS = 3
+
+
+def names_an_organisation(name: str) -> bool:
+    """Whether a name ends in a word that makes it a company's ("Castell Bank", "Halden
+    Group", "Quanta Labs")."""
+    words = _words(name)
+    return bool(words) and words[-1] in ORGANISATION_WORDS
 
 
 def person_shaped(name: str) -> bool:

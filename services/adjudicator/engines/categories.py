@@ -53,19 +53,22 @@ _STATUS = re.compile(
 # A bare "support" or "oppose" is a stance only after its holder ("I support", "we now
 # oppose"); elsewhere it is as often a noun ("the support plan").
 _HOLDER = r"(?:i|we|they|you|he|she|still|now|also|fully|strongly|firmly)\s+"
+# "is now fully in favour of", "was strongly opposed to": how firmly, not which way.
+_DEGREE = r"(?:(?:now|still|fully|strongly|firmly|very\s+much|completely|totally|all)\s+){0,2}"
 _STANCE_FOR = (
     rf"supports|supported|{_HOLDER}(?:support|back|favou?r|endorse)|backs|backed|favou?rs|"
     r"favou?red|endorses|endorsed|champions|championed|"
     # Coming to support it: "has come round to", "warmed to", "was won over to"
     r"(?:come|came|coming|comes)\s+(?:a)?round\s+to(?=\s+(?:\w+ing|it|the\s+(?:idea|plan|"
     r"proposal|policy|view|decision|move|change)s?)\b)|warm(?:ed|s)?\s+to|won\s+over\s+to|"
-    r"(?:is|are|was|were|been)\s+(?:now\s+)?(?:in favou?r of|for)|"
+    rf"(?:is|are|was|were|been)\s+{_DEGREE}(?:in favou?r of|for)|"
     # Keen on it: "is keen on", "is enthusiastic about", "is on board with"
     r"(?:keen|enthusiastic)\s+(?:on|about)|on\s+board\s+with"
 )
 _STANCE_AGAINST = (
     rf"opposes|opposed|{_HOLDER}(?:oppose|reject|resist)|against|rejects|rejected|"
-    r"objects? to|objected to|resists|resisted|(?:is|are|was|were|been)\s+(?:now\s+)?opposed to|"
+    r"objects? to|objected to|resists|resisted|"
+    rf"(?:is|are|was|were|been)\s+{_DEGREE}opposed to|"
     # Turning against it: "turned against", "soured on", "cooled on"
     r"turn(?:ed|s)?\s+against|sour(?:ed|s)?\s+on|cool(?:ed|s)?\s+on|"
     # Doubting it: "is sceptical about", "is wary of", "has doubts about", "is not convinced by"

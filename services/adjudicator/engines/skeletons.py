@@ -34,7 +34,7 @@ _STOP_WORDS = (
     "its as than then so not no never also just still now currently already yet its their his "
     "her our your my we they he she you i there here which who whom whose what when where how "
     "into onto over under about after before during until since per via again honestly "
-    "frankly basically actually really"
+    "frankly basically actually really fully strongly firmly completely totally entirely"
 )
 _STOP = frozenset(_STOP_WORDS.split())
 TRANSITION = re.compile(
@@ -45,7 +45,12 @@ TRANSITION = re.compile(
 _WORD = re.compile(r"[a-z0-9]+")
 # Why a value changed is not the attribute it is a value of ("moved to 9 June because of the
 # bank holiday freeze", "is red because the vendor missed the API drop").
-_REASON_TAIL = re.compile(r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of)\b.*$")
+# What brought a view round is no part of it either ("now backs the move after seeing the
+# benchmark", "supports it following reviewing the numbers").
+_REASON_TAIL = re.compile(
+    r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of|"
+    r"(?:after|following|since)\s+\w+ing)\b.*$"
+)
 # Words that open an adverbial fronted before the subject (see `without_fronted`).
 _FRONTED = re.compile(r"^\s*(?:since|after|following|from|as of|starting|with|once)\b", re.I)
 # Verbs of change that say how a value moved, not which attribute it is.
@@ -172,6 +177,7 @@ def without_fronted(text: str, subject: str) -> str:
 
 
 # A name opening a statement, after an optional article: "Rhea Kapoor is …", "The Pro plan …".
+_NAME_RUN = re.compile(r"(?<![\w'])[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*)*")
 _LEADING_NAME = re.compile(r"^\s*(?:[Tt]he\s+)?((?:[A-Z][\w'&.-]*\s+)+)")
 
 
@@ -189,10 +195,15 @@ def without_subject(text: str, subject: str) -> str:
     replaced = named.sub(" subject ", text)
     if replaced != text:
         return replaced
+    words = set(_WORD.findall(subject.lower())) - _STOP
     match = _LEADING_NAME.match(text)
-    if match and set(_WORD.findall(subject.lower())) & set(_WORD.findall(match.group(1).lower())):
+    if match and words & set(_WORD.findall(match.group(1).lower())):
         return f"subject {text[match.end(1) :]}"
-    return text
+    # After a fronted adverbial: "After the load test Kwame is in favour of …".
+    return _NAME_RUN.sub(
+        lambda m: " subject " if words & set(_WORD.findall(m.group(0).lower())) else m.group(0),
+        text,
+    )
 
 
 def containment(a: AbstractSet[str], b: AbstractSet[str]) -> float:

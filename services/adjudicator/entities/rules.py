@@ -11,6 +11,7 @@ from jellyfish import jaro_winkler_similarity as jaro_winkler
 
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import is_short_form_of, short_forms_of
+from shared.text.units import is_team_head
 
 __all__ = [
     "Choice",
@@ -201,11 +202,13 @@ def lone_forms(normalized: str, text: str) -> tuple[tuple[str, str], ...]:
     kind: the first word ("Northwind" of "Northwind Logistics", "Samantha"), and of a person
     (the first word a given name) the surname and the given name's short forms ("Reyes",
     "Sam"). The mirror of `sole_full_name`. Empty unless `text` is written as a proper name,
-    every word capitalised but particles: "billing migration" abbreviates nothing."""
-    words = normalized.split()
-    if len(words) < 2 or not all(
-        word[:1].isupper() or word in _NAME_PARTICLES for word in text.split()
-    ):
+    every word capitalised but particles, or but a unit's head ("Search team", whose lone
+    "Search" `sole_full_name` completes the other way round): "billing migration" abbreviates
+    nothing."""
+    words, written = normalized.split(), text.split()
+    if is_team_head(text):  # "the Search team": the article and the head are not the name
+        written = [w for w in written[:-1] if w.lower() != "the"]
+    if len(words) < 2 or not all(word[:1].isupper() or word in _NAME_PARTICLES for word in written):
         return ()
     first, last = words[0], words[-1]
     forms = [(first, "given_name")]

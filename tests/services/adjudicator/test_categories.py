@@ -75,3 +75,15 @@ def test_a_weight_in_pounds_is_no_money() -> None:
 )
 def test_doubting_or_being_keen_on_a_proposal_is_a_stance(text: str, direction: str) -> None:
     assert [c for _, c in find_categories(text)] == [Category("stance", direction)]
+
+
+@pytest.mark.parametrize(
+    ("text", "direction"),
+    [
+        ("kwame is fully in favour of the go rewrite", "for"),
+        ("omar is now very much in favour of the reorg", "for"),
+        ("dana was strongly opposed to the price rise", "against"),
+    ],
+)
+def test_how_firmly_a_stance_is_held_does_not_hide_it(text: str, direction: str) -> None:
+    assert [c for _, c in find_categories(text)] == [Category("stance", direction)]

@@ -810,6 +810,10 @@ def test_a_denial_with_not_on_is_no_correction_of_dates(
         ("Dana Okafor is against moving billing to Stripe.", "Dana now backs the Stripe move."),
         ("Dana opposes the Billing migration.", "Dana Okafor has warmed to the migration."),
         ("Dana Okafor is sceptical about the Stripe plan.", "Dana now supports the Stripe plan."),
+        (
+            "Dana Okafor opposes rewriting the billing service in Go.",
+            "After the load test Dana is fully in favour of the Go rewrite.",
+        ),
     ],
 )
 def test_a_stance_changes_whichever_name_and_wording_each_writer_used(

@@ -683,7 +683,10 @@ def test_a_role_an_apposition_describes_is_held_as_of_the_telling_not_over_the_w
         ("Ravi came round to splitting the monolith.", "start"),
         ("Ravi has soured on the rebrand.", "start"),
         ("Ravi changed his mind about the offsite.", "start"),
-        ("Ravi supports the four-day week.", "state"),
+        # A stance is held as it is said: said later, it succeeds the holder's earlier one.
+        ("Ravi supports the four-day week.", "start"),
+        ("Ravi is against the four-day week.", "start"),
+        ("Ravi spoke at length about the four-day week.", "state"),
     ],
 )
 def test_a_view_arrived_at_announces_the_change_of_stance(text: str, phase: str) -> None:
@@ -765,3 +768,31 @@ def test_joining_a_rota_is_membership_not_employment(rota: str) -> None:
         lambda text: refs.get(text.lower().removeprefix("the ")),
     )
     assert [a.predicate for a in result.assertions] == ["member_of"]
+
+
+@pytest.mark.parametrize(
+    ("left", "joined"),
+    [("Search", "Search team"), ("Search", "the Search team"), ("Lisbon", "Search team")],
+)
+def test_the_unit_left_for_a_team_is_a_team_whatever_its_bare_name_resolves_to(
+    left: str, joined: str
+) -> None:
+    """ "Jin moved from Search to the Payments team": in one arrival order "Search" is the
+    Search team's alias already, in the other a name of its own; the membership ends either
+    way, and no employment does."""
+    names = {"jin": EntityRef("ent-jin", "Jin"), "search": EntityRef("ent-s", "Search")}
+    names["search team"] = names["the search team"] = EntityRef("ent-st", "Search team")
+    names["lisbon"] = EntityRef("ent-l", "Lisbon")
+    item = replace(
+        claim(f"Jin moved from {left} to {joined}.", "Jin", "move to", joined),
+        extra_relations=(ExtraRelation("Jin", "leave", left),),
+    )
+    assertions = (
+        Normalizer(PredicateVocabulary())
+        .normalize_claim(item, lambda t: names.get(t.lower()))
+        .assertions
+    )
+    ended = [a for a in assertions if a.phase == "end"]
+    assert [(a.predicate, a.object_name) for a in ended] == [
+        ("member_of", names[left.lower()].name)
+    ]

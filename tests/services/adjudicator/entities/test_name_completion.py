@@ -36,6 +36,8 @@ async def _names(session: AsyncSession, entity_id: uuid.UUID) -> tuple[str, str]
         ("Chris", "Christopher Dunmore"),  # clipped given name first
         ("Northwind", "Northwind Logistics"),  # a company's short name first
         ("Ana", "Ana de Souza"),  # a particle inside the name
+        ("Search", "Search team"),  # a team's name, then with its head ("moved from Search")
+        ("Payments", "Payments squad"),
     ],
 )
 async def test_a_full_name_after_its_lone_form_is_the_same_entity_renamed(
