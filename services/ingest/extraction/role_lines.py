@@ -17,7 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from services.ingest.extraction.base import ExtractedClaim, ExtractionInput, Span
+from services.ingest.extraction.base import (
+    ExtractedClaim,
+    ExtractedRelation,
+    ExtractionInput,
+    Span,
+)
 from services.ingest.extraction.dates import TimeWindow
 from services.ingest.extraction.mentions import TITLE_WORDS, title_topic
 from shared.entities.given_names import is_given_name
@@ -85,6 +90,8 @@ class RoleLine:
     # "Owner: Sunita Rao (Felix moved to the Growth team)": the document offsets of a trailing
     # parenthesis that does not date the value, a note of its own.
     note: tuple[int, int] | None = None
+    # "Members: Jin Park, Lea Novak": the holders after the first, each holding it alike.
+    others: tuple[tuple[Any, ...], ...] = ()
 
 
 _HEADING_WORDS = 5
@@ -150,6 +157,11 @@ def role_line(sent: Any) -> RoleLine | None:
     value = _tokens_in(sent, base + match.start("value"), base + value_end)
     if " ".join(t.lower_ for t in key) in _PLACE_KEYS and _one_place(value):
         return RoleLine(tuple(value), "be based in", None, since, topic_first=True, note=note)
+    if " ".join(t.lower_ for t in key) in _MEMBER_KEYS:
+        members = _people(sent, base + match.start("value"), base + value_end)
+        if members:  # "Members: Jin Park, Lea Novak" under "Search team"
+            first, *rest = members
+            return RoleLine(first, "member of", None, since, note=note, others=tuple(rest))
     if not key or not _one_person(value):
         return None
     split = next((i for i, t in enumerate(key) if t.lower_ in ("of", "for")), len(key))
@@ -205,6 +217,25 @@ def _one_place(tokens: list[Any]) -> bool:
     return 1 <= len(tokens) <= 3 and all(t.text[:1].isupper() and t.is_alpha for t in tokens)
 
 
+# Keys whose value lists the people of the block's topic (a team).
+_MEMBER_KEYS = frozenset({"members", "team members", "team", "people", "engineers", "staff"})
+
+
+def _people(sent: Any, start: int, end: int) -> list[tuple[Any, ...]]:
+    """The names of a list value ("Jin Park, Lea Novak and Ama Owusu"), or [] unless every
+    item is one person's name."""
+    items: list[list[Any]] = [[]]
+    for tok in (t for t in sent if start <= t.idx < end and not t.is_space):
+        if tok.text in (",", "&", ";") or tok.lower_ == "and":
+            items.append([])
+        else:
+            items[-1].append(tok)
+    names = [item for item in items if item]
+    if not names or not all(_one_person(item) for item in names):
+        return []
+    return [tuple(item) for item in names]
+
+
 def _one_person(tokens: list[Any]) -> bool:
     """A whole value that is one person's name: capitalised words, read as a person by NER or
     opening with a common given name."""
@@ -255,4 +286,7 @@ def role_claim(
         subject_text=subject,
         predicate_text=line.verb,
         object_text=obj,
+        extra_relations=tuple(
+            ExtractedRelation(render(other), line.verb, obj) for other in line.others
+        ),
     )

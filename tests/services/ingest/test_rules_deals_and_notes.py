@@ -1,6 +1,6 @@
 """Shapes written by others that lost a change (issue 16): a company changing hands written as
 a deal that closed, a sale or a purchase from its owner; a note in brackets after an owner
-line; a comment after a dash on a status line; a clause spliced on by a comma the parser hangs
+line; a team block's list of members; a comment after a dash on a status line; a clause spliced on by a comma the parser hangs
 on the word before it."""
 
 from __future__ import annotations
@@ -157,3 +157,28 @@ def test_a_spliced_clause_the_parser_hangs_the_first_one_under_is_split_too(
     texts = [c.claim_text for c in _claims(extractor, text, "#infra chat")]
     assert "Rhea Kapoor is against moving the cluster to Frankfurt" in texts, texts
     assert "Latency for APAC will suffer" in texts, texts
+
+
+@pytest.mark.parametrize(
+    ("block", "team", "members"),
+    [
+        ("Search team\nLead: Farah Haddad\nMembers: Jin Park, Lea Novak\n", "Search team",
+         ["Jin Park", "Lea Novak"]),
+        ("Project: Atlas\nTeam members: Ama Owusu, Kofi Boateng and Ines Moreau\n", "Atlas",
+         ["Ama Owusu", "Kofi Boateng", "Ines Moreau"]),
+        ("Data Guild\nPeople: Noor Aziz & Tomasz Nowak\n", "Data Guild",
+         ["Noor Aziz", "Tomasz Nowak"]),
+    ],
+)  # fmt: skip
+def test_a_list_of_members_under_a_heading_places_each_in_it(
+    extractor: RulesExtractor, block: str, team: str, members: list[str]
+) -> None:
+    relations = _relations(_claims(extractor, block, "Team page"))
+    for member in members:
+        assert (member, "member of", team) in relations, relations
+
+
+def test_a_list_that_is_not_all_names_is_no_membership(extractor: RulesExtractor) -> None:
+    block = "Search team\nMembers: Jin Park, two contractors and an intern\n"
+    relations = _relations(_claims(extractor, block, "Team page"))
+    assert not any(p == "member of" for _, p, _ in relations), relations
