@@ -291,6 +291,11 @@ def entity_phrase(
         owner = next((c for c in head.children if c.dep_ == "poss" and is_name(c)), None)
         if owner is not None and owner.i in inside:
             return Phrase(name_span(owner) or (owner,))
+    if anchor_possessor and head.lemma_.lower() in ATTRIBUTE_HEADS and head.is_lower:
+        # Before the name: NER may take "Exports API limit" whole for a name.
+        measured = _measured_thing(head, inside)
+        if measured is not None:  # "the Exports API rate limit is 60": the Exports API's
+            return Phrase(measured)
     span = name_span(head)
     if span:
         return Phrase(span, tuple(_appositive_roles(head, span, inside)))
@@ -298,10 +303,6 @@ def entity_phrase(
     if named_thing_owner:
         core = _core(head, inside - named_thing_owner)
         return Phrase(core, tuple(_appositive_roles(head, core, inside)))
-    if anchor_possessor and head.lemma_.lower() in ATTRIBUTE_HEADS:
-        measured = _measured_thing(head, inside)
-        if measured is not None:  # "the Exports API rate limit is 60": the Exports API's
-            return Phrase(measured)
     if anchor_possessor and head.lower_ not in TEAM_HEADS | _SITE_HEADS:
         # "Acme's 2025 audit", "the Looker contract": a thing of a named owner is about it. A
         # compound counts only when NER calls it an owner and the head is no system or product
@@ -374,6 +375,12 @@ def _capitalised_modifier(tok: Any) -> bool:
     return bool(tok.dep_ == "amod" and tok.text[:1].isupper() and tok.i != tok.sent.start)
 
 
+def _acronym(tok: Any) -> bool:
+    """An all-capitals word the tagger took for a common noun: "Exports API limit lowered to
+    200", a headline without its article, tags the whole phrase as nouns."""
+    return bool(len(tok.text) >= 2 and tok.text.isalpha() and tok.text.isupper())
+
+
 def _measured_thing(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
     """The named thing an attribute noun is a value of: the compounds before it, less the
     attribute words ("rate" of "rate limit"), when one of them is a name."""
@@ -390,7 +397,7 @@ def _measured_thing(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
     )
     if not words:
         return _measured_after(head, inside)
-    if not any(is_name(t) or _capitalised_modifier(t) for t in words):
+    if not any(is_name(t) or _capitalised_modifier(t) or _acronym(t) for t in words):
         return None
     if any(b.i - a.i != 1 for a, b in itertools.pairwise(words)):
         return None  # not one run of words

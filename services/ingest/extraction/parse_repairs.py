@@ -124,11 +124,16 @@ def _participle_root(sent: Any) -> None:
     verb = next((c for c in root.children if c.dep_ == "acl" and c.pos_ == "VERB"), None)
     if verb is None or verb.i != root.i + 1:
         return
-    if not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
+    # A headline's passive without its auxiliary: "Starter plan price raised to $12 per
+    # user", "Helios budget cut to $80k in March" (the price is what was raised).
+    passive = verb.tag_ == "VBN" and any(
+        c.dep_ in ("prep", "agent") and c.lower_ in ("to", "by") for c in verb.children
+    )
+    if not passive and not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
         return
     after = [c for c in root.children if c.i > verb.i]
     verb.head, verb.dep_ = verb, "ROOT"
-    root.head, root.dep_ = verb, "nsubj"
+    root.head, root.dep_ = verb, "nsubjpass" if passive else "nsubj"
     for child in after:
         child.head = verb
 

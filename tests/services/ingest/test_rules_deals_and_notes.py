@@ -182,3 +182,24 @@ def test_a_list_that_is_not_all_names_is_no_membership(extractor: RulesExtractor
     block = "Search team\nMembers: Jin Park, two contractors and an intern\n"
     relations = _relations(_claims(extractor, block, "Team page"))
     assert not any(p == "member of" for _, p, _ in relations), relations
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate"),
+    [
+        ("Exports API limit lowered to 200 requests per minute from 1 May.", "Exports API",
+         "lower to"),
+        ("Orders API timeout raised to 30 seconds.", "Orders API", "raise"),
+        ("The SSO API quota was cut to 500 calls.", "SSO API", "cut to"),
+        ("Vendor contract approved by Legal on 3 June.", "Vendor contract", "approve by"),
+    ],
+)  # fmt: skip
+def test_a_changelog_headline_without_its_auxiliary_is_a_passive_of_the_named_thing(
+    extractor: RulesExtractor, text: str, subject: str, predicate: str
+) -> None:
+    """A headline drops the article and the auxiliary ("Exports API limit lowered to 200"):
+    the parser hangs the verb on the noun and tags the name as common nouns; the value is the
+    named thing's, as in "the Exports API limit was lowered to 200"."""
+    (claim,) = _claims(extractor, text, "Changelog")
+    assert claim.subject_text == subject
+    assert (claim.predicate_text or "").startswith(predicate), claim
