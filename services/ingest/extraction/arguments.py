@@ -23,6 +23,7 @@ from services.ingest.extraction.names import (
     counted_unit,
     is_camel_case,
     is_name,
+    is_person,
     is_proper,
     name_span,
 )
@@ -267,6 +268,10 @@ def entity_phrase(
     named = next(
         (c for c in head.children if c.dep_ == "appos" and c.i in inside and is_name(c)), None
     )
+    if named is None and is_role_word(head):
+        # "The chief of staff at Arvo, Ines Moreau, …": the parser may hang the holder's name
+        # on the object of the role's preposition.
+        named = _named_in_role_object(head, inside)
     if keep_roles and is_role_word(head):
         # "reports to the CTO, Marcus Webb": the role's holder is named; it is that person
         # (the parser may hang the name on the verb instead of the role).
@@ -285,6 +290,9 @@ def entity_phrase(
             return Phrase(holder, (role,))
         if target:  # "the CTO of Acme": an unnamed person of Acme
             return Phrase(target)
+    if named is not None and is_role_word(head):
+        # "Our new VP of Sales, Camila Reyes, starts on Monday": the role's holder, named.
+        return Phrase(name_span(named) or (named,))
     if anchor_possessor and head.lower_ in _HEADQUARTERS:
         # "Acme's HQ is in Rotterdam": an organisation's headquarters are where it is located,
         # no site of its own (a bare "HQ" would be one entity for every company).
@@ -357,6 +365,17 @@ ATTRIBUTE_HEADS = frozenset(
         "status", "health", "eta",
     }
 )  # fmt: skip
+
+
+def _named_in_role_object(role: Any, inside: set[int]) -> Any | None:
+    """A person's name the parser hung on the object of a role's preposition ("VP of Sales,
+    Camila Reyes": "Reyes" an apposition of "Sales")."""
+    for prep in (c for c in role.children if c.dep_ == "prep"):
+        for pobj in (g for g in prep.children if g.dep_ == "pobj"):
+            for name in pobj.children:
+                if name.dep_ == "appos" and name.i in inside and is_person(name):
+                    return name
+    return None
 
 
 def _named_after(head: Any, inside: set[int]) -> Any | None:

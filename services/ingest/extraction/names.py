@@ -145,7 +145,12 @@ def name_span(tok: Any) -> tuple[Any, ...] | None:
     if tok.ent_type_ in NAME_LABELS:
         for ent in tok.doc.ents:
             if ent.start <= tok.i < ent.end:
-                words = tuple(t for t in ent if not t.is_punct or t.text in ("&", "-", "."))
+                # A name holds no comma: NER may run one over it ("[Arvo, Ines Moreau]").
+                part = [t for t in ent if t.text == "," and t.i < tok.i]
+                first = part[-1].i + 1 if part else ent.start
+                last = next((t.i for t in ent if t.text == "," and t.i > tok.i), ent.end)
+                piece = tok.doc[first:last]
+                words = tuple(t for t in piece if not t.is_punct or t.text in ("&", "-", "."))
                 words = tuple(t for t in words if t.lower_ not in ("the", "'s", "’s"))
                 # The small NER sometimes runs a name into the verb after it ("[Leo is]
                 # Quill's new VP"): a lower-case verb ending the span is no part of the name.

@@ -79,6 +79,7 @@ def repair_parse(doc: Any) -> Any:
     for sent in list(doc.sents):
         _noun_root(sent)
         _participle_root(sent)
+        _finite_modifier_root(sent)
         _participle_modifier_as_verb(sent)
         _double_subject(sent)
         _subject_of_a_noun(sent)
@@ -113,6 +114,36 @@ def _noun_root(sent: Any) -> None:
     root.head, root.dep_ = subject, "compound"
     for child in before:
         child.head = subject
+    for child in after:
+        child.head = verb
+
+
+# The tagger reads "left" of "…, Pavel Novak, left in March" as a participle too.
+_FINITE_OR_PAST = frozenset({"VBD", "VBZ", "VBN"})
+
+
+def _finite_modifier_root(sent: Any) -> None:
+    """ "The head of legal at Orrin Group, Pavel Novak, left in March": the parser hangs the
+    verb on the long subject as a modifier after its closing comma, leaving the sentence with
+    a noun for its root and no verb: the verb is the root and the phrase its subject."""
+    root = sent.root
+    if root.pos_ not in ("NOUN", "PROPN"):
+        return
+    verb = next(
+        (
+            c
+            for c in root.children
+            if c.dep_ == "acl" and c.tag_ in _FINITE_OR_PAST and c.i > root.i
+        ),
+        None,
+    )
+    if verb is None or any(c.dep_ in _SUBJECT_DEPS for c in verb.children):
+        return
+    if root.doc[verb.i - 1].text != ",":
+        return  # only after the phrase's closing comma
+    after = [c for c in root.children if c.i > verb.i]
+    verb.head, verb.dep_ = verb, "ROOT"
+    root.head, root.dep_ = verb, "nsubj"
     for child in after:
         child.head = verb
 
@@ -254,6 +285,15 @@ def _swallowed_subject(sent: Any) -> None:
         _subject_inside_fronted_phrase(verb, subject, first)
         return
     if _subject_after_fronted_date(verb, first):
+        return
+    opener = sent[0]
+    if (
+        opener.pos_ == "PROPN"
+        and opener.dep_ in ("advmod", "npadvmod")
+        and all(doc[k].pos_ in ("ADV", "PROPN") for k in range(opener.i, first))
+    ):
+        # "Sven now reports to the COO": the name read as a modifier of the adverb after it.
+        opener.head, opener.dep_ = verb, "nsubj"
         return
     for tok in sent:
         if tok.pos_ != "PROPN" or tok.i >= first:

@@ -1,7 +1,8 @@
 """Shapes written by others that lost a change (issue 16): a company changing hands written as
 a deal that closed, a sale or a purchase from its owner; a note in brackets after an owner
-line; a team block's list of members; a comment after a dash on a status line; a clause spliced on by a comma the parser hangs
-on the word before it."""
+line; a team block's list of members; a comment after a dash on a status line; a clause
+spliced on by a comma the parser hangs on the word before it; a changelog headline without its
+auxiliary."""
 
 from __future__ import annotations
 

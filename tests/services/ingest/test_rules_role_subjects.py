@@ -1,0 +1,69 @@
+"""Subjects the parser lost in sentences written by others (issue 16): a role phrase closed by
+the holder's name before the verb ("The head of legal at Orrin Group, Pavel Novak, left in
+March", "Our new VP of Sales, Camila Reyes, starts on Monday"), and an unfamiliar name read as a
+modifier of the adverb after it ("Sven now reports to …")."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor
+
+SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
+
+
+def _claim(extractor: RulesExtractor, text: str) -> ExtractedClaim:
+    (claim,) = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    return claim
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("The head of legal at Orrin Group, Pavel Novak, left in March.",
+         ("Pavel Novak", "leave", "Orrin Group")),
+        ("The CFO of Halden Group, Lina Ek, resigned last week.",
+         ("Lina Ek", "resign", None)),
+        ("The chief of staff at Arvo, Ines Moreau, departed in May.",
+         ("Ines Moreau", "depart", None)),
+    ],
+)  # fmt: skip
+def test_a_role_closed_by_its_holders_name_is_the_subject_of_the_verb_after_it(
+    extractor: RulesExtractor, text: str, triple: tuple[str, str, str | None]
+) -> None:
+    claim = _claim(extractor, text)
+    assert claim.subject_text == triple[0], claim
+    assert claim.predicate_text == triple[1], claim
+    if triple[2] is not None:
+        assert claim.object_text == triple[2], claim
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("Our new VP of Sales, Camila Reyes, starts on Monday.", "Camila Reyes"),
+        ("The head of design, Lea Novak, is leaving in June.", "Lea Novak"),
+        ("Our director of finance, Tomasz Nowak, approved the budget.", "Tomasz Nowak"),
+    ],
+)
+def test_a_role_named_by_its_holder_is_the_holder(
+    extractor: RulesExtractor, text: str, holder: str
+) -> None:
+    assert _claim(extractor, text).subject_text == holder
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Sven now reports to the COO, Maria Lopez.", "Sven"),
+        ("Ilse now leads the Berlin office.", "Ilse"),
+        ("Bruno still owns the release checklist.", "Bruno"),
+    ],
+)
+def test_an_unfamiliar_name_before_an_adverb_is_the_subject(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    assert _claim(extractor, text).subject_text == subject
