@@ -158,6 +158,24 @@ def dating_subtrees(clause_tokens: Sequence[Any], content: Any) -> frozenset[int
     return frozenset(heads)
 
 
+_AFTER = frozenset({"after", "following"})
+# Verbs of a state held (not an occurrence): what follows an event holds from it on.
+_STATE_VERBS = frozenset(
+    {
+        "be", "sit", "report", "lead", "own", "run", "work", "belong", "live", "manage",
+        "handle", "use", "have", "head", "oversee", "remain", "stay", "fall", "roll",
+    }
+)  # fmt: skip
+
+
+def _holds(verb: Any) -> bool:
+    return bool(verb.lemma_.lower() in _STATE_VERBS and verb.tag_ in ("VBZ", "VBP", "VBD"))
+
+
+def _after_mark(clause: Any) -> bool:
+    return any(m.dep_ == "mark" and m.lower_ in _AFTER for m in clause.children)
+
+
 def since_heads(content: Any) -> list[Any]:
     """The "since" phrases of the claim's verb: "since May", "since the review on 9 June",
     "since the beta started". The small parser often hangs them on a verb the main one
@@ -172,6 +190,16 @@ def since_heads(content: Any) -> list[Any]:
             for c in verb.children
             if c.dep_ == "advcl" and any(m.lower_ == "since" for m in c.children)
         ]
+        if verb is content and _holds(verb):
+            # "After the reorganisation in June, the Data team sits under Finance": a state
+            # that followed a dated event began with it, as "since" says.
+            found += [
+                c
+                for c in verb.children
+                if c.i < verb.i
+                and c.lower_ in _AFTER
+                and (c.dep_ == "prep" or (c.dep_ == "advcl" and _after_mark(c)))
+            ]
         heads += found
         # "since the reorg on 1 July": the date right after the event dates it, though the
         # parser hangs it on the verb.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.ingest.extraction.arguments import Phrase, entity_phrase, is_role_word
+from services.ingest.extraction.descriptions import GOVERNING_BODIES
 from services.ingest.extraction.former import FORMERLY
 from services.ingest.extraction.moves import is_place, object_of
 from services.ingest.extraction.names import is_name, is_person, name_span
@@ -102,8 +103,11 @@ def appointment(
         or person in where.tokens  # "Piotr Zielinski CEO": the name read as the role's
         or all(t.pos_ == "PRON" for t in where.tokens)
     ):
-        # No "of X", or "its new CEO": the organisation doing the appointing.
-        if subj_tok is None or not _organisation(subj_tok):
+        # No "of X", or "its new CEO": the organisation doing the appointing, or whose
+        # board does ("The board of Corvane appointed …", "Corvane's board named …").
+        if subj_tok is not None and subj_tok.lemma_.lower() in GOVERNING_BODIES:
+            subj_tok = _governed(subj_tok)
+        if subj_tok is None or subj_tok.i not in inside or not _organisation(subj_tok):
             return None
         where = entity_phrase(subj_tok, inside)
     return entity_phrase(person, inside), where
@@ -148,6 +152,17 @@ def _role_given(head: Any, person: Any, inside: set[int]) -> Any | None:
                 and is_role_word(role)
             ):
                 return role
+    return None
+
+
+def _governed(body: Any) -> Any | None:
+    """The organisation a governing body governs: its "of" object or its possessor."""
+    for child in body.children:
+        if child.dep_ == "poss":
+            return child
+        if child.dep_ == "prep" and child.lower_ == "of":
+            owner: Any | None = object_of(child)
+            return owner
     return None
 
 

@@ -67,3 +67,22 @@ def test_an_unfamiliar_name_before_an_adverb_is_the_subject(
     extractor: RulesExtractor, text: str, subject: str
 ) -> None:
     assert _claim(extractor, text).subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "organisation"),
+    [
+        ("The board of Corvane appointed Piotr Zielinski as CEO.", "Piotr Zielinski", "Corvane"),
+        ("Corvane's board named Hana Sato chief executive on 3 March.", "Hana Sato", "Corvane"),
+        ("The board of Halden Group has appointed Lina Ek as CFO.", "Lina Ek", "Halden Group"),
+    ],
+)
+def test_a_board_appointing_someone_places_them_at_the_organisation_it_governs(
+    extractor: RulesExtractor, text: str, person: str, organisation: str
+) -> None:
+    claim = _claim(extractor, text)
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        person,
+        "join",
+        organisation,
+    )

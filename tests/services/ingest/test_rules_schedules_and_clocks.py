@@ -86,3 +86,27 @@ def test_a_change_effective_as_it_is_announced_starts_on_the_said_on_day(
     extractor: RulesExtractor, text: str
 ) -> None:
     assert _window(extractor, text) == (datetime(2026, 6, 2, tzinfo=UTC), None)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("After the reorganisation in June, the Data team sits under Finance.",
+         datetime(2026, 6, 1, tzinfo=UTC)),
+        ("Following the merger in March 2025, Dana reported to Mei Tan.",
+         datetime(2025, 3, 1, tzinfo=UTC)),
+        ("After the restructuring on 1 April, Omar leads the Risk team.",
+         datetime(2026, 4, 1, tzinfo=UTC)),
+    ],
+)  # fmt: skip
+def test_a_state_after_a_dated_event_holds_from_the_event_on(
+    extractor: RulesExtractor, text: str, start: datetime
+) -> None:
+    assert _window(extractor, text) == (start, None)
+
+
+def test_an_event_after_a_dated_event_is_not_given_its_date(extractor: RulesExtractor) -> None:
+    assert _window(extractor, "After the outage on 3 May, the team wrote a postmortem.") == (
+        None,
+        None,
+    )
