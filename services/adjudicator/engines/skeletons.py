@@ -183,27 +183,34 @@ _LEADING_NAME = re.compile(r"^\s*(?:[Tt]he\s+)?((?:[A-Z][\w'&.-]*\s+)+)")
 
 def without_subject(text: str, subject: str) -> str:
     """A statement with its subject named one way: every candidate is a fact about the
-    assertion's subject, and two writers name one entity differently ("Rhea Kapoor is against
-    …", "Rhea now backs …"), so the subject's canonical name wherever it occurs, and a
-    capitalised name opening the statement that shares a word with it (an alias), read as the
-    one word `subject`. The subject still counts as a word both skeletons share: "2025 churn
-    ended up at 4%" and "2025 churn was 6%" are of one attribute, named by their subject."""
+    assertion's subject, and writers name one entity differently ("Rhea Kapoor is against …",
+    "Rhea now backs …", "The cutover for the billing migration …"), so the subject's canonical
+    name wherever it occurs, a capitalised name that shares a word with it (an alias), and
+    any of its words left elsewhere read as the one word `subject`. The subject still counts as
+    a word both skeletons share: "2025 churn ended up at 4%" and "2025 churn was 6%" are of
+    one attribute, named by their subject."""
     if not subject:
         return text
+    words = set(_WORD.findall(subject.lower())) - _STOP
     # The name and any capitalised words right after it ("Dana" of "Dana Okafor opposes …").
     named = re.compile(rf"(?<!\w)(?i:{re.escape(subject)})(?:\s+[A-Z][\w'&.-]*)*(?:'s)?(?!\w)")
     replaced = named.sub(" subject ", text)
-    if replaced != text:
-        return replaced
-    words = set(_WORD.findall(subject.lower())) - _STOP
-    match = _LEADING_NAME.match(text)
-    if match and words & set(_WORD.findall(match.group(1).lower())):
-        return f"subject {text[match.end(1) :]}"
-    # After a fronted adverbial: "After the load test Kwame is in favour of …".
-    return _NAME_RUN.sub(
-        lambda m: " subject " if words & set(_WORD.findall(m.group(0).lower())) else m.group(0),
-        text,
-    )
+    if replaced == text:
+        match = _LEADING_NAME.match(text)
+        if match and words & set(_WORD.findall(match.group(1).lower())):
+            replaced = f"subject {text[match.end(1) :]}"
+        else:  # after a fronted adverbial: "After the load test Kwame is in favour of …"
+            replaced = _NAME_RUN.sub(
+                lambda m: (
+                    " subject " if words & set(_WORD.findall(m.group(0).lower())) else m.group(0)
+                ),
+                text,
+            )
+    if words:  # "the cutover for the billing migration" of "billing migration cutover"
+        replaced = re.sub(
+            rf"(?i)(?<!\w)(?:{'|'.join(map(re.escape, sorted(words)))})(?!\w)", " ", replaced
+        )
+    return replaced if re.search(r"\bsubject\b", replaced) else f"subject {replaced}"
 
 
 def containment(a: AbstractSet[str], b: AbstractSet[str]) -> float:
