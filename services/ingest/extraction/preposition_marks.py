@@ -1,5 +1,6 @@
 """A preposition read as the mark of a start clause: "Marek is consulting for Ostrava Robotics
-starting this month", "Lena works with Brightwave beginning in June".
+starting this month", "Lena works with Brightwave beginning in June"; and a start clause read
+as its object's modifier ("is taking over the rota from Bastian starting 6 April").
 
 The small parser reads "for Ostrava Robotics starting this month" as a "for … to" clause:
 "for" the mark of "starting", and the organisation the subject of "starting", so the verb
@@ -37,6 +38,32 @@ def repair_preposition_marks(sent: Any) -> None:
             continue
         prep.head, prep.dep_ = verb, "prep"
         subject.head, subject.dep_ = prep, "pobj"
+    for start in sent:
+        # "Kofi manages the vendor portal starting 8 June": the object read as the subject of
+        # a start clause that complements the verb; it is the verb's object, the clause dates it.
+        if start.dep_ != "ccomp" or start.lemma_.lower() not in _STARTS or start.tag_ != "VBG":
+            continue
+        verb, thing = start.head, next((c for c in start.children if c.dep_ == "nsubj"), None)
+        dated = any(c.ent_type_ in ("DATE", "TIME") for c in start.children)
+        if thing is None or not dated or verb.pos_ not in _VERBS or not verb.i < thing.i:
+            continue
+        if any(c.dep_ == "dobj" for c in verb.children):
+            continue
+        thing.head, thing.dep_ = verb, "dobj"
+        start.dep_ = "advcl"
+    for start in sent:
+        # "is taking over the on-call rota from Bastian starting 6 April": the start clause
+        # hung on the object as its modifier dates the verb's clause, not the object.
+        if start.dep_ != "acl" or start.lemma_.lower() not in _STARTS or start.tag_ != "VBG":
+            continue
+        when = [c for c in start.children if c.ent_type_ in ("DATE", "TIME")]
+        verb = start.head
+        while (
+            verb.dep_ not in ("ROOT", "conj", "ccomp", "advcl", "xcomp") and verb.head is not verb
+        ):
+            verb = verb.head
+        if when and verb.pos_ in _VERBS and verb.i < start.i:
+            start.head, start.dep_ = verb, "advcl"
 
 
 _VERBS = frozenset({"VERB", "AUX"})

@@ -110,3 +110,18 @@ def test_an_event_after_a_dated_event_is_not_given_its_date(extractor: RulesExtr
         None,
         None,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("Wei is taking over the on-call rota from Bastian starting 6 July.",
+         datetime(2026, 7, 6, tzinfo=UTC)),
+        ("Noor will lead the Atlas project beginning 1 July.", datetime(2026, 7, 1, tzinfo=UTC)),
+        ("Kofi manages the vendor portal starting 8 June.", datetime(2026, 6, 8, tzinfo=UTC)),
+    ],
+)  # fmt: skip
+def test_a_start_clause_hung_on_the_object_dates_the_clause(
+    extractor: RulesExtractor, text: str, start: datetime
+) -> None:
+    assert _window(extractor, text) == (start, None)
