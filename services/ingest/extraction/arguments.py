@@ -165,7 +165,9 @@ def holds_position(tok: Any, inside: set[int]) -> bool:
 
 def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
     """The organization a role noun is held in: "CTO of/at Northwind", "Northwind's CTO"."""
-    for child in head.children:
+    # "Director of Engineering at Lumio": the function is "of", the workplace "at", whichever
+    # the parser hangs where.
+    for child in sorted(head.children, key=lambda c: (c.lower_ == "of", c.i)):
         if child.i not in inside:
             continue
         if child.dep_ == "poss":

@@ -52,6 +52,14 @@ _GREETING_RE = re.compile(
     r"y'?all|[A-Z][\w'’-]+))?\s*[,!.:;—–-]+[ \t]*)(?=\S|\n)"
 )
 
+# A congratulation carrying the news it congratulates on: "Congrats to Yara Haddad, promoted to
+# Director of Engineering from 1 May", "Congratulations to Omar Said, named head of Risk". The
+# words before the name are masked, so the name is the subject of the participle after it.
+_CONGRATS_RE = re.compile(
+    r"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:congrats|congratulations|kudos|shout-?out|"
+    r"well\s+done|welcome(?:\s+back)?)\s+to\s+)(?=[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3}\s*,\s*"
+    r"\w+(?:ed|en)\b)"
+)
 
 # A list item's bullet or number in plain text ("- ", "* ", "• ", "2) "): layout, not content.
 _BULLET_RE = re.compile(r"(?m)^[ \t]*(?:[-*•>]+|\d{1,2}[.)])[ \t]+(?=\S)")
@@ -69,6 +77,9 @@ def mask_markers(text: str) -> str:
     unbulleted = _BULLET_RE.sub(lambda m: " " * len(m.group(0)), headerless)
     ungreeted = _GREETING_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted
+    )
+    ungreeted = _CONGRATS_RE.sub(
+        lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
     )
     unmarked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted)
     return _TAIL_RE.sub(lambda m: " " * len(m.group("tail")), unmarked)

@@ -86,3 +86,37 @@ def test_a_board_appointing_someone_places_them_at_the_organisation_it_governs(
         "join",
         organisation,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "organisation"),
+    [
+        ("- Congrats to Yara Haddad, promoted to Director of Engineering at Lumio from 1 May.",
+         "Yara Haddad", "Lumio"),
+        ("Congratulations to Omar Haddad, appointed head of risk at Norrsken.", "Omar Haddad",
+         "Norrsken"),
+        ("Kudos to Ines Moreau, named VP of Sales at Arbor Labs this week.", "Ines Moreau",
+         "Arbor Labs"),
+    ],
+)  # fmt: skip
+def test_a_congratulation_states_the_news_it_congratulates_on(
+    extractor: RulesExtractor, text: str, person: str, organisation: str
+) -> None:
+    claim = _claim(extractor, text)
+    assert (claim.subject_text, claim.object_text) == (person, organisation), claim
+    assert not claim.claim_text.lower().startswith(("congrat", "kudos")), claim
+
+
+@pytest.mark.parametrize(
+    ("text", "organisation"),
+    [
+        ("Ana Lima is Director of Engineering at Lumio.", "Lumio"),
+        ("Rita is head of Sales at Corvid.", "Corvid"),
+        ("Jonas Berg is VP of Product at Halden Group.", "Halden Group"),
+    ],
+)
+def test_a_role_of_a_function_at_an_organisation_is_held_at_the_organisation(
+    extractor: RulesExtractor, text: str, organisation: str
+) -> None:
+    claim = _claim(extractor, text)
+    assert (claim.predicate_text, claim.object_text) == ("work for", organisation), claim
