@@ -30,6 +30,10 @@ _MARKER_RE = re.compile(
     rf"(?:{_MARKER_WORDS}){_MARKER_SOURCE}\s*(?:[:—–]|-\s|,(?=\s))"
     # "(just a) reminder that Helios goes live …", "heads up that …": what follows is the news.
     r"|(?:(?:just|a|quick|friendly|gentle|small)\s+)*(?:reminder|heads[- ]up|fyi|psa)\s+that\s+"
+    # "just confirming Nadia signed the MSA", "turns out the outage was …", "so the plan is
+    # that Ben takes over …": a frame without a subject around the news it carries.
+    r"|(?:just\s+)?confirming(?:\s+that)?\s+(?=[A-Z]|the\b|we\b)|(?:it\s+)?turns\s+out(?:\s+that)?\s+"
+    r"|(?:so\s+)?the\s+plan\s+is(?:\s+that)?\s+(?=[A-Z]|the\b|we\b)"
     # "ok so the Lisbon team is now Carla's", "anyway, …", "oh and …": a chat's opener.
     r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc|"
     r"ok(?:ay)?,?\s+so|so\s+yeah|anyways?|oh\s+and)\b,?\s+"

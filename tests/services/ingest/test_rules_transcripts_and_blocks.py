@@ -204,3 +204,22 @@ def test_an_infobox_place_line_locates_the_topic(
     extractor: RulesExtractor, text: str, topic: str, place: str
 ) -> None:
     assert (topic, "be based in", place) in _triples(_claims(extractor, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Just confirming Nadia signed the MSA with Brightwave yesterday.",
+         "Nadia signed the MSA with Brightwave yesterday"),
+        ("Turns out the outage was caused by an expired certificate.",
+         "The outage was caused by an expired certificate"),
+        ("So the plan is that Ben takes over billing from Marta in August.",
+         "Ben takes over billing from Marta in August"),
+        ("confirming that the Leeds warehouse opened on Tuesday",
+         "The Leeds warehouse opened on Tuesday"),
+    ],
+)  # fmt: skip
+def test_a_subjectless_frame_around_the_news_is_no_part_of_the_claim(
+    extractor: RulesExtractor, text: str, kept: str
+) -> None:
+    assert [c.claim_text for c in _claims(extractor, text)] == [kept]
