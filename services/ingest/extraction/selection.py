@@ -98,7 +98,7 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     asserted proposition (the complement of an attribution frame, else the clause head)."""
     text = "".join(t.text_with_ws for t in clause.tokens).strip()
     words = [t for t in clause.tokens if not t.is_punct and not t.is_space]
-    if sent.text.rstrip().endswith("?") or text.endswith("?"):
+    if sent.text.rstrip().endswith("?") or text.endswith("?") or _asks(clause.tokens):
         return "question"
     # A verb coordinated with another that names someone is no reply of its own ("… and
     # report to me"); "… and keep going", "but believe in yourself" are still nods.
@@ -138,6 +138,24 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     if not attributed and (_holderless_opinion(content) or _stance_opinion(content)):
         return "opinion"
     return None
+
+
+# Words whose "if"/"whether" clause is asked, not stated: "Not sure if Dana still runs the
+# Berlin office", "wondering whether the API is up", "unclear if Omar left".
+_ASKING = frozenset(
+    {"sure", "certain", "know", "wonder", "clear", "unclear", "ask", "check", "doubt", "idea"}
+)
+
+
+def _asks(tokens: Sequence[Any]) -> bool:
+    """Whether the clause asks a question in the indirect form, without a question mark."""
+    return any(
+        t.dep_ == "mark"
+        and t.lower_ in ("if", "whether")
+        and t.head.head.lemma_.lower() in _ASKING
+        and t.head.dep_ in ("ccomp", "advcl", "xcomp", "acl", "prep", "pcomp")
+        for t in tokens
+    )
 
 
 def _names_someone(words: list[Any]) -> bool:

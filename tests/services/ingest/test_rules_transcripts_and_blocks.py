@@ -223,3 +223,22 @@ def test_a_subjectless_frame_around_the_news_is_no_part_of_the_claim(
     extractor: RulesExtractor, text: str, kept: str
 ) -> None:
     assert [c.claim_text for c in _claims(extractor, text)] == [kept]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Not sure if Dana still runs the Berlin office.",
+        "We will check whether the certificate expired.",
+        "No idea if Omar has left Lumio yet.",
+    ],
+)
+def test_a_question_asked_without_a_question_mark_is_no_claim(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert _claims(extractor, text) == []
+
+
+def test_what_someone_knows_is_still_their_claim(extractor: RulesExtractor) -> None:
+    (claim,) = _claims(extractor, "Dana knows that Omar left Lumio.")
+    assert (claim.subject_text, claim.predicate_text, claim.holder) == ("Omar", "leave", "Dana")
