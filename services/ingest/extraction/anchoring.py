@@ -70,6 +70,8 @@ def governs(
             return False  # "compared with 800 in April", "vs 800 in April"
         if x.pos_ in ("VERB", "AUX") and _own_clause(x):
             return False
+        if x.pos_ == "VERB" and x.tag_ == "VBN" and x.dep_ in ("advcl", "acl") and x.i < content.i:
+            return False  # "Founded in 2009 by Maren Aas, Quillfeather builds …": the founding's
         if (
             x.pos_ == "VERB"
             and x.dep_ in ("xcomp", "pcomp", "dobj", "ccomp")
@@ -106,6 +108,8 @@ def governs(
             return False
         if x.pos_ in ("VERB", "AUX") and _own_clause(x):
             return False
+        if x.pos_ == "VERB" and x.tag_ == "VBN" and x.dep_ in ("advcl", "acl") and x.i < content.i:
+            return False  # "Founded in 2009 by Maren Aas, Quillfeather builds …": the founding's
         x = parent
     return False
 

@@ -134,3 +134,29 @@ def _location(subject: Phrase, noun: Any, inside: set[int]) -> list[Relation]:
             if span:
                 found.append(Relation(subject, "be based in", Phrase(span)))
     return found
+
+
+def fronted_participles(subject: Phrase | None, head: Any, inside: set[int]) -> list[Relation]:
+    """What a participle fronted before the subject says of it with its agent: "Founded in
+    2009 by Maren Aas and Olu Bello, Quillfeather builds …" (each founded Quillfeather),
+    "Acquired by Kestrel in 2024, Fernhill sells …" (part of Kestrel). Its date is its own
+    (`anchoring`), so the relation is said undated."""
+    if subject is None:
+        return []
+    found: list[Relation] = []
+    for clause in (c for c in head.children if c.dep_ == "advcl" and c.tag_ == "VBN"):
+        if clause.i > head.i or clause.i not in inside:
+            continue
+        agent = next(
+            (c for c in clause.children if c.dep_ in ("agent", "prep") and c.lower_ == "by"),
+            None,
+        )
+        doer = object_of(agent) if agent is not None else None
+        if doer is None or doer.i not in inside or not is_name(doer):
+            continue
+        for named in (doer, *doer.conjuncts):
+            if named.i in inside and is_name(named):
+                particles = [c.lower_ for c in clause.children if c.dep_ == "prt"]
+                predicate = " ".join([clause.lemma_.lower(), *particles, "by"])
+                found.append(Relation(subject, predicate, entity_phrase(named, inside)))
+    return found

@@ -32,6 +32,7 @@ from services.ingest.extraction.descriptions import (
     GOVERNING_BODIES,
     body_of,
     descriptions,
+    fronted_participles,
 )
 from services.ingest.extraction.former import formerly, held_before
 from services.ingest.extraction.function_heads import works_at
@@ -417,4 +418,5 @@ def read_frame(
     extras += held_besides(head, subject, inside)
     main_attr = _first(head, ("attr",), inside, skip) if lemma == "be" else None
     extras += descriptions(subject, subj_tok, head, inside, main_attr)
+    extras += fronted_participles(subject, content, inside)
     return Frame(main, tuple(extras))

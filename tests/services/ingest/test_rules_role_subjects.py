@@ -120,3 +120,23 @@ def test_a_role_of_a_function_at_an_organisation_is_held_at_the_organisation(
 ) -> None:
     claim = _claim(extractor, text)
     assert (claim.predicate_text, claim.object_text) == ("work for", organisation), claim
+
+
+@pytest.mark.parametrize(
+    ("text", "relations"),
+    [
+        ("Founded in 2009 by Maren Aas and Olu Bello, Quillfeather builds payroll software.",
+         {("Quillfeather", "found by", "Maren Aas"), ("Quillfeather", "found by", "Olu Bello")}),
+        ("Acquired by Kestrel Partners in 2024, Fernhill now sells telemetry tools.",
+         {("Fernhill", "acquire by", "Kestrel Partners")}),
+        ("Set up by Ruth Okafor in 2015, Lumio makes scheduling tools.",
+         {("Lumio", "set up by", "Ruth Okafor")}),
+    ],
+)  # fmt: skip
+def test_a_fronted_participle_states_its_relation_and_keeps_its_date(
+    extractor: RulesExtractor, text: str, relations: set[tuple[str, str, str]]
+) -> None:
+    claim = _claim(extractor, text)
+    found = {(r.subject_text, r.predicate_text, r.object_text) for r in claim.extra_relations}
+    assert relations <= found, found
+    assert claim.claim_valid_from is None, claim  # the year is the founding's, not the sales'
