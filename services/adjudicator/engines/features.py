@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
-from services.adjudicator.engines.categories import find_categories
 from services.adjudicator.engines.corrections import (
     NEW_END,
     correction_cue,
@@ -211,17 +210,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and (a_win.valid_from is None or a_win.valid_from < c_win.valid_from)
         and bool(_VALUE_SET.search(c_low))
     )
-    # A holder's view is held when it is said: the other way said at another time is a change
-    # of stance ("opposes" in February, "is in favour of" in April), which the slot's
-    # timeline orders by when each was said, in either arrival order.
-    turned = (
-        not relation
-        and _stance_turned(a_low, candidate.statement.lower())
-        and (assertion.claim.asserted_at != candidate.latest_asserted_at)
-    )
-    transition = float(
-        (announced or succeeded or turned) and correction < 1.0 and not assertion.concurrent
-    )
+    transition = float((announced or succeeded) and correction < 1.0 and not assertion.concurrent)
 
     values_equal = bool(a_values) and bool(c_values) and _values_equal(a_values, c_values)
     values_conflict = bool(a_values) and bool(c_values) and not values_equal
@@ -332,13 +321,6 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         ended_later=ended_later,
         correction_target=correction_target,
     )
-
-
-def _stance_turned(a_low: str, c_low: str) -> bool:
-    """Whether the two statements take a stance each, in opposite directions."""
-    a = {c.value for _, c in find_categories(a_low) if c.axis == "stance"}
-    c = {c.value for _, c in find_categories(c_low) if c.axis == "stance"}
-    return len(a) == 1 and len(c) == 1 and a != c
 
 
 def _said_before(assertion: Assertion, candidate: CandidateFact) -> bool:

@@ -176,40 +176,27 @@ def without_fronted(text: str, subject: str) -> str:
     return text[at:] if at > 0 else text
 
 
-# A name opening a statement, after an optional article: "Rhea Kapoor is …", "The Pro plan …".
+# A run of capitalised words: a name as written ("Rhea Kapoor", "The Pro").
 _NAME_RUN = re.compile(r"(?<![\w'])[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*)*")
-_LEADING_NAME = re.compile(r"^\s*(?:[Tt]he\s+)?((?:[A-Z][\w'&.-]*\s+)+)")
 
 
 def without_subject(text: str, subject: str) -> str:
     """A statement with its subject named one way: every candidate is a fact about the
     assertion's subject, and writers name one entity differently ("Rhea Kapoor is against …",
-    "Rhea now backs …", "The cutover for the billing migration …"), so the subject's canonical
-    name wherever it occurs, a capitalised name that shares a word with it (an alias), and
-    any of its words left elsewhere read as the one word `subject`. The subject still counts as
-    a word both skeletons share: "2025 churn ended up at 4%" and "2025 churn was 6%" are of
-    one attribute, named by their subject."""
-    if not subject:
-        return text
+    "Rhea now backs …", "The cutover for the billing migration …"), so a capitalised name that
+    shares a word with the subject's (an alias, "Dana Okafor" of "Dana") and any of its words
+    left elsewhere read as the one word `subject`. The subject still counts as a word both
+    skeletons share: "2025 churn ended up at 4%" and "2025 churn was 6%" are of one attribute,
+    named by their subject."""
     words = set(_WORD.findall(subject.lower())) - _STOP
-    # The name and any capitalised words right after it ("Dana" of "Dana Okafor opposes …").
-    named = re.compile(rf"(?<!\w)(?i:{re.escape(subject)})(?:\s+[A-Z][\w'&.-]*)*(?:'s)?(?!\w)")
-    replaced = named.sub(" subject ", text)
-    if replaced == text:
-        match = _LEADING_NAME.match(text)
-        if match and words & set(_WORD.findall(match.group(1).lower())):
-            replaced = f"subject {text[match.end(1) :]}"
-        else:  # after a fronted adverbial: "After the load test Kwame is in favour of …"
-            replaced = _NAME_RUN.sub(
-                lambda m: (
-                    " subject " if words & set(_WORD.findall(m.group(0).lower())) else m.group(0)
-                ),
-                text,
-            )
-    if words:  # "the cutover for the billing migration" of "billing migration cutover"
-        replaced = re.sub(
-            rf"(?i)(?<!\w)(?:{'|'.join(map(re.escape, sorted(words)))})(?!\w)", " ", replaced
-        )
+    if not words:
+        return text
+    aliased = _NAME_RUN.sub(
+        lambda m: " subject " if words & set(_WORD.findall(m.group(0).lower())) else m.group(0),
+        text,
+    )
+    pattern = rf"(?i)(?<!\w)(?:{'|'.join(map(re.escape, sorted(words)))})(?:'s)?(?!\w)"
+    replaced = re.sub(pattern, " subject ", aliased)
     return replaced if re.search(r"\bsubject\b", replaced) else f"subject {replaced}"
 
 
