@@ -17,9 +17,8 @@ from typing import Any
 
 from services.ingest.extraction.arguments import entity_phrase
 from services.ingest.extraction.moves import object_of
-from services.ingest.extraction.names import is_name, is_person
+from services.ingest.extraction.names import is_organisation
 from services.ingest.extraction.placement_changes import Relation
-from shared.text.units import ORGANISATION_WORDS
 
 __all__ = ["change_of_hands"]
 
@@ -30,7 +29,7 @@ _DONE_VERBS = frozenset(
 )
 _SALE_VERBS = frozenset({"sell", "divest", "offload"})
 # "bought" alone is not a company changing hands (one buys licences, laptops, ads): only with
-# a named organisation as its object.
+# a named organisation as its object (as every side of a change of hands is).
 _BUYING_VERBS = frozenset({"buy", "purchase", "acquire"})
 BECOME_PART = "become part of"
 CEASE_PART = "cease to be part of"
@@ -60,15 +59,13 @@ def change_of_hands(
         target = next((c for c in head.children if c.dep_ == "dobj"), None)
         buyer = subj_tok
         seller = _child_object(head, "from")
-        if target is not None and lemma != "acquire" and not _organisation(target, seller):
-            return None
-    if target is None or buyer is None or not _company(target) or not _company(buyer):
+    if target is None or buyer is None or not is_organisation(target) or not is_organisation(buyer):
         return None
     if any(t.i not in inside for t in (target, buyer)):
         return None
     owned, owner = entity_phrase(target, inside), entity_phrase(buyer, inside)
     origin = []
-    if seller is not None and seller.i in inside and _company(seller):
+    if seller is not None and seller.i in inside and is_organisation(seller):
         origin.append(Relation(owned, CEASE_PART, entity_phrase(seller, inside)))
     if lemma == "acquire" and deal is None:
         # "Brightlane acquired Pico Labs": the normaliser maps the verb itself; the clause
@@ -97,20 +94,3 @@ def _child_object(tok: Any, preposition: str) -> Any | None:
 
 def _possessor(tok: Any) -> Any | None:
     return next((c for c in tok.children if c.dep_ == "poss"), None)
-
-
-def _organisation(target: Any, seller: Any | None) -> bool:
-    """Whether a bought name is an organisation's: NER's, a company's last word ("Quantix
-    Labs", "Serra Capital"), or bought from a named owner."""
-    return (
-        target.ent_type_ == "ORG"
-        or target.lower_ in ORGANISATION_WORDS  # the phrase's head is its last word
-        or (seller is not None and _company(seller))
-    )
-
-
-def _company(tok: Any) -> bool:
-    """A named organisation: a name, not a person's (NER takes "Quantix Labs" for one)."""
-    if not is_name(tok) or tok.pos_ == "PRON":
-        return False
-    return tok.lower_ in ORGANISATION_WORDS or not is_person(tok)

@@ -15,6 +15,7 @@ from typing import Any
 from services.ingest.extraction.coref import is_honorific
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
+from shared.text.units import ORGANISATION_WORDS
 
 __all__ = [
     "CALENDAR_WORDS",
@@ -24,6 +25,7 @@ __all__ = [
     "counted_unit",
     "is_camel_case",
     "is_name",
+    "is_organisation",
     "is_person",
     "is_proper",
     "name_span",
@@ -243,3 +245,19 @@ def _with_leading_compounds(words: tuple[Any, ...]) -> tuple[Any, ...]:
         start -= 1
         inside.add(start)
     return tuple(doc[start : words[0].i]) + words
+
+
+def is_organisation(tok: Any) -> bool:
+    """A token of an organisation's name, also where the small NER calls a company a person:
+    a name ending in a company's word ("Quantix Labs", "Serra Capital"), or a lone name that is
+    no given name ("Brightwave")."""
+    if tok.ent_type_ == "ORG":
+        return True
+    if not is_name(tok) or tok.ent_type_ in ("GPE", "LOC", "NORP"):
+        return False
+    if tok.lower_ in ORGANISATION_WORDS:
+        return True
+    span = name_span(tok) or (tok,)
+    if tok.ent_type_ == "PERSON":
+        return len(span) == 1 and not is_given_name(normalize_name(tok.text))
+    return not is_person(tok)

@@ -141,11 +141,7 @@ def _finite_modifier_root(sent: Any) -> None:
         return
     if root.doc[verb.i - 1].text != ",":
         return  # only after the phrase's closing comma
-    after = [c for c in root.children if c.i > verb.i]
-    verb.head, verb.dep_ = verb, "ROOT"
-    root.head, root.dep_ = verb, "nsubj"
-    for child in after:
-        child.head = verb
+    _verb_over_subject(root, verb, "nsubj")
 
 
 def _participle_root(sent: Any) -> None:
@@ -162,9 +158,15 @@ def _participle_root(sent: Any) -> None:
     )
     if not passive and not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
         return
+    _verb_over_subject(root, verb, "nsubjpass" if passive else "nsubj")
+
+
+def _verb_over_subject(root: Any, verb: Any, dep: str) -> None:
+    """Make `verb` the root and the noun `root` its subject; the noun's dependents after the
+    verb are the verb's."""
     after = [c for c in root.children if c.i > verb.i]
     verb.head, verb.dep_ = verb, "ROOT"
-    root.head, root.dep_ = verb, "nsubjpass" if passive else "nsubj"
+    root.head, root.dep_ = verb, dep
     for child in after:
         child.head = verb
 

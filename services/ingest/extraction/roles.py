@@ -13,10 +13,8 @@ from services.ingest.extraction.arguments import Phrase, entity_phrase, is_role_
 from services.ingest.extraction.descriptions import GOVERNING_BODIES
 from services.ingest.extraction.former import FORMERLY
 from services.ingest.extraction.moves import is_place, object_of
-from services.ingest.extraction.names import is_name, is_person, name_span
+from services.ingest.extraction.names import is_name, is_organisation, is_person
 from services.ingest.extraction.placement_changes import Relation
-from shared.entities.given_names import is_given_name
-from shared.entities.normalize import normalize_name
 
 __all__ = [
     "APPOINTMENTS",
@@ -107,7 +105,7 @@ def appointment(
         # board does ("The board of Corvane appointed …", "Corvane's board named …").
         if subj_tok is not None and subj_tok.lemma_.lower() in GOVERNING_BODIES:
             subj_tok = _governed(subj_tok)
-        if subj_tok is None or subj_tok.i not in inside or not _organisation(subj_tok):
+        if subj_tok is None or subj_tok.i not in inside or not is_organisation(subj_tok):
             return None
         where = entity_phrase(subj_tok, inside)
     return entity_phrase(person, inside), where
@@ -164,19 +162,6 @@ def _governed(body: Any) -> Any | None:
             owner: Any | None = object_of(child)
             return owner
     return None
-
-
-def _organisation(tok: Any) -> bool:
-    """An organisation, also where the small NER calls a one-word company ("Brightwave") a
-    person: a lone name that is no given name."""
-    if tok.ent_type_ == "ORG":
-        return True
-    if not is_name(tok) or tok.ent_type_ in ("GPE", "LOC", "NORP"):
-        return False
-    span = name_span(tok) or (tok,)
-    if tok.ent_type_ == "PERSON":
-        return len(span) == 1 and not is_given_name(normalize_name(tok.text))
-    return not is_person(tok)
 
 
 def role_holder(role: Any, inside: set[int]) -> Phrase | None:

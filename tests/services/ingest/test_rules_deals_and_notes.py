@@ -6,27 +6,10 @@ auxiliary."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
 from services.ingest.extraction.rules import RulesExtractor
-
-SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
-
-
-def _claims(extractor: RulesExtractor, text: str, title: str = "") -> list[ExtractedClaim]:
-    return extractor.extract_batch(
-        [ExtractionInput(text=text, said_on=SAID, document_title=title)]
-    )[0]
-
-
-def _relations(claims: list[ExtractedClaim]) -> set[tuple[str | None, str | None, str | None]]:
-    found = {(c.subject_text, c.predicate_text, c.object_text) for c in claims}
-    for claim in claims:
-        found |= {(r.subject_text, r.predicate_text, r.object_text) for r in claim.extra_relations}
-    return found
+from tests.support.extracting import extract, stated_relations
 
 
 @pytest.mark.parametrize(
@@ -52,7 +35,7 @@ def _relations(claims: list[ExtractedClaim]) -> set[tuple[str | None, str | None
 def test_a_company_changing_hands_becomes_part_of_the_buyer_and_leaves_the_seller(
     extractor: RulesExtractor, text: str, target: str, buyer: str, seller: str | None
 ) -> None:
-    relations = _relations(_claims(extractor, text))
+    relations = stated_relations(extract(extractor, text))
     assert (target, "become part of", buyer) in relations, relations
     if seller is not None:
         assert (target, "cease to be part of", seller) in relations, relations
@@ -70,7 +53,7 @@ def test_a_company_changing_hands_becomes_part_of_the_buyer_and_leaves_the_selle
 def test_a_purchase_that_is_not_a_company_changing_hands_places_nothing(
     extractor: RulesExtractor, text: str
 ) -> None:
-    relations = _relations(_claims(extractor, text))
+    relations = stated_relations(extract(extractor, text))
     assert not any(p == "become part of" for _, p, _ in relations), relations
 
 
@@ -88,8 +71,8 @@ def test_a_purchase_that_is_not_a_company_changing_hands_places_nothing(
 def test_a_bracketed_note_after_an_owner_line_is_a_claim_of_its_own(
     extractor: RulesExtractor, line: str, owner: str, noted: tuple[str, str, str] | None
 ) -> None:
-    claims = _claims(extractor, f"{line}\nStatus: amber\n", "Weekly status — Billing revamp")
-    relations = _relations(claims)
+    claims = extract(extractor, f"{line}\nStatus: amber\n", "Weekly status — Billing revamp")
+    relations = stated_relations(claims)
     role = next(c for c in claims if c.subject_text == owner)
     assert role.object_text == "Billing revamp"
     assert "(" not in role.claim_text
@@ -111,7 +94,7 @@ def test_a_bracketed_note_after_an_owner_line_is_a_claim_of_its_own(
 def test_a_comment_after_a_dash_on_a_status_line_is_a_statement_of_its_own(
     extractor: RulesExtractor, line: str, value: str, comment: str
 ) -> None:
-    texts = [c.claim_text for c in _claims(extractor, f"{line}\n", "Weekly status — Atlas")]
+    texts = [c.claim_text for c in extract(extractor, f"{line}\n", "Weekly status — Atlas")]
     assert value in texts, texts
     assert any(comment.lower().endswith(t.lower()) for t in texts if t != value), texts
 
@@ -123,7 +106,7 @@ def test_a_comment_after_a_dash_on_a_status_line_is_a_statement_of_its_own(
 def test_a_dash_before_a_bare_phrase_stays_in_the_value(
     extractor: RulesExtractor, line: str
 ) -> None:
-    texts = [c.claim_text for c in _claims(extractor, line, "Weekly status — Atlas")]
+    texts = [c.claim_text for c in extract(extractor, line, "Weekly status — Atlas")]
     assert texts == [line.strip()], texts
 
 
@@ -145,7 +128,7 @@ def test_a_dash_before_a_bare_phrase_stays_in_the_value(
 def test_a_clause_spliced_on_by_a_comma_is_a_claim_of_its_own(
     extractor: RulesExtractor, text: str, first: str, second: str
 ) -> None:
-    texts = [c.claim_text for c in _claims(extractor, text)]
+    texts = [c.claim_text for c in extract(extractor, text)]
     assert first in texts and second in texts, texts
 
 
@@ -155,7 +138,7 @@ def test_a_spliced_clause_the_parser_hangs_the_first_one_under_is_split_too(
     """The parser makes "I'm against …" a complement of the later "will suffer", with the
     comma on "Frankfurt": the first clause still ends at the comma."""
     text = "Rhea Kapoor: I'm against moving the cluster to Frankfurt, latency for APAC will suffer."
-    texts = [c.claim_text for c in _claims(extractor, text, "#infra chat")]
+    texts = [c.claim_text for c in extract(extractor, text, "#infra chat")]
     assert "Rhea Kapoor is against moving the cluster to Frankfurt" in texts, texts
     assert "Latency for APAC will suffer" in texts, texts
 
@@ -174,14 +157,14 @@ def test_a_spliced_clause_the_parser_hangs_the_first_one_under_is_split_too(
 def test_a_list_of_members_under_a_heading_places_each_in_it(
     extractor: RulesExtractor, block: str, team: str, members: list[str]
 ) -> None:
-    relations = _relations(_claims(extractor, block, "Team page"))
+    relations = stated_relations(extract(extractor, block, "Team page"))
     for member in members:
         assert (member, "member of", team) in relations, relations
 
 
 def test_a_list_that_is_not_all_names_is_no_membership(extractor: RulesExtractor) -> None:
     block = "Search team\nMembers: Jin Park, two contractors and an intern\n"
-    relations = _relations(_claims(extractor, block, "Team page"))
+    relations = stated_relations(extract(extractor, block, "Team page"))
     assert not any(p == "member of" for _, p, _ in relations), relations
 
 
@@ -201,6 +184,6 @@ def test_a_changelog_headline_without_its_auxiliary_is_a_passive_of_the_named_th
     """A headline drops the article and the auxiliary ("Exports API limit lowered to 200"):
     the parser hangs the verb on the noun and tags the name as common nouns; the value is the
     named thing's, as in "the Exports API limit was lowered to 200"."""
-    (claim,) = _claims(extractor, text, "Changelog")
+    (claim,) = extract(extractor, text, "Changelog")
     assert claim.subject_text == subject
     assert (claim.predicate_text or "").startswith(predicate), claim

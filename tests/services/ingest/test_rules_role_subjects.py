@@ -5,18 +5,15 @@ modifier of the adverb after it ("Sven now reports to …")."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
+from services.ingest.extraction.base import ExtractedClaim
 from services.ingest.extraction.rules import RulesExtractor
-
-SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
+from tests.support.extracting import extract
 
 
 def _claim(extractor: RulesExtractor, text: str) -> ExtractedClaim:
-    (claim,) = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    (claim,) = extract(extractor, text)
     return claim
 
 

@@ -8,15 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.dates import DateResolver
 from services.ingest.extraction.rules import RulesExtractor
-
-SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
+from tests.support.extracting import SAID, extract
 
 
 def _window(extractor: RulesExtractor, text: str) -> tuple[datetime | None, datetime | None]:
-    (claim,) = extractor.extract_batch([ExtractionInput(text=text, said_on=SAID)])[0]
+    (claim,) = extract(extractor, text)
     return claim.claim_valid_from, claim.claim_valid_until
 
 
