@@ -120,6 +120,10 @@ _SKELETON_SYNONYMS = {
     "headcount": "staff",
     "worker": "staff",
     "person": "staff",
+    "employe": "staff",  # "employees", stemmed
+    "member": "staff",
+    "fte": "staff",
+    "engineer": "staff",  # "the Payments team has 12 engineers" is its headcount
 }
 
 

@@ -47,6 +47,8 @@ async def lone_candidates(
             # The word already stands for a full name: what it names is settled elsewhere.
             return []
         for hit in hits:
+            if not hit.alias[:1].isupper():
+                continue  # a lone word `sole_full_name` would not complete: written lower-case
             found.setdefault(
                 hit.entity_id,
                 Nominee(

@@ -206,9 +206,14 @@ def lone_forms(normalized: str, text: str) -> tuple[tuple[str, str], ...]:
     "Search" `sole_full_name` completes the other way round): "billing migration" abbreviates
     nothing."""
     words, written = normalized.split(), text.split()
-    if is_team_head(text):  # "the Search team": the article and the head are not the name
-        written = [w for w in written[:-1] if w.lower() != "the"]
-    if len(words) < 2 or not all(word[:1].isupper() or word in _NAME_PARTICLES for word in written):
+    if len(words) < 2:
+        return ()
+    if is_team_head(text):
+        # "the Search team", "the support team": the article and the head are not the name,
+        # and a unit is named by its function however it is cased ("Support" becomes "the
+        # support team" as `sole_full_name` reads it the other way round).
+        return ((words[0], "given_name"),)
+    if not all(word[:1].isupper() or word in _NAME_PARTICLES for word in written):
         return ()
     first, last = words[0], words[-1]
     forms = [(first, "given_name")]

@@ -19,6 +19,8 @@ _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "
 # Clauses with a proposition of their own: their dates are theirs.
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "ccomp", "csubj", "csubjpass", "parataxis", "conj"})
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON"})
+_LIGHT_VERBS = frozenset({"reach", "sign", "strike", "conclude", "hold", "make", "finalise"})
+_LIGHT_VERBS |= {"finalize", "seal", "agree"}
 _PERIOD_BOUNDS = frozenset({"from", "until", "till", "through", "thru", "between"})
 # Verbs of a stance towards a proposal: "supports moving the launch to June", "is against
 # moving it to Q3" are views held now, about June or Q3; the complement's dates are the
@@ -99,6 +101,13 @@ def governs(
         # "joined Contoso as a data engineer in March": a role or capacity the subject takes
         # ("as …") holds for the clause's time; it has no date of its own to give.
         misattached = misattached or _in_capacity_phrase(parent, content)
+        # "reached an agreement with Kestrel in May", "signed a contract in March": the
+        # object of a light verb is the event the verb performs, so its date is the clause's.
+        misattached = misattached or (
+            parent.dep_ == "dobj"
+            and parent.head.i == content.i
+            and content.lemma_.lower() in _LIGHT_VERBS
+        )
         if (
             x.pos_ == "ADP"
             and parent.pos_ in _NOMINAL
@@ -197,10 +206,15 @@ def since_heads(content: Any) -> list[Any]:
         if verb is content and _holds(verb):
             # "After the reorganisation in June, the Data team sits under Finance": a state
             # that followed a dated event began with it, as "since" says.
+            # Said after the verb, "now" marks the state as the event's outcome: "Payments
+            # headcount is now 12 after two new hires in April".
+            now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in verb.children)
+            # The parser hangs a trailing "after" on the value as often as on the verb.
+            values = [c for c in verb.children if c.dep_ in ("attr", "acomp")] if now else []
             found += [
                 c
-                for c in verb.children
-                if c.i < verb.i
+                for c in [*verb.children, *(g for v in values for g in v.children)]
+                if (c.i < verb.i or now)
                 and c.lower_ in _AFTER
                 and (c.dep_ == "prep" or (c.dep_ == "advcl" and _after_mark(c)))
             ]

@@ -301,7 +301,11 @@ def entity_phrase(
         owner = next((c for c in head.children if c.dep_ == "poss" and is_name(c)), None)
         if owner is not None and owner.i in inside:
             return Phrase(name_span(owner) or (owner,))
-    if anchor_possessor and head.lemma_.lower() in ATTRIBUTE_HEADS and head.is_lower:
+    if (
+        anchor_possessor
+        and head.lemma_.lower() in ATTRIBUTE_HEADS
+        and (head.is_lower or head.is_sent_start)
+    ):
         # Before the name: NER may take "Exports API limit" whole for a name.
         measured = _measured_thing(head, inside)
         if measured is not None:  # "the Exports API rate limit is 60": the Exports API's
@@ -367,6 +371,12 @@ ATTRIBUTE_HEADS = frozenset(
         "status", "health", "eta",
     }
 )  # fmt: skip
+# Attributes of an organisational unit, which writers name by its function in a plain noun
+# ("the support headcount", "headcount in support"): the unit's, so "The support team had 14
+# people" and "Support headcount grew to 19" are one attribute of one team. ("The project
+# budget", "the travel budget" name kinds of spending, not units.)
+_UNIT_ATTRIBUTES = frozenset({"headcount"})
+_NOUNS = ("NOUN", "PROPN")
 
 
 def _named_in_role_object(role: Any, inside: set[int]) -> Any | None:
@@ -418,7 +428,8 @@ def _measured_thing(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
     )
     if not words:
         return _measured_after(head, inside)
-    if not any(is_name(t) or _capitalised_modifier(t) or _acronym(t) for t in words):
+    unit = head.lemma_.lower() in _UNIT_ATTRIBUTES and all(t.pos_ in _NOUNS for t in words)
+    if not unit and not any(is_name(t) or _capitalised_modifier(t) or _acronym(t) for t in words):
         return None
     if any(b.i - a.i != 1 for a, b in itertools.pairwise(words)):
         return None  # not one run of words
@@ -432,11 +443,25 @@ def _measured_after(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
         if prep.dep_ != "prep" or prep.lower_ not in ("at", "of", "for", "in") or prep.i < head.i:
             continue
         pobj = next((g for g in prep.children if g.dep_ == "pobj" and g.i in inside), None)
-        if pobj is not None:
-            phrase = entity_phrase(pobj, inside)
-            if entity_like(phrase):
-                return phrase.tokens
+        if pobj is None:
+            continue
+        phrase = entity_phrase(pobj, inside)
+        if entity_like(phrase):
+            return phrase.tokens
+        if _names_a_unit(head, prep, pobj):  # "headcount in support"
+            return (pobj,)
     return None
+
+
+def _names_a_unit(head: Any, prep: Any, pobj: Any) -> bool:
+    """A bare function noun after a unit's attribute ("headcount in support", "the headcount
+    for engineering") names the unit."""
+    return (
+        head.lemma_.lower() in _UNIT_ATTRIBUTES
+        and prep.lower_ in ("in", "for")
+        and pobj.pos_ == "NOUN"
+        and not any(c.dep_ in ("det", "poss", "nummod") for c in pobj.children)
+    )
 
 
 def _owner_of_named_thing(head: Any, inside: set[int]) -> set[int]:

@@ -15,9 +15,9 @@ from services.ingest.extraction.dates import Tense, TimeWindow
 from shared.text.temporal import ATOM_RES
 
 __all__ = [
-    "after_since",
     "claim_kind",
     "date_since_then",
+    "settle_window",
     "share_job_change_dates",
     "temporal_tokens",
     "tense_of",
@@ -153,6 +153,30 @@ def date_since_then(claims: Sequence[ExtractedClaim]) -> list[ExtractedClaim]:
     return out
 
 
+# A "by" just before the date: the time a change had happened by.
+_BY_BEFORE = re.compile(r"\bby\s*$", re.I)
+
+
+def settle_window(
+    window: TimeWindow | None, text: str, clause: Clause, content: Any, *, reschedule: bool
+) -> TimeWindow | None:
+    """The clause's window read against its verb: a state begun by a dated event, and a new
+    value that holds from its date on, whether it was set on that date or reached by it."""
+    if window is None:
+        return None
+    since = replace(window, valid_until=None, precision="open", shape="since")
+    if window.shape == "point" and after_since(clause, content, window):
+        return since  # "has used the API since the 2024 pilot": begun with that event
+    changed = not reschedule and (value_change(content) or status_change(content))
+    if window.shape == "point" and changed:
+        return since  # "was raised to 250 on 1 May", "turned red on 3 May"
+    if window.shape == "until" and changed and _BY_BEFORE.search(text[: window.start]):
+        # "headcount grew to 19 by the end of March", "had turned red by Friday": reached by
+        # then and held from then on, no deadline.
+        return replace(since, valid_from=window.valid_until)
+    return window
+
+
 def after_since(clause: Clause, content: Any, window: TimeWindow) -> bool:
     """Whether the window's phrase lies in what a "since" attached to the claim names."""
     heads = since_heads(content)
@@ -181,6 +205,7 @@ def temporal_tokens(clause: Clause) -> set[int]:
 
 # Verbs a timetable states in the present ("the office closes on 24 December", "the pilot
 # starts on 3 May", "Ana takes over on 1 June"): a dated one is scheduled, not habitual.
+_PLAN_VERBS = frozenset({"plan", "schedule", "slate", "expect", "target", "pencil", "book"})
 _SCHEDULED_VERBS = frozenset(
     {
         "close", "open", "reopen", "start", "begin", "end", "finish", "launch", "kick", "leave",
@@ -208,6 +233,8 @@ def tense_of(head: Any) -> Tense:
         return "future"
     if head.tag_ in ("VBZ", "VBP") and not aux and head.lemma_.lower() in _SCHEDULED_VERBS:
         return "future"
+    if head.lemma_.lower() in _PLAN_VERBS and words & {"is", "are", "'s", "'re"}:
+        return "future"  # "the offsite is planned for October": what is planned lies ahead
     return "present"
 
 

@@ -43,6 +43,7 @@ _BACKWARD_RE = re.compile(r"\bsince\s*$", re.I)
 _BACKWARD_LEAD_RE = re.compile(r"since\b", re.I)
 # "stays until Q1", "is closed until March", "due by Friday": a bound ahead, though the verb
 # is in the present tense.
+_EVENT_BEHIND_RE = re.compile(r"\b(?:since|after|following)\s+(?:the|our|their|its)?\s*$", re.I)
 _FORWARD_RE = re.compile(r"\b(?:until|till|by)\s*$", re.I)
 _FORWARD_LEAD_RE = re.compile(r"(?:until|till|by)\b", re.I)
 
@@ -198,7 +199,9 @@ class DateResolver:
                     continue
                 if keep is not None and not keep(s, e):
                     continue
-                fallback = self._dateparser(text[s:e], s, today, tense)
+                # "since the March reorg": what began a state lies behind, as "since March".
+                behind = _EVENT_BEHIND_RE.search(text[:s])
+                fallback = self._dateparser(text[s:e], s, today, "past" if behind else tense)
                 if fallback:
                     atoms.append(fallback)
         atoms.sort(key=lambda a: a.start)
@@ -226,6 +229,12 @@ class DateResolver:
     def _dateparser(self, phrase: str, start: int, today: date, tense: Tense) -> Atom | None:
         if VAGUE_RE.search(phrase) or DURATION_RE.search(phrase):
             return None
+        month = MONTHS.get(phrase.strip().lower())
+        if month is not None:  # "the March reorg": a month on its own, placed as the rules do
+            y = _pick_year(month, None, today, tense)
+            return Atom(
+                date(y, month, 1), _month_last(y, month), "month", start, start + len(phrase)
+            )
         if phrase.strip().isdigit() and len(phrase.strip()) != 4:
             return None  # "headcount is 64": a number NER took for a date
         key = (phrase.lower(), today, tense)

@@ -41,6 +41,7 @@ into the tree the parser gives the same sentence when it gets it right.
   line-opening label before a colon, followed by a verb with a subject of its own, is no part
   of the clause: the verb becomes the root and the label a dependent (`LABEL_DEP`) that
   `clauses.split_clauses` leaves out of the claim.
+- **A noun read as the verb before a copula** (`noun_as_verb`): "Payments headcount is now 12".
 - **A leading verb read as the function's compound** (`function_heads`): "Olivia Grant heads
   product at Tidewater", "Kofi leads engineering at Orbit".
 - **A role's holder misattached** (`appositive_repairs`): "The CTO of Northwind, Dana
@@ -60,6 +61,7 @@ from typing import Any
 
 from services.ingest.extraction.appositive_repairs import repair_appositive_holders
 from services.ingest.extraction.function_heads import repair_function_heads
+from services.ingest.extraction.noun_as_verb import repair_noun_as_verb
 from services.ingest.extraction.preposition_marks import repair_preposition_marks
 from services.ingest.extraction.state_phrases import repair_state_phrases
 
@@ -78,6 +80,7 @@ def repair_parse(doc: Any) -> Any:
     """A spaCy pipeline component (after the parser): fix the two misparses in place."""
     for sent in list(doc.sents):
         _noun_root(sent)
+        repair_noun_as_verb(sent)
         _participle_root(sent)
         _finite_modifier_root(sent)
         _participle_modifier_as_verb(sent)

@@ -29,14 +29,12 @@ from services.ingest.extraction.claim_fields import (
     polarity,
 )
 from services.ingest.extraction.claim_time import (
-    after_since,
     claim_kind,
     date_since_then,
+    settle_window,
     share_job_change_dates,
-    status_change,
     temporal_tokens,
     tense_of,
-    value_change,
 )
 from services.ingest.extraction.clauses import Clause, note_clause, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
@@ -119,7 +117,7 @@ class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "2.15.0"
+    version = "2.16.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader
@@ -423,19 +421,7 @@ class RulesExtractor:
         window = self._dates.resolve(
             text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
         )
-        if window is not None and window.shape == "point" and after_since(clause, content, window):
-            # "has used the API since the 2024 pilot": the state began with that event.
-            return replace(window, valid_until=None, precision="open", shape="since")
-        if (
-            window is not None
-            and window.shape == "point"
-            and not reschedule
-            and (value_change(content) or status_change(content))
-        ):
-            # "was raised to 250 on 1 May", "turned red on 3 May": the new value holds from
-            # then on.
-            return replace(window, valid_until=None, precision="open", shape="since")
-        return window
+        return settle_window(window, text[s:e], clause, content, reschedule=reschedule)
 
 
 def _moves_a_date(content: Any, temporal: set[int]) -> bool:

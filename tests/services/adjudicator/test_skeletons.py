@@ -37,3 +37,20 @@ def test_one_subject_named_two_ways_leaves_one_attribute(
 
 def test_another_entitys_name_is_not_the_subject() -> None:
     assert "globex" in _skeleton("Dana Okafor moved to Globex.", "Dana")
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "subject"),
+    [
+        ("The support team had 14 people.", "Support headcount grew to 19.", "support team"),
+        ("The Payments team has 9 engineers.", "The payments team reached 15 people.",
+         "Payments team"),
+        ("The steering committee has 5 members.", "The steering committee headcount is 7.",
+         "steering committee"),
+        ("Lumio employs 120 people.", "Lumio has 140 employees.", "Lumio"),
+    ],
+)  # fmt: skip
+def test_a_headcount_in_any_of_its_words_is_one_attribute(
+    first: str, second: str, subject: str
+) -> None:
+    assert _skeleton(first, subject) == _skeleton(second, subject) == {"subject", "staff"}

@@ -38,6 +38,10 @@ async def _names(session: AsyncSession, entity_id: uuid.UUID) -> tuple[str, str]
         ("Ana", "Ana de Souza"),  # a particle inside the name
         ("Search", "Search team"),  # a team's name, then with its head ("moved from Search")
         ("Payments", "Payments squad"),
+        # A unit named by its function in lower case ("Support headcount grew", then "the
+        # support team had 14 people"), as `sole_full_name` reads it the other way round.
+        ("Support", "support team"),
+        ("Marketing", "marketing department"),
     ],
 )
 async def test_a_full_name_after_its_lone_form_is_the_same_entity_renamed(
@@ -122,6 +126,21 @@ async def test_lowercase_phrases_and_names_of_other_words_complete_nothing(
         )
         assert phrase.entity_id != lone.entity_id and other.entity_id != lone.entity_id
         assert (await _names(session, lone.entity_id))[0] == "Harbor"
+
+
+async def test_a_lone_word_written_in_lower_case_is_completed_by_no_unit(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+) -> None:
+    async with session_factory() as session, session.begin():
+        lone, _ = await resolve_in_document(
+            session, namespace, document_claims, ["support", "Priya Shah"]
+        )
+        unit, _ = await resolve_in_document(
+            session, namespace, document_claims, ["support team", "Omar Said"]
+        )
+        assert unit.created and unit.entity_id != lone.entity_id
 
 
 async def test_of_two_lone_forms_met_first_the_most_named_takes_the_full_name_the_other_is_proposed(
