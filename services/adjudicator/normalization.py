@@ -30,6 +30,7 @@ from shared.entities.normalize import display_name, normalize_name
 from shared.text.temporal import strip_temporal, temporal_spans
 from shared.text.units import (
     could_name_a_person,
+    is_gathering,
     is_project_head,
     is_team_head,
     names_an_organisation,
@@ -152,6 +153,8 @@ class DirectedPredicate:
             return replace(self, predicate="member_of")
         if not self.placement or self.predicate not in ("works_for", "member_of"):
             return self
+        if is_gathering(object_name):
+            return None  # "will join Greaves's call": attending, no placement
         if self.predicate == "member_of" and not team:
             return None
         if not team and is_project_head(object_name):
@@ -305,12 +308,21 @@ def _stint(claim: ClaimView) -> bool:
     )
 
 
+# A price with its currency code and unit ("EUR 26 per user per month", "26 USD/seat"):
+# an amount first, then no name.
+_PRICE_RE = re.compile(r"^\W*(?:[$€£¥]|[A-Z]{3}\s)?\s*\d[\d.,]*(?:\s*[A-Z]{3}\b)?(?P<unit>.*)$")
+
+
 def _is_value(text: str) -> bool:
-    """A date or an amount ("2026-06-08", "$40k"), not something a relation could point at."""
+    """A date or an amount ("2026-06-08", "$40k", "EUR 26/user/month"), not something a
+    relation could point at."""
     rest = text
     for start, end in reversed(temporal_spans(text)):
         rest = rest[:start] + rest[end:]
-    return not rest.strip(" ,.;:") or bool(_AMOUNT_RE.match(rest))
+    if not rest.strip(" ,.;:") or _AMOUNT_RE.match(rest):
+        return True
+    price = _PRICE_RE.match(rest)
+    return bool(price) and not any(w[:1].isupper() for w in price.group("unit").split())
 
 
 def observation_label(statement: str) -> str:
@@ -420,7 +432,9 @@ class Normalizer:
             # A verb between the subject and something nameable that no entry fits (objects
             # of such verbs are not resolved: see the adjudicator's mentions).
             dropped.append(claim.predicate_text)
-        obj = resolve(claim.object_text) if claim.object_text and directed else None
+        valued = bool(claim.object_text) and _is_value(claim.object_text or "")
+        # "moves to EUR 26/user/month": a value is no object a relation could point at.
+        obj = resolve(claim.object_text) if claim.object_text and directed and not valued else None
         if directed is not None and obj is not None and obj.id != subject.id:
             # What the relation's object names decides it: a passive's is the clause's subject
             # ("The Search team is led by Anika": Anika is a member of a team).

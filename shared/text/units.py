@@ -7,6 +7,7 @@ __all__ = [
     "PROJECT_HEADS",
     "TEAM_HEADS",
     "could_name_a_person",
+    "is_gathering",
     "is_project_head",
     "is_team_head",
     "names_an_organisation",
@@ -54,6 +55,27 @@ def is_project_head(text: str) -> bool:
     """Whether a phrase names a piece of work ("the Atlas project", "the billing migration")."""
     words = _words(text)
     return len(words) >= 2 and words[-1] in PROJECT_HEADS
+
+
+# Heads that name a gathering: joining one is attending it ("will join Greaves's call",
+# "is joining their sprint planning"), no placement at all.
+_GATHERING_HEADS = frozenset(
+    {
+        "call", "calls", "meeting", "meetings", "sync", "standup", "stand-up", "planning",
+        "session", "webinar", "workshop", "review", "retro", "retrospective", "offsite",
+        "demo", "kickoff", "kick-off", "interview", "huddle", "conference", "summit", "dinner",
+        "lunch", "party", "presentation", "discussion", "conversation", "panel", "hackathon",
+        "all-hands", "townhall", "onboarding", "training", "briefing", "chat", "thread",
+        "channel", "tour", "trip", "visit", "event", "ceremony", "celebration",
+    }
+)  # fmt: skip
+
+
+def is_gathering(text: str) -> bool:
+    """Whether a phrase names a gathering one attends ("the Q3 planning", "Greaves's call"),
+    its head written in lower case ("Summit", "Blue Summit" may be companies)."""
+    words = _words(text)
+    return bool(words) and words[-1] in _GATHERING_HEADS and text.split()[-1][:1].islower()
 
 
 # Last words that make a capitalised name an organisation's ("Castell Bank", "Quanta Labs").

@@ -91,6 +91,9 @@ _CUE_STEMS |= {
     "increas",
     "decreas",
 }
+# "the SLA drops to 2 hours", "was cut to 30", "extended to 90 days": how a setting moved.
+_CUE_STEMS |= {"drop", "dropp", "cut", "reduc", "extend", "shorten", "slash", "bump", "trim"}
+_CUE_STEMS |= {"doubl", "halv", "tighten", "loosen", "relax", "hik", "hike"}
 # "pushed back to", "brought forward to": which way a date moved, not what is dated.
 _CUE_STEMS |= {"back", "forward", "brought", "got", "get", "gotten"}
 # "is $79 right now": when, not what.

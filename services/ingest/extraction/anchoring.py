@@ -19,6 +19,7 @@ _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "
 # Clauses with a proposition of their own: their dates are theirs.
 _OWN_CLAUSE_DEPS = frozenset({"relcl", "acl", "ccomp", "csubj", "csubjpass", "parataxis", "conj"})
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON"})
+_START_WORDS = frozenset({"effective", "starting", "beginning"})
 _LIGHT_VERBS = frozenset({"reach", "sign", "strike", "conclude", "hold", "make", "finalise"})
 _LIGHT_VERBS |= {"finalize", "seal", "agree"}
 _PERIOD_BOUNDS = frozenset({"from", "until", "till", "through", "thru", "between"})
@@ -62,6 +63,10 @@ def governs(
     x = root
     for _ in range(64):  # parses are trees; the bound only guards against a malformed one
         if x.i == content.i:
+            return True
+        if x.lower_ in _START_WORDS and x.i != root.i:
+            # "stepped down as CTO of Velloran effective 14 May": a start word opens the
+            # clause's period, whichever noun the parser hangs it on.
             return True
         parent = x.head
         if parent.i == x.i:

@@ -5,6 +5,7 @@ before combining: a weekday labelling the date after it, a time of day joining i
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
@@ -41,15 +42,24 @@ def clock_atom(g: dict[str, str], s: int, e: int) -> Atom | None:
     return Atom(placeholder, placeholder, "instant", s, e, clock=clock)
 
 
-def attach_clocks(text: str, atoms: list[Atom]) -> list[Atom]:
+def attach_clocks(text: str, atoms: list[Atom], today: date | None = None) -> list[Atom]:
     """Join each time of day to the clause's one day ("16:30 (UTC+2) on 14 May" is an instant
     in UTC), and two joined as a range ("02:00–04:00 UTC on 9 May") each, the zone written
-    after the second holding for both; a time of day without a day states no date and is
-    dropped."""
+    after the second holding for both. A time of day without a day states no date and is
+    dropped, but for a state's bound ("red since 09:10 UTC", "green again as of 14:30"): that
+    is the day it is said on, as "today" would be."""
     clocks = [a for a in atoms if a.clock is not None]
     if not clocks:
         return atoms
     days = [a for a in atoms if a.clock is None and a.precision == "day" and a.first == a.last]
+    if (
+        not days
+        and today is not None
+        and len(clocks) == 1
+        and _BOUND.search(text[: clocks[0].start])
+    ):
+        days = [Atom(today, today, "day", clocks[0].start, clocks[0].start)]
+        atoms = [*atoms, days[0]]
     rest = [a for a in atoms if a.clock is None]
     ranged = len(clocks) == 2 and bool(JOIN_RE.match(text[clocks[0].end : clocks[1].start]))
     if len(days) != 1 or not (len(clocks) == 1 or ranged):
@@ -72,6 +82,10 @@ def attach_clocks(text: str, atoms: list[Atom]) -> list[Atom]:
             Atom(day.first, day.last, "instant", *span, local.astimezone(UTC), day.year_given)
         )
     return [a for a in rest if a is not day] + joined
+
+
+# The words before a time of day that make it a state's bound.
+_BOUND = re.compile(r"\b(?:since|as\s+of|until|till|from|starting(?:\s+at)?)\s*$", re.I)
 
 
 def without_weekday_labels(text: str, atoms: list[Atom]) -> list[Atom]:

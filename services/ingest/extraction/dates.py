@@ -44,6 +44,7 @@ _BACKWARD_LEAD_RE = re.compile(r"since\b", re.I)
 # "stays until Q1", "is closed until March", "due by Friday": a bound ahead, though the verb
 # is in the present tense.
 _EVENT_BEHIND_RE = re.compile(r"\b(?:since|after|following)\s+(?:the|our|their|its)?\s*$", re.I)
+_EFFECTIVE_RE = re.compile(r"\beffective(?:\s+(?:from|on|as\s+of))?\s*$", re.I)
 _FORWARD_RE = re.compile(r"\b(?:until|till|by)\s*$", re.I)
 _FORWARD_LEAD_RE = re.compile(r"(?:until|till|by)\b", re.I)
 
@@ -73,9 +74,12 @@ def _month_last(y: int, m: int) -> date:
     return date(y, m, calendar.monthrange(y, m)[1])
 
 
+_JUST_GONE = timedelta(days=7)
+
+
 def _pick_year(month: int, day: int | None, today: date, tense: Tense) -> int:
     """Year for a month(/day) without one: latest not after today in past tense,
-    earliest not before today in future tense, otherwise the nearest."""
+    earliest not before today (less a week) in future tense, otherwise the nearest."""
     cands = []
     for y in (today.year - 1, today.year, today.year + 1):
         first = date(y, month, day or 1)
@@ -84,7 +88,9 @@ def _pick_year(month: int, day: int | None, today: date, tense: Tense) -> int:
     if tense == "past":
         return max(y for y, first, _ in cands if first <= today)
     if tense == "future":
-        return min(y for y, _, last in cands if last >= today)
+        # "From 1 June Ben takes over", written on 2 June: a date just gone is still the one
+        # meant, not next year's.
+        return min(y for y, _, last in cands if last >= today - _JUST_GONE)
 
     def distance(c: tuple[int, date, date]) -> int:
         _, first, last = c
@@ -190,7 +196,13 @@ class DateResolver:
                 ahead = tense == "present" and bool(
                     _FORWARD_RE.search(text[:s]) or _FORWARD_LEAD_RE.match(m.group(0))
                 )
-                atom = self._atom(kind, m, today, "past" if since else "future" if ahead else tense)
+                # "resigned effective 30 June": when a change takes effect is the nearest
+                # such date, whatever the tense of the verb that announced it.
+                effective = bool(_EFFECTIVE_RE.search(text[:s]))
+                atom_tense: Tense = (
+                    "past" if since else "future" if ahead else "present" if effective else tense
+                )
+                atom = self._atom(kind, m, today, atom_tense)
                 if atom is not None:
                     atoms.append(atom)
         if today is not None:
@@ -206,7 +218,7 @@ class DateResolver:
                     atoms.append(fallback)
         atoms.sort(key=lambda a: a.start)
         # "15:30 CET on Thursday 14 May": the weekday labels the date before a clock joins it.
-        atoms = attach_clocks(text, without_weekday_labels(text, atoms))
+        atoms = attach_clocks(text, without_weekday_labels(text, atoms), today)
         if not atoms:
             return None
         atoms.sort(key=lambda a: a.start)
@@ -495,9 +507,16 @@ def _combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWind
                 first = first.replace(year=b.first.year)
             precision = max(a.precision, b.precision, key=lambda p: ORDER.get(p, 0))
             if a.instant is not None and b.instant is not None:  # "02:00–04:00 UTC on 9 May"
-                return TimeWindow(a.instant, b.instant, "instant", "range", a.start, b.end)
+                # "from 22:00 to 02:00 CEST on 30 May": a range that ends before it starts
+                # runs past midnight.
+                end = b.instant if b.instant > a.instant else b.instant + timedelta(days=1)
+                return TimeWindow(a.instant, end, "instant", "range", a.start, b.end)
             return TimeWindow(_utc(first), _utc(b.last), precision, "range", a.start, b.end)
     a = atoms[-1] if reschedule and len(atoms) > 1 else atoms[0]
+    # "Q1 close-out: headcount stood at 47 on 31 March": a date inside the period named first
+    # is the finer reading of it.
+    finer = [b for b in atoms[1:] if a.first <= b.first and b.last <= a.last and _finer(b, a)]
+    a = finer[0] if finer and not reschedule else a
     if a.is_range and reschedule:  # "the demo moved from 8 to 9 June": the new day holds
         return TimeWindow(_utc(a.last), _utc(a.last), "day", "point", a.start, a.end)
     if a.is_range:
@@ -515,6 +534,10 @@ def _combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWind
         end = a.instant or _utc(a.first - timedelta(days=1))
         return TimeWindow(None, end, a.precision, "until", a.start, a.end)
     return _point(a)
+
+
+def _finer(inner: Atom, outer: Atom) -> bool:
+    return ORDER.get(inner.precision, 0) < ORDER.get(outer.precision, 0)
 
 
 def _point(a: Atom) -> TimeWindow:

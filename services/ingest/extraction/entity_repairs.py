@@ -11,6 +11,11 @@
   puts outside the span, or that opens a date, is the clause's: the span is cut there, each
   side holding a proper noun stays a name, and a date is none. "left Pellion for Sardis Bank"
   is cut at its "for" too, which the parser hangs on the employer left.
+- **A name swallowed by a date.** "From 1 June Ben takes over the rota" gives the DATE "1 June
+  Ben". Capitalised proper nouns after the date's own words, the first a clause's subject (or
+  its compound), are a name of their own.
+- **A month compounded onto a name.** "Since 3 May Priya owns the runbook" makes "May" a
+  compound of "Priya"; after a day number it is the date's head (`_month_off_a_name`).
 - **A possessive ending inside a span.** "In Dana Kim's opinion" may give the PERSON "Dana
   Kim's"; a pronoun meaning her then said "Dana Kim's". The span ends before the "'s".
 - **A person span without its given name.** "Tomasz Nowak is leaving" may give the PERSON
@@ -22,6 +27,7 @@
 
 from __future__ import annotations
 
+import calendar
 from typing import Any
 
 from services.ingest.extraction.names import CALENDAR_WORDS, NAME_LABELS
@@ -29,6 +35,8 @@ from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 
 __all__ = ["repair_entities"]
+
+_MONTHS = frozenset(m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 
 _VERB_TAGS = frozenset({"VERB", "AUX"})
 _LEAVING = frozenset({"leave", "quit", "exit", "ditch"})
@@ -38,6 +46,8 @@ def repair_entities(doc: Any) -> Any:
     """A spaCy pipeline component (after the parser and NER): re-cut crossing name spans."""
     from spacy.tokens import Span
 
+    for tok in doc:
+        _month_off_a_name(tok)
     spans: list[Any] = []
     changed = False
     for ent in doc.ents:
@@ -49,6 +59,16 @@ def repair_entities(doc: Any) -> Any:
             # "In [Dana Kim's] opinion": the possessive ending is no part of the name.
             ent = Span(doc, ent.start, ent.end - 1, label=ent.label_)
             changed = True
+        name_at = _name_after_date(ent)
+        if name_at is not None:
+            # "From 1 June Ben takes over the rota": NER ran the date on into the name.
+            first = normalize_name(doc[name_at].text)
+            spans.append(Span(doc, ent.start, name_at, label=ent.label_))
+            spans.append(
+                Span(doc, name_at, ent.end, label="PERSON" if is_given_name(first) else "ORG")
+            )
+            changed = True
+            continue
         if ent.label_ not in NAME_LABELS or not any(_breaks(t, ent) for t in ent):
             spans.append(ent)
             continue
@@ -62,6 +82,41 @@ def repair_entities(doc: Any) -> Any:
     if changed:
         doc.ents = spans
     return doc
+
+
+def _name_after_date(ent: Any) -> int | None:
+    """Where a name begins that a date span swallowed: capitalised proper nouns that are no
+    calendar words, after the date's own words, the first of them a clause's subject."""
+    if ent.label_ not in ("DATE", "TIME"):
+        return None
+    at = ent.end
+    while at > ent.start and _name_word(ent.doc[at - 1]):
+        at -= 1
+    if at in (ent.start, ent.end) or ent.doc[at].dep_ not in ("nsubj", "nsubjpass", "compound"):
+        return None
+    return at
+
+
+def _name_word(tok: Any) -> bool:
+    return bool(
+        tok.pos_ == "PROPN"
+        and tok.text[:1].isupper()
+        and tok.lower_ not in CALENDAR_WORDS
+        and not tok.like_num
+    )
+
+
+def _month_off_a_name(month: Any) -> None:
+    """ "Since 3 May Priya owns the runbook": the parser compounds "May" onto the name and
+    leaves "3" the preposition's object. A month name after a day number is the date's head,
+    so the name after it is one word of its own."""
+    if month.lower_ not in _MONTHS or month.dep_ != "compound" or month.i == 0:
+        return
+    day = month.doc[month.i - 1]
+    if not (day.like_num and day.dep_ == "pobj" and day.head.pos_ in ("ADP", "SCONJ")):
+        return
+    month.head, month.dep_ = day.head, "pobj"
+    day.head, day.dep_ = month, "nummod"
 
 
 def _given_name_before(ent: Any) -> Any | None:

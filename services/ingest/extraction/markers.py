@@ -25,20 +25,34 @@ _MARKER_SOURCE = (
     r"(?:\s+from\s+(?:(?:my|our|the|[\w'’]+['’]s)\s+(?:[\w'’]+\s+)?(?:side|end|desk|team)"
     r"|me|us))?"
 )
+# How the news after a frame opens: a name, "the"/"we"/"our", or a fronted date ("just
+# confirming that from April 1st Loomwork Pro moves to EUR 26").
+_NEWS_OPENS = r"(?=[A-Z]|(?:the|we|our|from|since|starting|effective|after|as\s+of|on|in)\b)"
 _MARKER_RE = re.compile(
     rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:{_MARKER_QUALIFIERS})\s+)?"
     rf"(?:{_MARKER_WORDS}){_MARKER_SOURCE}\s*(?:[:—–]|-\s|,(?=\s))"
     # "(just a) reminder that Helios goes live …", "heads up that …": what follows is the news.
     r"|(?:(?:just|a|quick|friendly|gentle|small)\s+)*(?:reminder|heads[- ]up|fyi|psa)\s+that\s+"
-    # "just confirming Nadia signed the MSA", "turns out the outage was …", "so the plan is
-    # that Ben takes over …": a frame without a subject around the news it carries.
-    r"|(?:just\s+)?confirming(?:\s+that)?\s+(?=[A-Z]|the\b|we\b)|(?:it\s+)?turns\s+out(?:\s+that)?\s+"
-    r"|(?:so\s+)?the\s+plan\s+is(?:\s+that)?\s+(?=[A-Z]|the\b|we\b)"
     # "ok so the Lisbon team is now Carla's", "anyway, …", "oh and …": a chat's opener.
     r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc|"
     r"ok(?:ay)?,?\s+so|so\s+yeah|anyways?|oh\s+and)\b,?\s+"
     r"(?=[a-z]))"
 )
+# "just confirming Nadia signed the MSA", "turns out the outage was …", "so the plan is that
+# from 1 June Ben takes over …": a frame without a subject around the news it carries. The
+# news then opens the sentence, capitalised as it would be without the frame, so the parser
+# reads "From 1 June …" as it does standing alone.
+_FRAME_RE = re.compile(
+    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:just\s+)?confirming(?:\s+that)?\s+{_NEWS_OPENS}"
+    r"|(?:it\s+)?turns\s+out(?:\s+that)?\s+"
+    rf"|(?:so\s+)?the\s+plan\s+is(?:\s+that)?\s+{_NEWS_OPENS})(?P<first>\w?)"
+)
+
+
+def _unframed(m: re.Match[str]) -> str:
+    return m.group("lead") + " " * len(m.group("marker")) + m.group("first").upper()
+
+
 # A chat tail after what was said ("I'm on the Infra team btw", "it ships Friday lol"): tone,
 # not content; it would otherwise end the object's name.
 _TAIL_RE = re.compile(
@@ -85,5 +99,6 @@ def mask_markers(text: str) -> str:
     ungreeted = _CONGRATS_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
     )
-    unmarked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted)
+    unframed = _FRAME_RE.sub(_unframed, ungreeted)
+    unmarked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unframed)
     return _TAIL_RE.sub(lambda m: " " * len(m.group("tail")), unmarked)

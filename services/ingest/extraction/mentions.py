@@ -300,7 +300,9 @@ TITLE_WORDS = frozenset(
         "report", "notes", "standup", "review", "sync", "call", "meeting", "update", "retro",
         "customer", "sales", "design", "vendor", "interview", "profile", "account", "offer",
         "welcome", "handover", "glossary", "faq", "summary", "minutes", "agenda", "recap",
-        "postmortem", "incident", "all-hands", "town", "hall", "dm", "q&a",
+        "postmortem", "incident", "all-hands", "town", "hall", "dm", "q&a", "page", "wiki",
+        "w/e", "wk", "ending", "email", "e-mail", "mail", "memo", "announcement",
+        "newsletter", "changelog", "notice",
     }
 )  # fmt: skip
 
@@ -311,7 +313,8 @@ def title_topic(title: Any) -> str | None:
     "Kraków office"), else its first noun phrase ("Hiring committee — 3 September")."""
     if title.text.startswith("#"):
         return None  # a chat channel names a room, not a topic
-    words = [t for t in title if t.lower_ not in TITLE_WORDS and not t.is_punct]
+    # Single letters are abbreviations' debris ("w/e 9 Jan"), no topic.
+    words = [t for t in title if t.lower_ not in TITLE_WORDS and not t.is_punct and len(t.text) > 1]
     for tok in words:
         if is_name(tok) and tok.ent_type_ not in ("DATE", "TIME", "CARDINAL", "PERCENT"):
             span = [t for t in name_span(tok) or (tok,) if t.lower_ not in TITLE_WORDS]
@@ -332,6 +335,7 @@ def title_topic(title: Any) -> str | None:
             for t in chunk
             if (t.pos_ in ("NOUN", "PROPN", "ADJ") or t.tag_ == "VBG")
             and t.lower_ not in TITLE_WORDS
+            and len(t.text) > 1
         ]
         core = [t for t in core if t.lower_ not in CALENDAR_WORDS and not t.like_num]
         # One common noun is no topic ("Team update", "Ops notes", "Staff sync"): it names

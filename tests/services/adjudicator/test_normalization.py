@@ -771,6 +771,35 @@ def test_joining_a_rota_is_membership_not_employment(rota: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sentence", "gathering"),
+    [
+        ("Rosalind will join Greaves's call on Thursday.", "Greaves's call"),
+        ("Yusuf is joining their sprint planning next week.", "their sprint planning"),
+        ("Yusuf joined the weekly product sync.", "the weekly product sync"),
+        ("Yusuf joined the Lisbon offsite.", "the Lisbon offsite"),
+    ],
+)
+def test_joining_a_gathering_is_attending_it_no_placement(sentence: str, gathering: str) -> None:
+    refs = {gathering.lower(): EntityRef("ent-a", gathering)}
+    refs["yusuf"] = refs["rosalind"] = EntityRef("ent-b", "Yusuf")
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(sentence, sentence.split()[0], "join", gathering),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.kind for a in result.assertions] == ["observation"]
+
+
+@pytest.mark.parametrize("company", ["Summit", "Blue Summit", "Acme Events"])
+def test_a_company_named_like_a_gathering_is_still_joined(company: str) -> None:
+    refs = {company.lower(): EntityRef("ent-a", company), "yusuf": EntityRef("ent-b", "Yusuf")}
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(f"Yusuf joined {company}.", "Yusuf", "join", company),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.predicate for a in result.assertions] == ["works_for"]
+
+
+@pytest.mark.parametrize(
     ("left", "joined"),
     [("Search", "Search team"), ("Search", "the Search team"), ("Lisbon", "Search team")],
 )
@@ -796,3 +825,16 @@ def test_the_unit_left_for_a_team_is_a_team_whatever_its_bare_name_resolves_to(
     assert [(a.predicate, a.object_name) for a in ended] == [
         ("member_of", names[left.lower()].name)
     ]
+
+
+@pytest.mark.parametrize("price", ["EUR 26usermonth", "EUR 26 per user per month", "26 USD/seat"])
+def test_a_price_moved_to_is_a_value_not_an_employer(price: str) -> None:
+    refs = {
+        "loomwork pro": EntityRef("ent-a", "Loomwork Pro"),
+        price.lower(): EntityRef("b", price),
+    }
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(f"Loomwork Pro moves to {price}.", "Loomwork Pro", "move to", price),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.kind for a in result.assertions] == ["observation"]
