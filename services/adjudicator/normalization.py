@@ -81,6 +81,13 @@ _CONTROL_RE = re.compile(
 )
 # "also, I'm switching to the Growth team": a message opening with "also" adds a point to the
 # conversation, it does not say the relation holds beside another.
+# A departure announced ahead: "I'm leaving", "is stepping down", "will leave", "plans to quit".
+_LEAVING_AHEAD = re.compile(
+    r"\b(?:(?:am|is|are|'m|'re|’m|’re)\s+(?:\w+\s+)?(?:leaving|stepping\s+down|departing|"
+    r"retiring|quitting|moving\s+on)|(?:will|'ll|’ll|going\s+to|plans?\s+to|about\s+to)\s+"
+    r"(?:\w+\s+)?(?:leave|step\s+down|depart|retire|quit))\b",
+    re.IGNORECASE,
+)
 _OPENING_CONNECTIVE = re.compile(r"^\W*(?:and\s+)?(?:also|additionally)\b[\s,]*", re.IGNORECASE)
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
@@ -518,6 +525,10 @@ class Normalizer:
                 # "Left Acme in March": the employment held until then, at the latest to the
                 # end of March (the stated period's exclusive end).
                 window = Window(None, window.valid_until or window.valid_from, window.precision)
+            elif polarity == "positive" and _LEAVING_AHEAD.search(claim.claim_text):
+                # "I'm leaving Belvane Foods", "will step down": it still holds, and ends
+                # when a dated claim says (the said-on time is no end).
+                directed, window = replace(directed, phase="state"), Window()
             elif polarity == "positive":
                 # "Left Acme", "is no longer with Acme", no date: it held, and had ended by
                 # the time the source said so. The same relation, closed at the latest then,

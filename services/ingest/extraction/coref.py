@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.addressees import Addressee
+from shared.text.units import person_shaped
 
 __all__ = [
     "Mention",
@@ -219,6 +220,9 @@ class Rewriter:
         self._short_forms = short_forms
         self._lone_names = lone_names
         self.used: list[Mention] = []
+        # (sentence start, name) of each person a "she"/"he" was read as: "she's joining
+        # their sprint planning" is not her own.
+        self._people: set[tuple[int, str]] = set()
 
     def antecedent(
         self, token: Any, labels: Iterable[str], *, personal: bool = False
@@ -238,15 +242,20 @@ class Rewriter:
                 if m.position < token.idx
                 and (m.label == "ORG" or (m.label == "PERSON" and not m.personal))
                 and not _weak_opener(m, token.doc)
+                and (token.sent.start, m.name) not in self._people
             ]
         else:
             before = [
                 m
                 for m in self._mentions
                 if m.position < token.idx
-                and (m.label in wanted or (personal and m.personal))
+                and (m.label in wanted or (personal and (m.personal or person_shaped(m.name))))
                 and m.name != self._speaker
             ]
+            if personal and any(m.personal or person_shaped(m.name) for m in before):
+                # "Kasimir Oduya is no longer with Trellisoft, he left them": a name that reads
+                # as a person's before one the small NER merely labelled a person.
+                before = [m for m in before if m.personal or person_shaped(m.name)]
         before = [m for m in before if not _own_subject(token, m)]
         if not before:
             return None
@@ -333,6 +342,8 @@ class Rewriter:
         # means the person the short form stands for.
         name = self._short_forms.expand(m.name) if " " not in m.name else None
         name = name or m.name
+        if labels == ("PERSON",):
+            self._people |= {(token.sent.start, m.name), (token.sent.start, name)}
         return f"{name}'s" if possessive else name
 
     def _agreement(self, token: Any) -> str | None:

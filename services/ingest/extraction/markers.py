@@ -29,7 +29,7 @@ _MARKER_SOURCE = (
 # confirming that from April 1st Loomwork Pro moves to EUR 26").
 _NEWS_OPENS = r"(?=[A-Z]|(?:the|we|our|from|since|starting|effective|after|as\s+of|on|in)\b)"
 _MARKER_RE = re.compile(
-    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:{_MARKER_QUALIFIERS})\s+)?"
+    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:{_MARKER_QUALIFIERS})\s+){{0,2}}"
     rf"(?:{_MARKER_WORDS}){_MARKER_SOURCE}\s*(?:[:—–]|-\s|,(?=\s))"
     # "(just a) reminder that Helios goes live …", "heads up that …": what follows is the news.
     r"|(?:(?:just|a|quick|friendly|gentle|small)\s+)*(?:reminder|heads[- ]up|fyi|psa)\s+that\s+"

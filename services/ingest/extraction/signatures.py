@@ -21,17 +21,15 @@ from shared.entities.given_names import is_given_name
 
 __all__ = ["Signature", "author", "signature", "signature_claim"]
 
-_CLOSING_RE = re.compile(
-    r"(?im)^[ \t]*(?:best(?:\s+regards|\s+wishes)?|kind\s+regards|warm(?:est)?\s+regards|"
-    r"regards|many\s+thanks|thanks(?:\s+(?:again|all|everyone|so\s+much))?|thank\s+you|cheers|"
-    r"sincerely|yours\s+sincerely|all\s+the\s+best|speak\s+soon|talk\s+soon|take\s+care|"
-    r"with\s+thanks)[ \t]*[,.!]?[ \t]*\n"
-)
+# "Thanks for everything," and "Thank you for your patience!" close an email as "Thanks," does.
+_THANKS_FOR = r"(?:\s+for\s+[\w'’]+(?:\s+[\w'’]+){0,4})"
 _CLOSING_WORDS = (
     r"best(?:\s+regards|\s+wishes)?|kind\s+regards|warm(?:est)?\s+regards|regards|many\s+thanks|"
-    r"thanks(?:\s+(?:again|all|everyone|so\s+much))?|thank\s+you|cheers|sincerely|"
-    r"all\s+the\s+best|speak\s+soon|talk\s+soon|take\s+care|with\s+thanks"
+    rf"thanks(?:\s+(?:again|all|everyone|so\s+much|a\s+lot)|{_THANKS_FOR})?|"
+    rf"thank\s+you(?:\s+(?:all|so\s+much)|{_THANKS_FOR})?|cheers|sincerely|yours\s+sincerely|"
+    r"all\s+the\s+best|all\s+best|warmly|speak\s+soon|talk\s+soon|take\s+care|with\s+thanks"
 )
+_CLOSING_RE = re.compile(rf"(?im)^[ \t]*(?:{_CLOSING_WORDS})[ \t]*[,.!]?[ \t]*\n")
 _INLINE_RE = re.compile(
     rf"(?im)^[ \t]*(?:{_CLOSING_WORDS})[ \t]*[,.!][ \t]*"
     r"(?P<name>[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3})[ \t]*\.?[ \t]*$"

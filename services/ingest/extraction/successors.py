@@ -61,10 +61,19 @@ def left_held_post(claims: Sequence[ExtractedClaim]) -> list[ExtractedClaim]:
     """The claims, a departure that names nowhere left from ("Ines Moreau, chief of staff at
     Arvo, left in May") leaving the one organisation its subject's apposition places them at:
     the apposition's post is what ended, so it is the departure's object, not a post held
-    beside it."""
+    beside it; or the one the passage says the subject leaves ("My last day will be …")."""
+    left = {
+        c.subject_text: c.object_text
+        for c in claims
+        if _departs((c.predicate_text or "").lower()) and c.object_text and c.subject_text
+    }
     out = []
     for claim in claims:
         predicate = (claim.predicate_text or "").lower()
+        if _departs(predicate) and claim.object_text is None and claim.subject_text in left:
+            # "I'm leaving Belvane Foods. My last day will be Friday 27 February.": the day
+            # ends the placement the passage says is being left.
+            claim = replace(claim, object_text=left[claim.subject_text])
         posts = [
             r
             for r in claim.extra_relations

@@ -485,6 +485,24 @@ def test_an_undated_ending_closes_the_relation_by_the_time_it_was_said(
 
 
 @pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("After four years Priya Nair is leaving Northwind.", "leave"),
+        ("Priya Nair will step down from Northwind.", "step down from"),
+        ("Priya Nair is going to quit Northwind.", "quit"),
+    ],
+)
+def test_a_departure_announced_ahead_ends_nothing_yet(text: str, predicate: str) -> None:
+    """The said-on time is no end: the placement holds until a dated claim ends it."""
+    (relation,) = (
+        Normalizer(PredicateVocabulary())
+        .normalize_claim(claim(text, "Priya Nair", predicate, "Northwind"), resolve)
+        .assertions
+    )
+    assert (relation.predicate, relation.phase, relation.window) == ("works_for", "state", Window())
+
+
+@pytest.mark.parametrize(
     ("text", "predicate", "expected"),
     [
         ("Priya Nair used to work for Northwind.", "use to work for", "works_for"),

@@ -1,0 +1,52 @@
+"""An email announcing a move, as people write it (issue 16): the sign-off names the writer
+however it thanks ("Thanks for everything,"), a marker with two qualifiers ("Quick personal
+news:") is no content, and "My last day will be …" ends the placement the passage says is
+being left."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.ingest.extraction.base import ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor
+from services.ingest.extraction.signatures import author
+from tests.support.extracting import SAID, extract, stated_relations
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["Thanks for everything,", "Thank you for all your support!", "Thanks for the great years,"],
+)
+def test_a_thankful_sign_off_names_the_writer(closing: str) -> None:
+    text = f"Hi all,\n\nI'm leaving Belvane Foods in March.\n\n{closing}\nMarguerite Oyelaran\n"
+    assert author(text) == "Marguerite Oyelaran"
+
+
+@pytest.mark.parametrize(
+    "marker", ["Quick personal news:", "Big team update:", "Small personal note:"]
+)
+def test_a_marker_with_two_qualifiers_is_no_subject(extractor: RulesExtractor, marker: str) -> None:
+    (claim,) = extract(extractor, f"{marker} Dana Kim is joining Lumio in July.")
+    assert claim.subject_text == "Dana Kim"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm leaving Belvane Foods. My last day will be Friday 26 June.",
+        "After four years I am leaving Belvane Foods; my last day is 26 June.",
+        "I have resigned from Belvane Foods. My final day is 26 June.",
+    ],
+)
+def test_the_last_day_ends_the_placement_being_left(extractor: RulesExtractor, text: str) -> None:
+    passage = ExtractionInput(
+        text=text, said_on=SAID, document_title="Personal news", author="Marguerite Oyelaran"
+    )
+    claims = extractor.extract_batch([passage])[0]
+    dated = [c for c in claims if c.claim_valid_from is not None]
+    assert [(c.subject_text, c.object_text) for c in dated] == [
+        ("Marguerite Oyelaran", "Belvane Foods")
+    ]
+    assert ("Marguerite Oyelaran", "leave", "Belvane Foods") in stated_relations(claims) or any(
+        c.predicate_text and c.predicate_text.startswith("resign") for c in claims
+    )

@@ -1,0 +1,51 @@
+"""Pronouns about people in text written by others (issue 16): "he" means a name that reads
+as a person's before one the small NER merely labelled a person, and "their" in a clause
+about her is not her own."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.ingest.extraction.base import ExtractionInput
+from services.ingest.extraction.rules import RulesExtractor
+from tests.support.extracting import SAID
+
+
+def _claims(extractor: RulesExtractor, text: str, context: str | None = None):  # type: ignore[no-untyped-def]
+    passage = ExtractionInput(
+        text=text, said_on=SAID, document_title="#vendors", speaker="Roswitha", context=context
+    )
+    return extractor.extract_batch([passage])[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "company"),
+    [
+        ("Kasimir Oduya is no longer with Trellisoft, he left them in February",
+         "Kasimir Oduya", "Trellisoft"),
+        ("Lorcan Pettersen never worked for Brightloom - he was a contractor via Quillnet",
+         "Lorcan Pettersen", "Brightloom"),
+        ("Ingrid Solbakken quit Vantoria, she left them in March", "Ingrid Solbakken", "Vantoria"),
+    ],
+)  # fmt: skip
+def test_he_and_she_mean_the_person_not_the_company(
+    extractor: RulesExtractor, text: str, person: str, company: str
+) -> None:
+    subjects = {c.subject_text for c in _claims(extractor, text)}
+    assert company not in subjects
+    assert person in subjects
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yep, she's joining their sprint planning next week",
+        "she will sit in on their standups from Monday",
+        "and she's already in their Slack channel",
+    ],
+)
+def test_their_in_a_clause_about_her_is_not_hers(extractor: RulesExtractor, text: str) -> None:
+    context = "[t1] Benedek: fyi Oluwaseun Akintola moved over to the Fraud Signals team on Monday"
+    for claim in _claims(extractor, text, context):
+        assert "Oluwaseun Akintola's" not in (claim.object_text or "")
+        assert "Oluwaseun Akintola's" not in claim.claim_text
