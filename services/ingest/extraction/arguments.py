@@ -10,12 +10,12 @@ origin, a relative clause). A possessed thing ("Acme's 2025 audit") is anchored 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.former import formerly, given_up
+from services.ingest.extraction.measured import ATTRIBUTE_HEADS, measured_thing, names_a_unit
 from services.ingest.extraction.names import (
     NAME_LABELS,
     ROLE_WORDS,
@@ -151,6 +151,12 @@ def position_workplace(attr: Any, copula: Any, inside: set[int]) -> tuple[Any, .
     return workplace if workplace[0].i > attr.i else None
 
 
+def _held_at(head: Any, inside: set[int]) -> bool:
+    return any(
+        c.dep_ == "prep" and c.lower_ in ("at", "with") and c.i in inside for c in head.children
+    )
+
+
 def holds_position(tok: Any, inside: set[int]) -> bool:
     """A position: a title from the list, or any common noun held at a named organisation
     ("a professor at Kessler University", "a nurse with Mercy Health"): the structure says it
@@ -172,6 +178,8 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
             continue
         if child.dep_ == "poss":
             span = name_span(child)
+            if span and is_person(child) and _held_at(head, inside):
+                continue  # "Noor's product manager at Lumio": Noor's colleague, Lumio's post
             if span:
                 return span
             if child.lower_ in ("their", "its"):
@@ -307,7 +315,7 @@ def entity_phrase(
         and (head.is_lower or head.is_sent_start)
     ):
         # Before the name: NER may take "Exports API limit" whole for a name.
-        measured = _measured_thing(head, inside)
+        measured = measured_thing(head, inside, _measured_after)
         if measured is not None:  # "the Exports API rate limit is 60": the Exports API's
             return Phrase(measured)
     span = name_span(head)
@@ -361,24 +369,6 @@ def _event_of_name(head: Any, name: Any) -> bool:
     )
 
 
-# Nouns naming a quantity or setting of the thing compounded before them ("the Exports API
-# rate limit", "the Growth plan price"): a value of that thing, which the subject anchors on,
-# so "The Exports API allows 60 requests" and "the Exports API limit is 30" share an anchor.
-ATTRIBUTE_HEADS = frozenset(
-    {
-        "limit", "price", "cost", "fee", "budget", "quota", "headcount", "capacity", "rate",
-        "threshold", "cap", "allowance", "pricing", "sla", "latency", "timeout", "retention",
-        "status", "health", "eta",
-    }
-)  # fmt: skip
-# Attributes of an organisational unit, which writers name by its function in a plain noun
-# ("the support headcount", "headcount in support"): the unit's, so "The support team had 14
-# people" and "Support headcount grew to 19" are one attribute of one team. ("The project
-# budget", "the travel budget" name kinds of spending, not units.)
-_UNIT_ATTRIBUTES = frozenset({"headcount"})
-_NOUNS = ("NOUN", "PROPN")
-
-
 def _named_in_role_object(role: Any, inside: set[int]) -> Any | None:
     """A person's name the parser hung on the object of a role's preposition ("VP of Sales,
     Camila Reyes": "Reyes" an apposition of "Sales")."""
@@ -401,41 +391,6 @@ def _named_after(head: Any, inside: set[int]) -> Any | None:
     return span[-1] if span else None
 
 
-def _capitalised_modifier(tok: Any) -> bool:
-    """A capitalised adjective inside a sentence is part of a name ("the Pro plan")."""
-    return bool(tok.dep_ == "amod" and tok.text[:1].isupper() and tok.i != tok.sent.start)
-
-
-def _acronym(tok: Any) -> bool:
-    """An all-capitals word the tagger took for a common noun: "Exports API limit lowered to
-    200", a headline without its article, tags the whole phrase as nouns."""
-    return bool(len(tok.text) >= 2 and tok.text.isalpha() and tok.text.isupper())
-
-
-def _measured_thing(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
-    """The named thing an attribute noun is a value of: the compounds before it, less the
-    attribute words ("rate" of "rate limit"), when one of them is a name."""
-    words = [
-        t
-        for t in head.subtree
-        if t.i < head.i and t.i in inside and t.lemma_.lower() not in ATTRIBUTE_HEADS
-        and (t.dep_ == "compound" or _capitalised_modifier(t))
-    ]  # fmt: skip
-    # A compound's own modifiers name it too ("the public API limit": the public API's).
-    words = sorted(
-        {*words, *(m for t in words for m in t.children if m.dep_ == "amod" and m.i in inside)},
-        key=lambda t: t.i,
-    )
-    if not words:
-        return _measured_after(head, inside)
-    unit = head.lemma_.lower() in _UNIT_ATTRIBUTES and all(t.pos_ in _NOUNS for t in words)
-    if not unit and not any(is_name(t) or _capitalised_modifier(t) or _acronym(t) for t in words):
-        return None
-    if any(b.i - a.i != 1 for a, b in itertools.pairwise(words)):
-        return None  # not one run of words
-    return tuple(words)
-
-
 def _measured_after(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
     """The named thing in a complement of the attribute noun ("headcount at the Lyon office",
     "the price of the Pro plan", "the rate limit for the Search API")."""
@@ -448,20 +403,9 @@ def _measured_after(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
         phrase = entity_phrase(pobj, inside)
         if entity_like(phrase):
             return phrase.tokens
-        if _names_a_unit(head, prep, pobj):  # "headcount in support"
+        if names_a_unit(head, prep, pobj):  # "headcount in support"
             return (pobj,)
     return None
-
-
-def _names_a_unit(head: Any, prep: Any, pobj: Any) -> bool:
-    """A bare function noun after a unit's attribute ("headcount in support", "the headcount
-    for engineering") names the unit."""
-    return (
-        head.lemma_.lower() in _UNIT_ATTRIBUTES
-        and prep.lower_ in ("in", "for")
-        and pobj.pos_ == "NOUN"
-        and not any(c.dep_ in ("det", "poss", "nummod") for c in pobj.children)
-    )
 
 
 def _owner_of_named_thing(head: Any, inside: set[int]) -> set[int]:

@@ -127,10 +127,22 @@ def reporting_line(
     for noun, other in ((subj_tok, attr), (attr, subj_tok)):
         if noun.lemma_.lower() not in _MANAGER_NOUNS or not (is_person(other) or _pronoun(other)):
             continue
+        if _job_title(noun):
+            continue  # "our account manager at Trellisoft": a post at Trellisoft, no line
         owner = next((c for c in noun.children if c.dep_ == "poss" and c.i in inside), None)
         if owner is not None and (is_person(owner) or owner.lower_ in _POSSESSIVE_PRONOUNS):
             return entity_phrase(owner, inside), entity_phrase(other, inside)
     return None
+
+
+def _job_title(noun: Any) -> bool:
+    """A manager by trade ("account manager", "engineering manager", "manager at Lumio"), not
+    someone's manager ("my manager", "her line manager")."""
+    return any(
+        (c.dep_ == "compound" and c.lower_ not in ("line", "direct", "reporting"))
+        or (c.dep_ == "prep" and c.lower_ in ("at", "with", "from"))
+        for c in noun.children
+    )
 
 
 def _pronoun(tok: Any) -> bool:

@@ -10,6 +10,8 @@ from typing import Any
 from services.ingest.extraction.attribution import ATTRIBUTION_VERBS, speaking_frankly
 from services.ingest.extraction.clauses import Clause
 from services.ingest.extraction.names import is_name
+from shared.entities.given_names import is_given_name
+from shared.entities.normalize import normalize_name
 
 __all__ = ["drop_reason", "value_statement"]
 
@@ -41,8 +43,20 @@ _EVALUATIVE = frozenset(
         "triumph", "disaster", "mess", "success", "failure", "flop", "nightmare", "joke",
         "masterpiece", "gem", "waste", "win", "hit", "bargain", "steal", "shambles", "dream",
         "delight", "pleasure", "letdown", "let-down", "disappointment", "embarrassment",
+        "confusing", "frustrating", "annoying", "painful", "useless", "pointless", "unusable",
+        "tedious", "flaky", "janky", "overkill", "overcomplicated", "clumsy", "awkward",
     }
 )  # fmt: skip
+# Degree words that make an adjective a judgment: "way too slow", "really confusing", "so
+# good". A measurement states its number instead ("takes 40 minutes").
+_DEGREE = frozenset(
+    {
+        "too", "really", "so", "super", "pretty", "incredibly", "extremely", "insanely",
+        "ridiculously", "painfully", "very", "unbelievably", "terribly", "awfully",
+    }
+)  # fmt: skip
+# Subjects that speak of everyone at once: "nobody reads the changelog" is a view, not a count.
+_UNIVERSAL = frozenset({"nobody", "everybody", "everyone", "noone", "no-one"})
 # Sentence adverbs that mark what follows as the writer's own view.
 _STANCE_ADVERBS = frozenset(
     {
@@ -64,6 +78,8 @@ def _subject(head: Any) -> Any | None:
 def _is_evaluative(tok: Any) -> bool:
     if tok.lemma_.lower() in _EVALUATIVE or tok.lower_ in _EVALUATIVE:
         return True
+    if tok.pos_ == "ADJ" and any(c.dep_ == "advmod" and c.lower_ in _DEGREE for c in tok.children):
+        return not any(t.like_num for t in tok.sent)  # "way too slow", not "too slow by 40 ms"
     return any(c.dep_ == "amod" and c.lower_ in _EVALUATIVE for c in tok.children)
 
 
@@ -78,7 +94,19 @@ def _holderless_opinion(head: Any) -> bool:
     if subj is None:
         return True
     # "Caroline is so happy" is a statement about a person's state, not an evaluation
-    return not (subj.lower_ in _PERSONAL or subj.ent_type_ == "PERSON")
+    return not _about_a_person(subj)
+
+
+def _about_a_person(subj: Any) -> bool:
+    return bool(
+        subj.lower_ in _PERSONAL
+        or subj.ent_type_ == "PERSON"
+        or (
+            subj.pos_ in ("PROPN", "NOUN")
+            and subj.text[:1].isupper()
+            and is_given_name(normalize_name(subj.text))
+        )
+    )
 
 
 def _stance_opinion(head: Any) -> bool:
@@ -86,8 +114,10 @@ def _stance_opinion(head: Any) -> bool:
     if not any(c.dep_ == "advmod" and c.lower_ in _STANCE_ADVERBS for c in head.children):
         return False
     subj = _subject(head)
-    if subj is not None and (subj.lower_ in _PERSONAL or subj.ent_type_ == "PERSON"):
+    if subj is not None and _about_a_person(subj):
         return False
+    if subj is not None and subj.lower_ in _UNIVERSAL:
+        return True  # "Honestly, nobody reads the changelog"
     return head.lemma_.lower() in ("be", "seem", "look", "sound", "feel") and any(
         c.dep_ in ("acomp", "attr") for c in head.children
     )

@@ -285,6 +285,12 @@ def test_it_with_nothing_before_it_is_the_document_title(extractor: RulesExtract
         "Frankly, the new flow is clunky.",
         "This release is a mess.",
         "Is the vendor contract signed?",
+        # A judgment by its degree word, and a view of everyone at once.
+        "The deploy pipeline is way too slow.",
+        "The new dashboard is really confusing.",
+        "The docs are pretty good now.",
+        "Honestly, nobody reads the changelog.",
+        "Frankly, everyone hates the new login page.",
     ],
 )
 def test_holderless_opinions_and_questions_are_dropped(
@@ -299,6 +305,7 @@ def test_holderless_opinions_and_questions_are_dropped(
         "Dana thinks the new flow is clunky.",
         "According to Ravi, the release is a mess.",
         "Priya believes the vendor is a bargain.",
+        "Omar thinks the deploy pipeline is way too slow.",
     ],
 )
 def test_attributed_opinions_are_kept_as_the_holders_view(
@@ -314,6 +321,9 @@ def test_attributed_opinions_are_kept_as_the_holders_view(
         "the vendor signed the contract",
         "We moved the standup to Thursdays.",
         "Support tickets dropped by a third.",
+        "The deploy pipeline takes 40 minutes.",
+        "Checkout latency is too high at 900 ms.",
+        "Caroline is so happy with her new job.",
     ],
 )
 def test_plain_declaratives_are_never_dropped(extractor: RulesExtractor, text: str) -> None:

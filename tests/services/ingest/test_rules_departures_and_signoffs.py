@@ -50,3 +50,29 @@ def test_the_last_day_ends_the_placement_being_left(extractor: RulesExtractor, t
     assert ("Marguerite Oyelaran", "leave", "Belvane Foods") in stated_relations(claims) or any(
         c.predicate_text and c.predicate_text.startswith("resign") for c in claims
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("Kasimir Oduya is our account manager at Trellisoft.", "Trellisoft"),
+        ("Dana Kim is Noor's product manager at Lumio.", "Lumio"),
+        ("Ines Moreau is the engineering manager at Kestrel.", "Kestrel"),
+    ],
+)
+def test_a_manager_by_trade_at_a_company_works_there(
+    extractor: RulesExtractor, text: str, employer: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert (claim.predicate_text, claim.object_text) == ("work for", employer)
+
+
+@pytest.mark.parametrize(
+    ("text", "managed"),
+    [("Noor's manager is Dana Kim.", "Noor"), ("Her line manager will be Omar Said.", None)],
+)
+def test_someones_manager_is_still_a_reporting_line(
+    extractor: RulesExtractor, text: str, managed: str | None
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert (claim.subject_text, claim.predicate_text) == (managed, "report to")
