@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from services.ingest.formats import Turn, normalize_media_type
 
-__all__ = ["ChunkSpan", "chunk_conversation", "chunk_prose"]
+__all__ = ["ChunkSpan", "chunk_conversation", "chunk_prose", "section_headings"]
 
 _SECTION_SEPARATOR = " > "
 _HEADING_TYPES = frozenset(
@@ -47,6 +47,11 @@ class ChunkSpan:
     section_path: str
     content_sha256: str
     paragraphs: tuple[tuple[int, int], ...]
+
+
+def section_headings(section_path: str) -> tuple[str, ...]:
+    """The headings a chunk's section path joins, outermost first."""
+    return tuple(h for h in section_path.split(_SECTION_SEPARATOR) if h) if section_path else ()
 
 
 @dataclass(frozen=True, slots=True)

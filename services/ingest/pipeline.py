@@ -21,7 +21,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.ingest import claims_repository as claims_repo
 from services.ingest import repository as repo
-from services.ingest.chunking import ChunkSpan, chunk_conversation, chunk_prose
+from services.ingest.chunking import (
+    ChunkSpan,
+    chunk_conversation,
+    chunk_prose,
+    section_headings,
+)
 from services.ingest.config import IngestSettings
 from services.ingest.domain import normalize_claim_text, stored_text
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
@@ -333,6 +338,7 @@ class Pipeline:
                         context=context(paragraph_start + start),
                         base_offset=paragraph_start + start,
                         author=writer,
+                        headings=section_headings(chunk.section_path),
                     )
                     passages.append(_Passage(index, inp, None))
         return passages

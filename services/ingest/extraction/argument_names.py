@@ -15,6 +15,7 @@ from typing import Any
 from services.ingest.extraction.arguments import PLACE_HEADS, Phrase, entity_like, is_bare
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import Rewriter
+from shared.text.units import is_team_head
 
 __all__ = ["object_text", "render", "subject_text"]
 
@@ -61,7 +62,8 @@ def subject_text(
     if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].lower_ in _WE:
         # "We shipped it": the writers and others, no one entity. The claim is anchored on
         # the speaker or the document instead (and its text says "<speaker> and others").
-        return None
+        # On a team's page (or under its heading) "we" is the team: "We own the gateway".
+        return topic if topic and is_team_head(topic) and inp.speaker is None else None
     if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].tag_ == "PRP$":
         # "His last day is Friday": the owner the possessive means, not "Tomasz Nowak's"
         owner = render(phrase, rewriter)

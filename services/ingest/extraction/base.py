@@ -36,6 +36,9 @@ class ExtractionInput:
     # Who wrote the document (an email's signature or "From:" line): whom "I" and "my" mean
     # in a passage that has no speaker of its own.
     author: str | None = None
+    # The Markdown headings above the passage, outermost first ("Payments Platform",
+    # "People"): what the lines under them are about, when a heading names a thing.
+    headings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ def extra_relations(
         if not entity_like(rel.object):
             continue
         subject, obj = render(rel.subject, rewriter), render(rel.object, rewriter)
+        if rel.subject == frame.main.subject and main[0]:
+            subject = main[0]  # the main subject as named ("We own X and Y" on a team page)
         if rel.object is not None and [t.tag_ for t in rel.object.tokens] == ["PRP$"]:
             # "Their CTO": the organisation "their" means, or nothing when nothing was named.
             resolved = obj is not None and obj.lower() != rel.object.tokens[0].lower_

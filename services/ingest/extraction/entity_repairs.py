@@ -89,7 +89,7 @@ def _name_after_date(ent: Any) -> int | None:
     calendar words, after the date's own words, the first of them a clause's subject."""
     if ent.label_ not in ("DATE", "TIME"):
         return None
-    at = ent.end
+    at: int = ent.end
     while at > ent.start and _name_word(ent.doc[at - 1]):
         at -= 1
     if at in (ent.start, ent.end) or ent.doc[at].dep_ not in ("nsubj", "nsubjpass", "compound"):

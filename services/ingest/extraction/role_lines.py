@@ -31,6 +31,7 @@ from shared.entities.normalize import normalize_name
 __all__ = [
     "RoleLine",
     "heading_topic",
+    "one_person",
     "opened_at",
     "role_claim",
     "role_line",
@@ -162,7 +163,7 @@ def role_line(sent: Any) -> RoleLine | None:
         if members:  # "Members: Jin Park, Lea Novak" under "Search team"
             first, *rest = members
             return RoleLine(first, "member of", None, since, note=note, others=tuple(rest))
-    if not key or not _one_person(value):
+    if not key or not one_person(value):
         return None
     split = next((i for i, t in enumerate(key) if t.lower_ in ("of", "for")), len(key))
     role_part, held_part = key[:split], key[split + 1 :]
@@ -231,12 +232,12 @@ def _people(sent: Any, start: int, end: int) -> list[tuple[Any, ...]]:
         else:
             items[-1].append(tok)
     names = [item for item in items if item]
-    if not names or not all(_one_person(item) for item in names):
+    if not names or not all(one_person(item) for item in names):
         return []
     return [tuple(item) for item in names]
 
 
-def _one_person(tokens: list[Any]) -> bool:
+def one_person(tokens: list[Any]) -> bool:
     """A whole value that is one person's name: capitalised words, read as a person by NER or
     opening with a common given name."""
     if not 1 <= len(tokens) <= _MAX_NAME_WORDS:

@@ -60,6 +60,7 @@ from services.ingest.extraction.role_lines import (
     role_line,
     value_since,
 )
+from services.ingest.extraction.sections import lists_members, member_line, section_topic
 from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.sentence_boundaries import sentence_boundaries
 from services.ingest.extraction.signatures import signature, signature_claim
@@ -174,7 +175,10 @@ class RulesExtractor:
             for person in (inp.speaker, inp.author):
                 if person:
                     known[person] = PERSON_LABEL
-        titles = sorted({i.document_title for i in inputs if i.document_title})
+        titles = sorted(
+            {i.document_title for i in inputs if i.document_title}
+            | {h for i in inputs for h in i.headings}
+        )
         topics = dict(
             zip(
                 titles, map(title_topic, nlp.pipe(titles, batch_size=self._batch_size)), strict=True
@@ -182,9 +186,7 @@ class RulesExtractor:
         )
         before = self._antecedents_before(nlp, inputs, docs, topics)
         return [
-            self._extract_one(
-                inp, doc, known, before.get(i, []), topics.get(inp.document_title or "")
-            )
+            self._extract_one(inp, doc, known, before.get(i, []), section_topic(inp, topics))
             for i, (inp, doc) in enumerate(zip(inputs, docs, strict=True))
         ]
 
@@ -288,7 +290,7 @@ class RulesExtractor:
                 topic = document_topic  # the heading's block ended
             found: list[tuple[ExtractedClaim, str]] = []
             clauses = None
-            line = role_line(sent)
+            line = (member_line(sent) if lists_members(inp) else None) or role_line(sent)
             if line is not None:  # "Owner: Lucia Moreno": no clause the parser reads well
                 render = Rewriter(
                     named, first_person, inp.document_title, inp.base_offset, short_forms, lone

@@ -225,3 +225,40 @@ async def test_an_email_s_first_person_is_its_signer_and_the_signature_places_th
         c=signed[0].id,
     )
     assert subjects == [("Lena Vogt", "work for", "Orbit Systems")]
+
+
+WIKI = "\n\n".join(
+    [
+        "# Payments Platform",
+        "We own the card-processing gateway.",
+        "## Search team",
+        "Members: Jin Park, Lea Novak",
+        "## People",
+        "- Oluwaseun Akintola - backend engineer\n- Benedek Szalai (SRE)",
+    ]
+)
+
+
+async def test_a_wiki_heading_names_what_the_lines_under_it_are_about(
+    ingest, namespace: str
+) -> None:
+    # Headings are passages of their own (a blank line after each): the lines under them
+    # lost them, and "Members: Jin Park, Lea Novak" placed Jin in the page's title.
+    result = await ingest.ingest(
+        namespace,
+        WIKI,
+        media_type="text/markdown",
+        title="Payments Platform team page",
+        source_modified_time=said_on(),
+    )
+    await ingest.settle(namespace, [result.version_id])
+    rows = await ingest.rows(
+        "SELECT subject_text, predicate_text, object_text FROM claims WHERE namespace = :ns",
+        ns=namespace,
+    )
+    assert set(rows) >= {
+        ("Payments Platform team", "own", "the card-processing gateway"),
+        ("Jin Park", "member of", "Search team"),
+        ("Oluwaseun Akintola", "member of", "Payments Platform team"),
+        ("Benedek Szalai", "member of", "Payments Platform team"),
+    }
