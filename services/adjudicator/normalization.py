@@ -329,7 +329,9 @@ def _is_value(text: str) -> bool:
     if not rest.strip(" ,.;:") or _AMOUNT_RE.match(rest):
         return True
     price = _PRICE_RE.match(rest)
-    return bool(price) and not any(w[:1].isupper() for w in price.group("unit").split())
+    if price is None:
+        return False
+    return not any(w[:1].isupper() for w in price.group("unit").split())
 
 
 def observation_label(statement: str) -> str:
