@@ -515,12 +515,9 @@ class Normalizer:
         now = _NOW_RE.search(claim.claim_text) and not directed.former
         if directed.phase == "state" and stateful and now:
             directed = replace(directed, phase="start")
-        if (
-            stateful
-            and polarity == "negative"
-            and window.is_unknown  # a dated "no longer … since 2024" supersedes with the negation
-            and _NO_LONGER_RE.search(claim.claim_text)
-        ):
+        if stateful and polarity == "negative" and _NO_LONGER_RE.search(claim.claim_text):
+            # "no longer with Trellisoft" is the placement's end, dated or not: read as the
+            # negation it disputed the older "works for" when that arrived after it.
             directed, polarity = replace(directed, phase="end"), "positive"
         if directed.phase == "end" and stateful:
             if window.valid_from is not None:

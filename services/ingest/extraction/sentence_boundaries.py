@@ -43,6 +43,7 @@ def sentence_boundaries(doc: Any) -> Any:
     first = next((t for t in doc if not t.is_space), None)
     if first is not None and first.i > 0:
         _keep_fronted_date(doc, first.i)
+    _split_at_dashes(doc)
     for start in _line_starts(doc):
         _keep_fronted_date(doc, start.i)
         if _key_line(doc, start.i):
@@ -162,6 +163,41 @@ def _split_at_comment(doc: Any, start: int) -> None:
             if any(t.tag_ in _FINITE_TAGS for t in line[at + 1 :]):
                 line[at + 1].is_sent_start = True
             return
+
+
+# Tags that may open a clause's subject after a dash ("- he was a contractor", "- the vendor
+# slipped", "- Dana leads it now").
+_SUBJECT_OPENERS = frozenset({"PRP", "PRP$", "NNP", "NNPS", "NN", "NNS", "DT", "EX", "CD"})
+
+
+def _split_at_dashes(doc: Any) -> None:
+    """A spaced dash between two clauses, each with a finite verb, ends the first ("Lorcan
+    never worked for Trellisoft - he was a contractor", "Dana joined Lumio in May - she leads
+    the data team now"): the parser otherwise makes the first a complement of the second, and
+    its claim is lost. A dash before a verbless phrase ("$80k - down from $100k") stays."""
+    for dash in doc[1:-1]:
+        spaced = bool(doc[dash.i - 1].whitespace_) and bool(dash.whitespace_)
+        if dash.text not in _DASHES or not spaced or "\n" in dash.whitespace_:
+            continue
+        after = doc[dash.i + 1]
+        if after.tag_ not in _SUBJECT_OPENERS:
+            continue
+        if _finite_in(doc, dash.i, -1) and _finite_in(doc, dash.i, 1):
+            after.is_sent_start = True
+
+
+def _finite_in(doc: Any, at: int, step: int) -> bool:
+    """Whether the clause on one side of `at` (up to a sentence end or line break) has a
+    finite verb."""
+    i = at + step
+    while 0 <= i < len(doc):
+        tok = doc[i]
+        if tok.text in ".!?;" or "\n" in tok.whitespace_ or tok.is_space or tok.text in _DASHES:
+            return tok.tag_ in _FINITE_TAGS
+        if tok.tag_ in _FINITE_TAGS:
+            return True
+        i += step
+    return False
 
 
 def _key_line(doc: Any, start: int) -> bool:

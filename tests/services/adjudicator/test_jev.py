@@ -306,7 +306,9 @@ def test_changed_value_with_transition_cue_supersedes_observation() -> None:
     assert decision.new_window == Window(day(2025, 1), day(2026, 1), "month")
 
 
-def test_ending_a_relation_with_a_date_supersedes_it_with_the_negation() -> None:
+def test_ending_a_relation_with_a_date_closes_it_then() -> None:
+    """ "no longer … since 2024" is the relation's end, as "moved away in 2024" is: read as a
+    negation it disputed the older relation when that arrived after it (order dependence)."""
     existing = fact(
         assertion(
             "Dana lives in Berlin.",
@@ -327,7 +329,7 @@ def test_ending_a_relation_with_a_date_supersedes_it_with_the_negation() -> None
         ),
         existing,
     )
-    assert decision.action == "supersede"
+    assert decision.action == "adjust"
     assert decision.new_window == Window(day(2020, 1), day(2024, 1), "year")
 
 

@@ -49,3 +49,31 @@ def test_their_in_a_clause_about_her_is_not_hers(extractor: RulesExtractor, text
     for claim in _claims(extractor, text, context):
         assert "Oluwaseun Akintola's" not in (claim.object_text or "")
         assert "Oluwaseun Akintola's" not in claim.claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("Lorcan Pettersen never worked for Trellisoft - he was a contractor via Brightloom.",
+         ("Lorcan Pettersen", "work for", "Trellisoft")),
+        ("Dana Kim joined Lumio in May - she leads the data team now.",
+         ("Dana Kim", "join", "Lumio")),
+        ("Ines Moreau left Kestrel in March – she is at Orrin Group now.",
+         ("Ines Moreau", "leave", "Kestrel")),
+    ],
+)  # fmt: skip
+def test_a_clause_before_a_spaced_dash_is_a_claim_of_its_own(
+    extractor: RulesExtractor, text: str, first: tuple[str, str, str]
+) -> None:
+    claims = _claims(extractor, text)
+    assert len(claims) == 2
+    assert (claims[0].subject_text, claims[0].predicate_text, claims[0].object_text) == first
+
+
+@pytest.mark.parametrize(
+    "text", ["The budget is $80k - down from $100k.", "The plan - agreed on Monday - is to ship."]
+)
+def test_a_dash_before_a_verbless_phrase_splits_nothing(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert len(_claims(extractor, text)) == 1
