@@ -185,7 +185,15 @@ def sole_full_name(normalized: str, nominees: Sequence[Nominee]) -> Nominee | No
         return None
     if any(n.kind == "exact" and " " not in n.normalized_name for n in nominees):
         return None
-    found = {n.entity_id: n for n in nominees if abbreviates(n.kind, n.normalized_name)}
+    # Only a name whose own lone forms hold the word (`lone_forms`, the mirror rule): "Platform
+    # status w/e 9 Jan", a document's title, is no full name "Platform" abbreviates, and the
+    # completion would otherwise happen in one arrival order only.
+    found = {
+        n.entity_id: n
+        for n in nominees
+        if abbreviates(n.kind, n.normalized_name)
+        and normalized in {word for word, _ in lone_forms(n.normalized_name, n.canonical_name)}
+    }
     if len(found) != 1:
         return None
     return next(iter(found.values()))

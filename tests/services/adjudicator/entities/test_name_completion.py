@@ -167,3 +167,24 @@ async def test_of_two_lone_forms_met_first_the_most_named_takes_the_full_name_th
         assert pairs == {frozenset((samantha.entity_id, reyes.entity_id))}
         # "Priya Shah", "Omar Said", "Li Wu", Reyes and Samantha (Reyes).
         assert await entity_count(session, namespace) == 5
+
+
+@pytest.mark.parametrize(
+    "phrase", ["Platform status w/e 9 Jan", "Platform migration plan", "Platform team offsite"]
+)
+async def test_a_lone_word_is_no_abbreviation_of_a_phrase_that_is_not_a_name(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+    phrase: str,
+) -> None:
+    """The mirror of `test_lowercase_phrases_and_names_of_other_words_complete_nothing`: read
+    after the phrase, "Platform" joined it; read before, it stayed apart (order dependence)."""
+    async with session_factory() as session, session.begin():
+        first, _ = await resolve_in_document(
+            session, namespace, document_claims, [phrase, "Priya Shah"]
+        )
+        lone, _ = await resolve_in_document(
+            session, namespace, document_claims, ["Platform", "Omar Said"]
+        )
+        assert lone.entity_id != first.entity_id
