@@ -87,6 +87,8 @@ _CURRENCY_WORDS = (
 )
 
 
+# A dotted version after a capitalised word ("Tarnwick 3.0", "iOS 17.2", "Python 3.11").
+_VERSION = re.compile(r"(?<![\w.])(?:[A-Z][\w-]*|i[A-Z]\w*)\s+(v?\d+(?:\.\d+)+)\b")
 _CLOCK = re.compile(
     r"(?<![\w.$€£])\d{1,2}:\d{2}(?:\s*[ap]\.?m\b\.?)?|(?<![\w.$€£])\d{1,2}\s*[ap]\.?m\b\.?"
     r"|\b(?:utc|gmt)\s*[+\-−–]\s*\d{1,2}(?::?\d{2})?"
@@ -96,6 +98,10 @@ _CLOCK = re.compile(
 @lru_cache(maxsize=TEXT_CACHE)
 def _values_of(text: str) -> tuple[Value, ...]:
     lowered = text.lower()
+    if len(lowered) == len(text):
+        # "the Tarnwick 3.0 launch", "Python 3.11": a version after a name is part of it.
+        for m in _VERSION.finditer(text):
+            lowered = lowered[: m.start(1)] + " " * len(m.group(1)) + lowered[m.end(1) :]
     for pattern, symbol in _CURRENCY_WORDS:
         lowered = pattern.sub(symbol + r"\1", lowered)
     found: list[tuple[int, Value]] = list(find_categories(lowered))

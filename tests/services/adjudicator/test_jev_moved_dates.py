@@ -12,8 +12,15 @@ from datetime import datetime
 
 import pytest
 
-from services.adjudicator.domain import Window
-from tests.services.adjudicator.test_jev import assert_confident, assertion, day, decide, fact
+from services.adjudicator.domain import EntityRef, Window
+from tests.services.adjudicator.test_jev import (
+    ENTITIES,
+    assert_confident,
+    assertion,
+    day,
+    decide,
+    fact,
+)
 
 PLANNED = "The Ledger API launch is planned for 5 November 2025."
 PLANNED_WINDOW = Window(day(2025, 11, 5), day(2025, 11, 6), "day")
@@ -220,3 +227,44 @@ def test_the_replaced_date_with_a_clock_time_arriving_last_supports_the_moved_fa
     )
     decision = decide(older, fact(moved, similarity=0.8, said=day(2026, 5, 5)))
     assert (decision.action, decision.stance) == ("confirm", "supports")
+
+
+@pytest.mark.parametrize(
+    ("original", "corrected", "thing"),
+    [
+        ("The Tarnwick 3.0 launch is scheduled for 5 June.",
+         "The Tarnwick 3.0 launch is on 12 June, not 5 June.", "Tarnwick 3.0 launch"),
+        ("The iOS 17.2 rollout starts on 5 June.",
+         "The iOS 17.2 rollout starts on 12 June, not 5 June.", "iOS 17.2 rollout"),
+        ("The Helios 2.1 release is due on 5 June.",
+         "Correction: the Helios 2.1 release is due on 12 June, not 5 June.",
+         "Helios 2.1 release"),
+    ],
+)  # fmt: skip
+def test_a_version_in_the_name_is_no_value_beside_the_corrected_date(
+    monkeypatch: pytest.MonkeyPatch, original: str, corrected: str, thing: str
+) -> None:
+    """The correction arrived first; the older date arriving late supports the thing and
+    keeps the corrected date, as the other order does (the version number had counted as a
+    second value, so the date the correction replaced was not recognised)."""
+    monkeypatch.setitem(ENTITIES, thing.lower(), EntityRef("ent-thing", thing))
+    existing = fact(
+        assertion(
+            corrected,
+            thing,
+            window=Window(day(2026, 6, 12), day(2026, 6, 12), "day"),
+            kind="event_time",
+            said=day(2026, 2, 5),
+        ),
+        said=day(2026, 2, 5),
+    )
+    late = assertion(
+        original,
+        thing,
+        window=Window(day(2026, 6, 5), day(2026, 6, 5), "day"),
+        kind="event_time",
+        said=day(2026, 2, 2),
+    )
+    decision = decide(late, existing)
+    assert decision.action == "confirm", decision.rationale
+    assert decision.new_window is None
