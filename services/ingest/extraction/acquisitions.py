@@ -8,7 +8,9 @@ Analytics to Kestrel Partners") or as a purchase from its owner ("Kestrel bought
 Orrin"). Each is read here as "<target> become part of <buyer>" (a start), and a named seller as
 "<target> cease to be part of <seller>" (an end), so the parent it had is closed when the new one
 starts whichever way the change was written. Read from the parse: the deal noun's "of" object
-(the target) and its possessor or "by" object (the buyer), the sale's object and "to" object.
+(the target) and its possessor or "by" object (the buyer), the sale's object and "to" object; a
+sale noun ("completed the sale of X to Y") names the buyer after "to" and the seller as its
+possessor or the clause's subject.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from services.ingest.extraction.placement_changes import Relation
 __all__ = ["change_of_hands"]
 
 _DEAL_NOUNS = frozenset({"acquisition", "purchase", "takeover", "buyout"})
+# The same deal from the seller's side: "Kestenholz completed the sale of Brannock Robotics to
+# Sable Ridge Capital", "The sale of Brannock to Sable Ridge closed on 30 April".
+_SALE_NOUNS = frozenset({"sale", "divestment", "divestiture", "disposal", "spin-off", "spinoff"})
 # A deal that happened: "completed", "closed", "finalised" (not "proposed", "blocked").
 _DONE_VERBS = frozenset(
     {"complete", "close", "finalise", "finalize", "conclude", "finish", "seal", "announce"}
@@ -43,7 +48,13 @@ def change_of_hands(
     lemma = head.lemma_.lower()
     deal = _deal(head, subj_tok)
     target = buyer = seller = None
-    if deal is not None and lemma in _DONE_VERBS:
+    if deal is not None and lemma in _DONE_VERBS and deal.lemma_.lower() in _SALE_NOUNS:
+        target = _child_object(deal, "of")
+        buyer = _child_object(deal, "to") or _child_object(head, "to")
+        seller = _possessor(deal)
+        if (seller is None or seller.pos_ == "PRON") and deal.dep_ == "dobj":
+            seller = subj_tok  # "Kestenholz completed (its) sale of …"
+    elif deal is not None and lemma in _DONE_VERBS:
         target = _child_object(deal, "of")
         buyer = _child_object(deal, "by") or _possessor(deal)
         if buyer is not None and buyer.pos_ == "PRON" and deal.dep_ == "dobj":
@@ -78,7 +89,7 @@ def _deal(head: Any, subj_tok: Any | None) -> Any | None:
     """The deal noun the clause is about: its object ("completed the acquisition of …") or its
     subject ("the acquisition of … closed", "… purchase of … was finalised")."""
     for tok in (next((c for c in head.children if c.dep_ == "dobj"), None), subj_tok):
-        if tok is not None and tok.lemma_.lower() in _DEAL_NOUNS:
+        if tok is not None and tok.lemma_.lower() in _DEAL_NOUNS | _SALE_NOUNS:
             return tok
     return None
 

@@ -30,6 +30,13 @@ from tests.support.extracting import extract, stated_relations
          "Fernhill Analytics", "Kestrel Partners", "Orrin Group"),
         ("Marlow Holdings bought Quantix Labs from Serra Capital in 2025.",
          "Quantix Labs", "Marlow Holdings", "Serra Capital"),
+        # The deal from the seller's side, as a noun.
+        ("Kestenholz AG has completed the sale of Brannock Robotics to Sable Ridge Capital.",
+         "Brannock Robotics", "Sable Ridge Capital", "Kestenholz AG"),
+        ("The sale of Brannock Robotics to Sable Ridge Capital closed on 30 April.",
+         "Brannock Robotics", "Sable Ridge Capital", None),
+        ("Orrin Group finalised its divestment of Fernhill Analytics to Kestrel Partners.",
+         "Fernhill Analytics", "Kestrel Partners", "Orrin Group"),
     ],
 )  # fmt: skip
 def test_a_company_changing_hands_becomes_part_of_the_buyer_and_leaves_the_seller(
@@ -48,6 +55,7 @@ def test_a_company_changing_hands_becomes_part_of_the_buyer_and_leaves_the_selle
         "Dana bought a new laptop from Dell.",
         "Orrin Group has agreed to sell Fernhill Analytics to Kestrel Partners.",
         "The acquisition of Fernhill Analytics by Kestrel Partners was blocked by regulators.",
+        "We completed the sale of our old laptops to a recycler.",
     ],
 )
 def test_a_purchase_that_is_not_a_company_changing_hands_places_nothing(
