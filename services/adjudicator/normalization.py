@@ -88,6 +88,11 @@ _LEAVING_AHEAD = re.compile(
     r"(?:\w+\s+)?(?:leave|step\s+down|depart|retire|quit))\b",
     re.IGNORECASE,
 )
+# Positions under a whole ("sits under Finance", "falls within the Platform group"): part of
+# an organisation, a member of a team.
+_UNDER_PHRASES = frozenset(
+    {"sit under", "fall under", "be under", "sit within", "fall within", "be within"}
+)
 _OPENING_CONNECTIVE = re.compile(r"^\W*(?:and\s+)?(?:also|additionally)\b[\s,]*", re.IGNORECASE)
 _CONCURRENT_RE = re.compile(
     r"\b(also|alongside|as well|in addition to|additionally|part[- ]time|on the side|"
@@ -158,6 +163,10 @@ class DirectedPredicate:
             # "starts on the Growth team", "works on the payments team": one works on a
             # project, and on a team as its member.
             return replace(self, predicate="member_of")
+        if self.placement and self.predicate == "part_of":
+            # "sits under the Discovery group" places its subject in a unit as "moves into
+            # the AI Platform group" does: one slot, so the move closes it.
+            return replace(self, predicate="member_of") if team else self
         if not self.placement or self.predicate not in ("works_for", "member_of"):
             return self
         if is_gathering(object_name):
@@ -267,7 +276,7 @@ class PredicateVocabulary:
             predicate,
             inverted,
             self._phases.get(key, "state"),
-            key.split()[0] in PLACEMENT_VERBS,
+            key.split()[0] in PLACEMENT_VERBS or key in _UNDER_PHRASES,
             # "runs the payments team" leads it; "runs in Oregon" is where something is.
             predicate in ("member_of", "works_on")
             and (key in LEADERSHIP_PHRASES or key.split()[0] in LEADERSHIP_VERBS),

@@ -31,7 +31,7 @@ from shared.entities.normalize import display_name
 
 __all__ = ["lone_candidates", "take_full_name"]
 
-_KIND_RANK = {"given_name": 0, "surname": 1, "short_form": 2}
+_KIND_RANK = {"given_name": 0, "unit_name": 0, "surname": 1, "short_form": 2}
 
 
 async def lone_candidates(
@@ -43,7 +43,7 @@ async def lone_candidates(
     found: dict[UUID, Nominee] = {}
     for word, kind in forms:
         hits = call.exact.get(word, [])
-        if any(" " in hit.normalized_name for hit in hits):
+        if any(hit.normalized_name != word and " " in hit.normalized_name for hit in hits):
             # The word already stands for a full name: what it names is settled elsewhere.
             return []
         for hit in hits:
@@ -116,6 +116,8 @@ async def _stands_for_another(call: ResolutionContext, words: set[str], normaliz
     for name in await completion_repository.full_names_like(
         call.session, call.namespace, patterns, normalized
     ):
+        if name in words:
+            continue  # the lone entity itself, when its name is of several words
         if any(abbreviates(match_kind(word, name, name), name) for word in words):
             return True
     return False

@@ -75,6 +75,8 @@ def match_kind(mention: str, alias: str, candidate_name: str) -> str:
             return "initials"  # "John S." -> "John Smith"
     if m and a and is_short_form_of(m[0], a[0]) and (len(m) == 1 or m[1:] == a[1:]):
         return "short_form"
+    if len(m) >= 2 and a[:-1] == m and is_team_head(candidate_name):
+        return "unit_name"  # "Search Relevance" of "Search Relevance team"
     if _other_head(m, a):
         return "other_head"
     if not _misspelling(m, alias.split()):
@@ -159,7 +161,7 @@ def choose(
 
 # How a lone word can stand for a full name: the name's first word, its last (a person's
 # surname), a short form of the first ("Mel"), or already an alias of it.
-_ABBREVIATING = frozenset({"exact", "given_name", "surname", "short_form"})
+_ABBREVIATING = frozenset({"exact", "given_name", "surname", "short_form", "unit_name"})
 
 
 def abbreviates(kind: str, full_name: str) -> bool:
@@ -181,9 +183,12 @@ def sole_full_name(normalized: str, nominees: Sequence[Nominee]) -> Nominee | No
     different context is no evidence of a different person when there is no other candidate).
     None when two full names qualify, or when an entity known by the lone word alone exists
     (the lone names stay with the rules of `choose`: "Dana" in two unrelated contexts)."""
-    if " " in normalized:
-        return None
-    if any(n.kind == "exact" and " " not in n.normalized_name for n in nominees):
+    if " " in normalized and not any(n.kind == "unit_name" for n in nominees):
+        return None  # a name of several words abbreviates only its unit ("Search Relevance")
+    if any(
+        n.kind == "exact" and (" " not in n.normalized_name or n.normalized_name == normalized)
+        for n in nominees
+    ):
         return None
     # Only a name whose own lone forms hold the word (`lone_forms`, the mirror rule): "Platform
     # status w/e 9 Jan", a document's title, is no full name "Platform" abbreviates, and the
@@ -219,7 +224,10 @@ def lone_forms(normalized: str, text: str) -> tuple[tuple[str, str], ...]:
     if is_team_head(text):
         # "the Search team", "the support team": the article and the head are not the name,
         # and a unit is named by its function however it is cased ("Support" becomes "the
-        # support team" as `sole_full_name` reads it the other way round).
+        # support team" as `sole_full_name` reads it the other way round); a name of several
+        # words is written without its head too ("Search Relevance").
+        if len(words) > 2:
+            return ((" ".join(words[:-1]), "unit_name"),)
         return ((words[0], "given_name"),)
     if not all(word[:1].isupper() or word in _NAME_PARTICLES for word in written):
         return ()

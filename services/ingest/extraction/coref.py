@@ -25,6 +25,7 @@ _PERSON_POSSESSIVE = {"his", "hers"}
 _ORG_PRONOUNS = {"it", "they", "them", "itself", "themselves"}
 _ORG_POSSESSIVE = {"its", "their", "theirs"}
 _FIRST_SINGULAR = {"i", "me", "myself"}
+_REFLEXIVES = {"itself", "themselves", "himself", "herself"}
 _FIRST_PLURAL = {"we", "us", "ourselves"}
 _DOC_NOUNS = {"document", "report", "spec", "specification", "memo", "page", "proposal", "doc"}
 _DOC_NOUNS |= {"meeting", "notes", "rfc", "note", "minutes", "call"}
@@ -300,6 +301,8 @@ class Rewriter:
             return self._addressee.name
         if self._addressee and low in ("your", "yours"):
             return f"{self._addressee.name}'s"
+        if low in _REFLEXIVES and token.i > 0 and token.doc[token.i - 1].pos_ in ("NOUN", "PROPN"):
+            return None  # "Discovery itself is unchanged": emphasis, no second mention
         if low in _PERSON_PRONOUNS or (low == "her" and token.tag_ == "PRP"):
             return self._named(token, ("PERSON",), possessive=False)
         if low in _PERSON_POSSESSIVE or (low == "her" and token.tag_ == "PRP$"):

@@ -856,3 +856,32 @@ def test_a_price_moved_to_is_a_value_not_an_employer(price: str) -> None:
         lambda text: refs.get(text.lower()),
     )
     assert [a.kind for a in result.assertions] == ["observation"]
+
+
+@pytest.mark.parametrize(
+    ("phrase", "whole", "expected"),
+    [
+        ("sits under", "Discovery group", "member_of"),
+        ("falls within", "the Platform group", "member_of"),
+        ("sits under", "Finance", "part_of"),
+    ],
+)
+def test_a_position_under_a_team_is_membership_under_an_organisation_part_of(
+    phrase: str, whole: str, expected: str
+) -> None:
+    """ "The Search Relevance team sits under the Discovery group" and "Search Relevance moves
+    into the AI Platform group" place it in one slot, so the move closes the first."""
+    refs = {
+        "search relevance": EntityRef("ent-a", "Search Relevance"),
+        whole.lower(): EntityRef("b", whole),
+    }
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(
+            f"Search Relevance {phrase} {whole}.",
+            "Search Relevance",
+            phrase.replace("sits", "sit").replace("falls", "fall"),
+            whole,
+        ),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.predicate for a in result.assertions] == [expected]

@@ -77,3 +77,19 @@ def test_a_dash_before_a_verbless_phrase_splits_nothing(
     extractor: RulesExtractor, text: str
 ) -> None:
     assert len(_claims(extractor, text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Discovery itself is unchanged.",
+        "The Berlin office itself stays open.",
+        "Dana Kim herself approved the budget.",
+    ],
+)
+def test_an_emphatic_reflexive_is_no_second_mention(extractor: RulesExtractor, text: str) -> None:
+    context = (
+        "[t1] Roswitha: Search Relevance moves into the AI Platform group, led by Thaddeus Mbeki."
+    )
+    (claim,) = _claims(extractor, text, context)
+    assert "Thaddeus" not in claim.claim_text

@@ -42,6 +42,9 @@ async def _names(session: AsyncSession, entity_id: uuid.UUID) -> tuple[str, str]
         # support team had 14 people"), as `sole_full_name` reads it the other way round.
         ("Support", "support team"),
         ("Marketing", "marketing department"),
+        # A unit's name of several words, written without its head first.
+        ("Search Relevance", "Search Relevance team"),
+        ("Fraud Signals", "Fraud Signals squad"),
     ],
 )
 async def test_a_full_name_after_its_lone_form_is_the_same_entity_renamed(
