@@ -107,7 +107,9 @@ _ATOMS: list[tuple[str, str]] = [
     # "joined on the 2nd": a day of the month the text is said in (or the one before it).
     (
         "month_day",
-        r"\b(?:on|since|from|by|until)\s+the\s+(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b",
+        # "on the 3rd floor", "by the 2nd round": an ordinal before a noun is no date.
+        r"\b(?:on|since|from|by|until)\s+the\s+(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b"
+        r"(?!\s+(?!of\b|and\b|or\b|at\b|in\b|to\b|for\b|we\b|i\b|she\b|he\b|they\b)[a-z])",
     ),
     (
         "lead_month",

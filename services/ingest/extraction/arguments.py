@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.former import formerly, given_up
+from services.ingest.extraction.function_heads import FUNCTIONS
 from services.ingest.extraction.measured import ATTRIBUTE_HEADS, measured_thing, names_a_unit
 from services.ingest.extraction.names import (
     NAME_LABELS,
@@ -190,6 +191,8 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
                 # "VP of Marketing at Arbor Labs", "director of engineering at Corvid": the
                 # function is "of"; the organization is the named place of work after it.
                 held_at = _named_workplace(pobj, inside) if child.lower_ == "of" else None
+                if not held_at and child.lower_ == "of" and _function(pobj):
+                    continue  # "VP of Sales": the function, not where the post is held
                 span = held_at or name_span(pobj) or _team_phrase(pobj, inside)
                 if not span and head.lower_ == "owner":  # owns anything nameable
                     owned = entity_phrase(pobj, inside)
@@ -202,6 +205,14 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
             if span:
                 return span
     return None
+
+
+def _function(tok: Any) -> bool:
+    """A department named alone ("Sales", "Marketing"), not a name ending in such a word
+    ("Fjord Analytics")."""
+    return tok.lower_ in FUNCTIONS and not any(
+        c.dep_ in ("compound", "amod", "det", "poss") for c in tok.children
+    )
 
 
 def _named_workplace(tok: Any, inside: set[int]) -> tuple[Any, ...] | None:

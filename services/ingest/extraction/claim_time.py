@@ -170,9 +170,15 @@ def settle_window(
     changed = not reschedule and (value_change(content) or status_change(content))
     if window.shape == "point" and changed:
         return since  # "was raised to 250 on 1 May", "turned red on 3 May"
-    if window.shape == "until" and changed and _BY_BEFORE.search(text[: window.start]):
+    if (
+        window.shape == "until"
+        and changed
+        and _BY_BEFORE.search(text[: window.start])
+        and tense_of(content) == "past"
+    ):
         # "headcount grew to 19 by the end of March", "had turned red by Friday": reached by
-        # then and held from then on, no deadline.
+        # then and held from then on ("reduce latency to 400 ms by end of Q1", a target, keeps
+        # its deadline).
         return replace(since, valid_from=window.valid_until)
     return window
 

@@ -66,9 +66,9 @@ from services.ingest.extraction.placement_changes import (
     there_antecedent,
 )
 from services.ingest.extraction.roles import (
-    APPOINTMENTS,
     LIGHT_VERBS,
     appointment,
+    appointment_verb,
     held_at,
     light_verb_object,
     reporting_line,
@@ -295,7 +295,7 @@ def read_frame(
         taken_at = None if obj_tok is None else job_taken_at(head, obj_tok, inside, skip)
         if taken_at is not None:  # "accepted an offer from Lumen Bio": joining it
             pred, obj_tok = ["join"], taken_at
-        appointed = APPOINTMENTS.get(lemma)
+        appointed = appointment_verb(head)
         if appointed is not None and obj_tok is not None and not is_role_word(obj_tok):
             # "The board named Marco Bell head of sales": the one named, and the role.
             role_tok = _first(head, ("oprd", "attr"), inside, skip)
@@ -335,7 +335,7 @@ def read_frame(
             conjoined = obj_tok
     if head is xcomp and is_role_word(head) and obj is not None:
         # "was promoted to lead the Observability team": the parser reads the role as a verb.
-        appointed = APPOINTMENTS.get(content.lemma_.lower())
+        appointed = appointment_verb(content)
         if appointed is not None:
             pred = appointed.split()
     predicate = " ".join(pred)

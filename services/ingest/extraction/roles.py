@@ -20,6 +20,7 @@ __all__ = [
     "APPOINTMENTS",
     "LIGHT_VERBS",
     "appointment",
+    "appointment_verb",
     "held_at",
     "light_verb_object",
     "reporting_line",
@@ -39,6 +40,28 @@ APPOINTMENTS = {
     "serve": "work for", "act": "work for", "remain": "work for", "continue": "work for",
     "stay": "work for", "step": "leave", "resign": "leave", "retire": "leave",
 }  # fmt: skip
+# "step" is taken into a role or out of one by its particle: "steps up as acting VP", "stepped
+# in as interim CFO" join; "stepped down as CTO", "steps aside as chair" leave.
+_STEP_PARTICLES = {"up": "join", "in": "join", "into": "join", "down": "leave", "aside": "leave"}
+_STEP_PARTICLES |= {"back": "leave", "away": "leave"}
+
+
+def appointment_verb(head: Any) -> str | None:
+    """The placement a verb of appointment starts, states or ends (`APPOINTMENTS`)."""
+    lemma = head.lemma_.lower()
+    if lemma != "step":
+        return APPOINTMENTS.get(lemma)
+    particle = next(
+        (
+            c.lower_
+            for c in head.children
+            if c.dep_ in ("prt", "advmod", "prep") and c.lower_ in _STEP_PARTICLES
+        ),
+        None,
+    )
+    return _STEP_PARTICLES.get(particle, "leave") if particle else "leave"
+
+
 # Verbs whose bare noun object carries the meaning ("took part in", "took charge of", "has
 # responsibility for", "has experience with"): the predicate is verb + noun + preposition.
 LIGHT_VERBS = frozenset({"take", "have", "assume", "gain", "hold", "share", "keep", "bear"})
@@ -79,7 +102,7 @@ def appointment(
     "Kestrel Mills promoted Sofia Lind to chief operating officer". The role's own "of X"
     says where ("named Lee head of sales at Veridian" is `frames`' case); else the
     organisation doing the appointing, when the subject is one."""
-    if APPOINTMENTS.get(head.lemma_.lower()) != "join":
+    if appointment_verb(head) != "join":
         return None
     objects = [c for c in head.children if c.dep_ in ("dobj", "oprd") and c.i in inside]
     person = next((c for c in objects if is_person(c)), None)

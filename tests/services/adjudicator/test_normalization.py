@@ -885,3 +885,16 @@ def test_a_position_under_a_team_is_membership_under_an_organisation_part_of(
         lambda text: refs.get(text.lower()),
     )
     assert [a.predicate for a in result.assertions] == [expected]
+
+
+@pytest.mark.parametrize("site", ["Berlin office", "Lyon warehouse", "Oslo HQ"])
+def test_a_site_at_an_address_is_located_there(site: str) -> None:
+    refs = {
+        site.lower(): EntityRef("ent-a", site),
+        "torstrasse 109": EntityRef("b", "Torstrasse 109"),
+    }
+    result = Normalizer(PredicateVocabulary()).normalize_claim(
+        claim(f"Our {site} is at Torstrasse 109.", site, "be at", "Torstrasse 109"),
+        lambda text: refs.get(text.lower()),
+    )
+    assert [a.predicate for a in result.assertions] == ["located_in"]

@@ -125,3 +125,29 @@ def test_a_month_modifying_the_event_a_state_followed_lies_behind(
 )
 def test_what_is_planned_for_a_month_lies_ahead(extractor: RulesExtractor, text: str) -> None:
     assert _only(extractor, text).claim_valid_from == _on(2027, 3, 1)
+
+
+def test_a_target_to_reach_by_a_date_keeps_its_deadline(extractor: RulesExtractor) -> None:
+    claim = _only(extractor, "KR2: reduce p95 checkout latency from 900 ms to 400 ms by end of Q1.")
+    assert claim.claim_valid_from is None and claim.claim_valid_until is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reception is on the 3rd floor.",
+        "The team sits on the 2nd floor of the Berlin office.",
+        "Lumio came in on the 1st place in the ranking.",
+    ],
+)
+def test_an_ordinal_before_a_noun_is_no_day(extractor: RulesExtractor, text: str) -> None:
+    assert all(c.claim_valid_from is None for c in extract(extractor, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [("She joined on the 2nd.", 2), ("The invoice is due on the 15th of June.", 15)],
+)
+def test_an_ordinal_day_is_still_a_date(extractor: RulesExtractor, text: str, day: int) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.claim_valid_from is not None and claim.claim_valid_from.day == day

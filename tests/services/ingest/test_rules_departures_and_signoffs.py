@@ -76,3 +76,37 @@ def test_someones_manager_is_still_a_reporting_line(
 ) -> None:
     (claim,) = extract(extractor, text)
     assert (claim.subject_text, claim.predicate_text) == (managed, "report to")
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Tomasz Wierzbicki steps up as acting VP of Sales at Halvorsen Mobility.", "join"),
+        ("Mira Lund stepped in as interim CFO at Lumio in March.", "join"),
+        ("Rosalind Achterberg stepped down as CTO of Velloran.", "leave"),
+        ("Dana Kim steps aside as CEO of Kestrel Partners.", "leave"),
+    ],
+)
+def test_stepping_up_takes_a_post_and_stepping_down_leaves_it(
+    extractor: RulesExtractor, text: str, predicate: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.predicate_text == predicate
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Adaeze Obi, VP of Sales, will present the plan.",
+        "Adaeze Obi, our head of Marketing, approved it.",
+        "Adaeze Obi, director of Engineering, signed off.",
+    ],
+)
+def test_a_function_after_of_is_no_employer(extractor: RulesExtractor, text: str) -> None:
+    relations = stated_relations(extract(extractor, text))
+    assert not any(p in ("work for", "work at") for _, p, _ in relations), relations
+
+
+def test_a_company_named_after_a_function_is_still_the_employer(extractor: RulesExtractor) -> None:
+    (claim,) = extract(extractor, "Ola Berg stepped down as CTO of Fjord Analytics.")
+    assert (claim.predicate_text, claim.object_text) == ("leave", "Fjord Analytics")
