@@ -11,6 +11,8 @@
   puts outside the span, or that opens a date, is the clause's: the span is cut there, each
   side holding a proper noun stays a name, and a date is none. "left Pellion for Sardis Bank"
   is cut at its "for" too, which the parser hangs on the employer left.
+- **Half a hyphenated name.** "Hyun-woo will report to Declan" gives the PERSON "Hyun": the
+  span takes the rest of the hyphenated word.
 - **A name swallowed by a date.** "From 1 June Ben takes over the rota" gives the DATE "1 June
   Ben". Capitalised proper nouns after the date's own words, the first a clause's subject (or
   its compound), are a name of their own.
@@ -51,6 +53,11 @@ def repair_entities(doc: Any) -> Any:
     spans: list[Any] = []
     changed = False
     for ent in doc.ents:
+        joined = _hyphen_end(ent)
+        if joined != ent.end:
+            # "Hyun-woo", "Jean-Luc": a hyphenated name is one name, NER took its first half.
+            ent = Span(doc, ent.start, joined, label=ent.label_)
+            changed = True
         given = _given_name_before(ent)
         if given is not None:
             ent = Span(doc, given.i, ent.end, label="PERSON")
@@ -82,6 +89,21 @@ def repair_entities(doc: Any) -> Any:
     if changed:
         doc.ents = spans
     return doc
+
+
+def _hyphen_end(ent: Any) -> int:
+    """Where a name span ends once the rest of a hyphenated word is in it."""
+    doc, end = ent.doc, ent.end
+    while (
+        end + 1 < len(doc)
+        and doc[end].text in ("-", "‐")
+        and not doc[end - 1].whitespace_
+        and not doc[end].whitespace_
+        and doc[end + 1].is_alpha
+        and not doc[end + 1].ent_type_
+    ):
+        end += 2
+    return int(end)
 
 
 def _name_after_date(ent: Any) -> int | None:

@@ -45,7 +45,12 @@ _MARKER_RE = re.compile(
 _FRAME_RE = re.compile(
     rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:just\s+)?confirming(?:\s+that)?\s+{_NEWS_OPENS}"
     r"|(?:it\s+)?turns\s+out(?:\s+that)?\s+"
-    rf"|(?:so\s+)?the\s+plan\s+is(?:\s+that)?\s+{_NEWS_OPENS})(?P<first>\w?)"
+    rf"|(?:so\s+)?the\s+plan\s+is(?:\s+that)?\s+{_NEWS_OPENS}"
+    # "I'm delighted to share that Priyanka has been promoted", "We are pleased to announce
+    # that …": the writer's pleasure frames the news it announces.
+    r"|(?:i\s*['’]?m|i\s+am|we\s*['’]?re|we\s+are)\s+(?:\w+\s+)?(?:delighted|pleased|happy|"
+    r"excited|thrilled|proud|glad)\s+to\s+(?:share|announce|confirm|report|say|let\s+(?:you|"
+    r"everyone|you\s+all)\s+know)(?:\s+that)?\s+)(?P<first>\w?)"
 )
 
 

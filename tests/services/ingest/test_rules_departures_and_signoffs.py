@@ -110,3 +110,36 @@ def test_a_function_after_of_is_no_employer(extractor: RulesExtractor, text: str
 def test_a_company_named_after_a_function_is_still_the_employer(extractor: RulesExtractor) -> None:
     (claim,) = extract(extractor, "Ola Berg stepped down as CTO of Fjord Analytics.")
     assert (claim.predicate_text, claim.object_text) == ("leave", "Fjord Analytics")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Effective 1 May, Hyun-woo will report to Declan Mahoney.", "Hyun-woo"),
+        ("Anne-Marie left the Risk team in March.", "Anne-Marie"),
+        ("From Monday Jean-Luc owns the billing runbook.", "Jean-Luc"),
+    ],
+)
+def test_a_hyphenated_given_name_is_one_name(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("I'm delighted to share that Priyanka Venkataraman has been promoted to Staff Engineer.",
+         "Priyanka Venkataraman"),
+        ("We are pleased to announce that Kestrel Partners has acquired Fernhill Analytics.",
+         "Kestrel Partners"),
+        ("I am very happy to let you know that Omar Haddad joins the Risk team on 1 July.",
+         "Omar Haddad"),
+    ],
+)  # fmt: skip
+def test_the_writers_pleasure_frames_the_news_it_announces(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.subject_text == subject and not claim.is_attributed
