@@ -6,7 +6,7 @@ import calendar
 import itertools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
@@ -75,6 +75,7 @@ def _month_last(y: int, m: int) -> date:
 
 
 _JUST_GONE = timedelta(days=7)
+_WEEK_OF = re.compile(r"\b(?:the\s+)?week\s+(?:of|commencing|beginning|starting)\s*$", re.I)
 
 
 def _pick_year(month: int, day: int | None, today: date, tense: Tense) -> int:
@@ -219,6 +220,7 @@ class DateResolver:
         atoms.sort(key=lambda a: a.start)
         # "15:30 CET on Thursday 14 May": the weekday labels the date before a clock joins it.
         atoms = attach_clocks(text, without_weekday_labels(text, atoms), today)
+
         if not atoms:
             return None
         atoms.sort(key=lambda a: a.start)
@@ -522,6 +524,13 @@ def _combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWind
     if a.is_range:
         return TimeWindow(_utc(a.first), _utc(a.last), "day", "range", a.start, a.end)
     before = text[: a.start]
+    week = _WEEK_OF.search(before) if a.precision == "day" and a.instant is None else None
+    if week is not None:
+        # "the week of 9 March" is that week; "from the week of 9 March" starts with it.
+        before, last = before[: week.start()], a.first + timedelta(days=6)
+        if not SINCE_RE.search(before) and not UNTIL_RE.search(before):
+            return TimeWindow(_utc(a.first), _utc(last), "day", "range", a.start, a.end)
+        a = replace(a, last=last)
     if SINCE_RE.search(before):
         start = a.instant or _utc(a.first)
         return TimeWindow(start, None, "open", "since", a.start, a.end)

@@ -123,3 +123,20 @@ def test_a_start_clause_hung_on_the_object_dates_the_clause(
     extractor: RulesExtractor, text: str, start: datetime
 ) -> None:
     assert _window(extractor, text) == (start, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("The offsite is in the week of 14 September.", datetime(2026, 9, 14, tzinfo=UTC),
+         datetime(2026, 9, 20, tzinfo=UTC)),
+        ("From the week of 9 March we'll be working out of the Kreuzberg office.",
+         datetime(2027, 3, 9, tzinfo=UTC), None),
+        ("Starting the week of 6 July, Dana runs the on-call rota.",
+         datetime(2026, 7, 6, tzinfo=UTC), None),
+    ],
+)  # fmt: skip
+def test_the_week_of_a_day_is_that_week(
+    extractor: RulesExtractor, text: str, start: datetime, end: datetime | None
+) -> None:
+    assert _window(extractor, text) == (start, end)
