@@ -92,6 +92,17 @@ _BULLET_RE = re.compile(r"(?m)^[ \t]*(?:[-*•>]+|\d{1,2}[.)])[ \t]+(?=\S)")
 _HEADER_RE = re.compile(r"(?im)^[ \t]*(?:subject|from|to|cc|bcc|sent|reply-to)[ \t]*:[^\n]*$")
 
 
+def _opening_capitalised(text: str, at: list[int]) -> str:
+    """`text` with the letter at each offset in `at` capitalised: what follows a masked
+    marker opens the sentence ("btw the Lisbon office closes on Friday"), and the small
+    tagger misreads a lower-case opening after spaces ("closes" a plural noun)."""
+    chars = list(text)
+    for i in at:
+        if i < len(chars) and chars[i].islower():
+            chars[i] = chars[i].upper()
+    return "".join(chars)
+
+
 def mask_markers(text: str) -> str:
     """`text` with email header lines, line-opening discourse markers and list bullets
     replaced by spaces (offsets unchanged), so the parser never reads "Update" as the subject
@@ -105,5 +116,8 @@ def mask_markers(text: str) -> str:
         lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
     )
     unframed = _FRAME_RE.sub(_unframed, ungreeted)
-    unmarked = _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unframed)
+    unmarked = _opening_capitalised(
+        _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unframed),
+        [m.end() for m in _MARKER_RE.finditer(unframed)],
+    )
     return _TAIL_RE.sub(lambda m: " " * len(m.group("tail")), unmarked)

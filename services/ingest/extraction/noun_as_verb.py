@@ -11,6 +11,7 @@ repairs in `parse_repairs`).
   the object of "From", with the date as the name's modifiers. A plural noun of a verb of
   change, right after a name and with a "to" or "from" phrase after it, is that verb with the
   name its subject (and a fronted preposition its date's).
+- **A verb with a subject tagged as a plural noun.** "the Lisbon office closes on Friday".
 """
 
 from __future__ import annotations
@@ -26,9 +27,41 @@ _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 
 
 def repair_noun_as_verb(sent: Any) -> None:
-    """Fix both misparses in one sentence, in place."""
+    """Fix the misparses in one sentence, in place."""
     _noun_before_copula(sent)
     _verb_as_plural_noun(sent)
+    _plural_noun_with_a_subject(sent)
+    _subject_read_as_compound(sent)
+
+
+def _subject_read_as_compound(sent: Any) -> None:
+    """ "the Lisbon office closes on Friday": with the verb tagged right, the parser may still
+    hang the noun before it on the verb as a compound. A finite verb has a subject, not a
+    compound: the noun right before it is the subject, and its modifiers hang on it."""
+    verb = sent.root
+    if verb.pos_ != "VERB" or verb.tag_ not in ("VBZ", "VBD", "VBP") or verb.i == sent.start:
+        return
+    if any(c.dep_ in _SUBJECT_DEPS for c in verb.children):
+        return
+    noun = verb.doc[verb.i - 1]
+    if noun.head.i != verb.i or noun.dep_ != "compound" or noun.pos_ not in ("NOUN", "PROPN"):
+        return
+    for child in [
+        c for c in verb.children if c.i < noun.i and c.dep_ in ("det", "compound", "amod", "poss")
+    ]:
+        child.head = noun
+    noun.dep_ = "nsubj"
+
+
+def _plural_noun_with_a_subject(sent: Any) -> None:
+    """ "the Lisbon office closes on Friday" (a chat line, lower case, no full stop): the
+    tagger calls "closes" a plural noun though the parser gives it a subject. A noun has no
+    subject: the root with one is the verb."""
+    root = sent.root
+    if root.pos_ != "NOUN" or root.tag_ != "NNS":
+        return
+    if any(c.dep_ == "nsubj" and c.i < root.i for c in root.children):
+        root.pos_, root.tag_ = "VERB", "VBZ"
 
 
 # Verbs of a value or placement changing, whose third person the tagger takes for a plural.

@@ -77,8 +77,9 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
     itself otherwise. The text before a line is its context.
 
     A line is labelled by a person when the label opens with a given name; in a transcript
-    (a part's label such as "Interviewer:", or labels that each recur) any name-like label
-    is its speaker, so "Ngozi Eze:" speaks even though the given-name list lacks "Ngozi"."""
+    (a part's label such as "Interviewer:", labels that each recur, or every line labelled by
+    one of several names) any name-like label is its speaker, so "Ngozi Eze:" speaks even
+    though the given-name list lacks "Ngozi"."""
     if inp.speaker is not None or "\n" not in inp.text:
         return [inp]
     lines, offset = [], 0
@@ -87,7 +88,17 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
         offset += len(line) + 1
     labels = Counter(m.group("name") for _, _, m in lines if m is not None)
     parts = {name for name in labels if name.lower() in _PART_LABELS}
-    transcript = bool(parts) or (len(labels) >= 2 and min(labels.values()) >= 2)
+    # Every line of a channel's page labelled ("Morwenna: Ingrid's back", "Ingrid: Good to be
+    # back"): a chat log, whose labels are its speakers however rare the names or how often
+    # each speaks (a wiki's "Budget: … / Owner: …" lines are keys).
+    every_line = (inp.document_title or "").startswith("#") and all(
+        m is not None for _, line, m in lines if line.strip()
+    )
+    transcript = (
+        bool(parts)
+        or (len(labels) >= 2 and min(labels.values()) >= 2)
+        or (len(labels) >= 2 and every_line)
+    )
     named = {name for name in labels if speaker_label(name + ": x") is not None}
     speakers = set(labels) - _key_like(labels) if transcript else named
     if sum(labels[name] for name in speakers | parts) < _LABELLED_LINES:
@@ -125,5 +136,11 @@ def _key_like(labels: Counter[str]) -> set[str]:
 
 
 def _blanked(text: str, match: re.Match[str]) -> str:
+    """The line with its label blanked (offsets unchanged), what was said capitalised as a
+    sentence's opening: "Morwenna: the Lisbon office closes on Friday" left a lower-case
+    line after spaces, which the parser cut apart and no claim came of."""
     start, end = match.span("label")
-    return text[:start] + " " * (end - start) + text[end:]
+    said = text[end:]
+    first = len(said) - len(said.lstrip())
+    said = said[:first] + said[first : first + 1].upper() + said[first + 1 :]
+    return text[:start] + " " * (end - start) + said

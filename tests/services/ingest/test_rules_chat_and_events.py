@@ -29,8 +29,9 @@ def _main(extractor: RulesExtractor, text: str, speaker: str | None = None) -> E
         ("it ships Friday lol.", "it ships Friday"),
         ("we moved to Linear tbh, Jira was slow", "we moved to Linear"),
         ("Hi team, reminder that Helios goes live on 21 April.", "Helios goes live on 21 April."),
-        ("Just a reminder that the office is closed Monday.", "the office is closed Monday."),
-        ("FYI that the API is down", "the API is down"),
+        # What the wrapper carried opens the sentence now, capitalised.
+        ("Just a reminder that the office is closed Monday.", "The office is closed Monday."),
+        ("FYI that the API is down", "The API is down"),
     ],
 )
 def test_a_chat_tail_or_a_reminder_wrapper_is_no_content(text: str, kept: str) -> None:

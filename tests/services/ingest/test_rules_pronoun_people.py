@@ -93,3 +93,20 @@ def test_an_emphatic_reflexive_is_no_second_mention(extractor: RulesExtractor, t
     )
     (claim,) = _claims(extractor, text, context)
     assert "Thaddeus" not in claim.claim_text
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "Morwenna: she's taking the roadmap back from Callum\nIngrid: Good to be back!",
+        "Rhiannon: Adaeze Nwachukwu started today\nKofi: welcome Adaeze!!",
+        "Tjaša: the Lisbon office closes on Friday\nBjørn: noted, thanks",
+    ],
+)
+def test_every_line_labelled_by_a_name_is_a_chat_log(extractor: RulesExtractor, log: str) -> None:
+    """Speakers whose names the given-name list lacks, each speaking once: no label is kept
+    in a claim, and no greeting line is one."""
+    passage = ExtractionInput(text=log, said_on=SAID, document_title="#general")
+    claims = extractor.extract_batch([passage])[0]
+    assert len(claims) == 1
+    assert ":" not in claims[0].claim_text
