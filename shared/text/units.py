@@ -97,6 +97,15 @@ _THING_WORDS = frozenset(
         "hq", "headquarters", "region", "emea", "apac", "works", "robotics", "bio", "energy",
     }
 )  # fmt: skip
+# Words that name a department or function ("Data Engineering", "Customer Support"): units,
+# never a person's name.
+_FUNCTION_WORDS = frozenset(
+    {
+        "engineering", "marketing", "sales", "finance", "operations", "ops", "support",
+        "design", "legal", "security", "research", "partnerships", "procurement", "analytics",
+        "infrastructure", "compliance", "recruiting", "communications", "success", "growth",
+    }
+)  # fmt: skip
 _MAX_NAME_WORDS = 3
 
 
@@ -123,4 +132,6 @@ def could_name_a_person(name: str) -> bool:
     if not all(w[:1].isupper() and w.replace("-", "").replace("'", "").isalpha() for w in words):
         return False
     lowered = set(_words(name))
-    return not lowered & (ORGANISATION_WORDS | TEAM_HEADS | PROJECT_HEADS | _THING_WORDS)
+    return not lowered & (
+        ORGANISATION_WORDS | TEAM_HEADS | PROJECT_HEADS | _THING_WORDS | _FUNCTION_WORDS
+    )

@@ -47,6 +47,44 @@ _NUMBER = re.compile(
 )
 
 
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+# Counts in words from two ("one" is too often no count: "one of our customers"), with tens
+# joined by a hyphen or a space ("forty-five", "twenty one").
+_NUMBER_WORDS = re.compile(
+    rf"\b(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS[1:10])}))?"
+    rf"|{'|'.join(_UNITS[2:])})\b"
+)
+
+
+def _words_to_number(words: str) -> int:
+    total = 0
+    for word in re.split(r"[- ]", words):
+        total += 20 + 10 * _TENS.index(word) if word in _TENS else _UNITS.index(word)
+    return total
+
+
 @dataclass(frozen=True, slots=True)
 class DateValue:
     """A date as stated; unknown parts stay None (a bare "June 8" has no year)."""
@@ -120,6 +158,9 @@ def _values_of(text: str) -> tuple[Value, ...]:
     # "at 14:00 CET", "9am", "(UTC+2)": when in the day, which the window holds; read as
     # numbers they were values ("14", "0", "2") that no other statement shares.
     lowered = _CLOCK.sub(lambda m: " " * len(m.group(0)), lowered)
+    # "twelve engineers", "forty-five people": a count in words is the count in figures.
+    for match in _NUMBER_WORDS.finditer(lowered):
+        found.append((match.start(), (float(_words_to_number(match.group(0))), "")))
     for match in _NUMBER.finditer(lowered):
         if match.group(2).strip():
             number = float(match.group(2).replace(",", ""))

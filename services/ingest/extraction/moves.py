@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from services.ingest.extraction.arguments import PLACE_HEADS, Phrase, entity_phrase
-from services.ingest.extraction.names import is_name, is_person
+from services.ingest.extraction.names import is_name, is_person, name_span
 from shared.entities.places import is_known_place
-from shared.text.units import PROJECT_HEADS, TEAM_HEADS
+from shared.text.units import PROJECT_HEADS, TEAM_HEADS, could_name_a_person
 
 __all__ = [
     "MOTION_VERBS",
@@ -114,8 +114,10 @@ def migrated(
     )
     if lemma not in TRANSPORT_VERBS or (moved.dep_ not in ("dobj", "nsubjpass") and not itself):
         return None
-    if moved.pos_ == "PRON" or moved.ent_type_ == "PERSON" or moved.lemma_.lower() in SEATS:
+    if moved.pos_ == "PRON" or moved.lemma_.lower() in SEATS:
         return None
+    if moved.ent_type_ == "PERSON" and _reads_as_person(moved):
+        return None  # a person moves teams; "Platform Engineering", NER's person, is a unit
     ends: dict[str, Any] = {}
     # The small parser hangs "to Kafka" under "from RabbitMQ", "from X" under the object, or
     # the target beside an empty "to" ("from MySQL to CockroachDB": both objects of "from").
@@ -139,12 +141,17 @@ def migrated(
     return entity_phrase(moved, inside, anchor_possessor=True), ends["to"], ends.get("from")
 
 
+def _reads_as_person(tok: Any) -> bool:
+    """Whether the name `tok` heads could be a person's ("Platform Engineering" could not)."""
+    return could_name_a_person(" ".join(t.text for t in name_span(tok) or (tok,)))
+
+
 def placed_person(head: Any, obj_tok: Any, inside: set[int], skip: set[int]) -> Any | None:
     """ "We moved Dana to the payments team", "They transferred Omar to Globex": the head of
     where the person the verb moves now works, when its object is a person."""
     if head.lemma_.lower() not in MOTION_VERBS or obj_tok.dep_ != "dobj":
         return None
-    if not is_person(obj_tok):
+    if not is_person(obj_tok) or not _reads_as_person(obj_tok):
         return None
     for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ("to", "onto")):
         pobj = object_of(prep)

@@ -87,3 +87,19 @@ def test_doubting_or_being_keen_on_a_proposal_is_a_stance(text: str, direction: 
 )
 def test_how_firmly_a_stance_is_held_does_not_hide_it(text: str, direction: str) -> None:
     assert [c for _, c in find_categories(text)] == [Category("stance", direction)]
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("The Madrid office has twelve engineers.", 12.0),
+        ("Madrid now has fifty-five engineers.", 55.0),
+        ("We are down to forty two people.", 42.0),
+    ],
+)
+def test_a_count_in_words_is_a_value(text: str, count: float) -> None:
+    assert extract_values(text) == [(count, "")]
+
+
+def test_one_is_too_often_no_count() -> None:
+    assert extract_values("One of our customers renewed.") == []

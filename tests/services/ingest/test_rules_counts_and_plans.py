@@ -151,3 +151,25 @@ def test_an_ordinal_before_a_noun_is_no_day(extractor: RulesExtractor, text: str
 def test_an_ordinal_day_is_still_a_date(extractor: RulesExtractor, text: str, day: int) -> None:
     (claim,) = extract(extractor, text)
     assert claim.claim_valid_from is not None and claim.claim_valid_from.day == day
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "tool"),
+    [
+        ("We moved Platform Engineering from Jira to Linear in March.", "Platform Engineering",
+         "Linear"),
+        ("In May we switched Customer Support from Zendesk to Intercom.", "Customer Support",
+         "Intercom"),
+        ("Last month we moved Data Engineering from Airflow to Dagster.", "Data Engineering",
+         "Dagster"),
+    ],
+)  # fmt: skip
+def test_a_unit_moved_between_tools_migrates(
+    extractor: RulesExtractor, text: str, unit: str, tool: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        unit,
+        "migrate to",
+        tool,
+    )
