@@ -148,6 +148,17 @@ def _own_subject(token: Any, mention: Mention) -> bool:
     return bool(first.idx <= mention.position < last.idx + len(last.text))
 
 
+def _relative_head(token: Any, mention: Mention) -> bool:
+    """Whether `mention` is the noun the pronoun's relative clause modifies: "joins from
+    Harwick Ports, where she was head of freight" is never Harwick Ports."""
+    verb = token.head
+    if verb.dep_ != "relcl" or token.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    noun = verb.head
+    first, last = noun.left_edge, noun
+    return bool(first.idx <= mention.position < last.idx + len(last.text))
+
+
 def is_honorific(word: str) -> bool:
     """A title of address written before a name ("Dr.", "Ms", "Prof")."""
     return word.lower().rstrip(".") in _HONORIFICS
@@ -257,7 +268,7 @@ class Rewriter:
                 # "Kasimir Oduya is no longer with Trellisoft, he left them": a name that reads
                 # as a person's before one the small NER merely labelled a person.
                 before = [m for m in before if m.personal or person_shaped(m.name)]
-        before = [m for m in before if not _own_subject(token, m)]
+        before = [m for m in before if not _own_subject(token, m) and not _relative_head(token, m)]
         if not before:
             return None
         subject_like = token.dep_ in ("nsubj", "nsubjpass") or (

@@ -110,3 +110,19 @@ def test_every_line_labelled_by_a_name_is_a_chat_log(extractor: RulesExtractor, 
     claims = extractor.extract_batch([passage])[0]
     assert len(claims) == 1
     assert ":" not in claims[0].claim_text
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Krol joins NRL from Harwick Ports, where she was head of freight planning.",
+         "Harwick Ports"),
+        ("Omar moved to Lumio, where he leads the data team.", "Lumio"),
+        ("Mirela came from Tessaly, where she ran the Lisbon office.", "Tessaly"),
+    ],
+)  # fmt: skip
+def test_a_pronoun_in_a_where_clause_is_not_the_place_it_describes(
+    extractor: RulesExtractor, text: str, place: str
+) -> None:
+    claims = _claims(extractor, text)
+    assert place not in claims[0].claim_text.split(", where ")[-1]
