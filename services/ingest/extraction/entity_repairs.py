@@ -53,10 +53,11 @@ def repair_entities(doc: Any) -> Any:
     spans: list[Any] = []
     changed = False
     for ent in doc.ents:
-        joined = _hyphen_end(ent)
-        if joined != ent.end:
-            # "Hyun-woo", "Jean-Luc": a hyphenated name is one name, NER took its first half.
-            ent = Span(doc, ent.start, joined, label=ent.label_)
+        start, joined = _hyphen_start(ent), _hyphen_end(ent)
+        if (start, joined) != (ent.start, ent.end):
+            # "Hyun-woo", "Jean-Luc": a hyphenated name is one name, NER took half of it
+            # ("Hyun-woo Bae" gave the place "Bae"), so the span takes the whole of it.
+            ent = Span(doc, start, joined, label="PERSON" if start < ent.start else ent.label_)
             changed = True
         given = _given_name_before(ent)
         if given is not None:
@@ -104,6 +105,26 @@ def _hyphen_end(ent: Any) -> int:
     ):
         end += 2
     return int(end)
+
+
+def _hyphen_start(ent: Any) -> int:
+    """Where a name span starts once a hyphenated given name right before it is in it."""
+    doc, start = ent.doc, ent.start
+    if start < 3:
+        return int(start)
+    first, hyphen, second = doc[start - 3], doc[start - 2], doc[start - 1]
+    if (
+        hyphen.text in ("-", "‐")
+        and not first.whitespace_
+        and not hyphen.whitespace_
+        and second.whitespace_
+        and first.text[:1].isupper()
+        and first.is_alpha
+        and second.is_alpha
+        and not first.ent_type_
+    ):
+        return int(start - 3)
+    return int(start)
 
 
 def _name_after_date(ent: Any) -> int | None:

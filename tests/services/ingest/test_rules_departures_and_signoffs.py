@@ -118,6 +118,8 @@ def test_a_company_named_after_a_function_is_still_the_employer(extractor: Rules
         ("Effective 1 May, Hyun-woo will report to Declan Mahoney.", "Hyun-woo"),
         ("Anne-Marie left the Risk team in March.", "Anne-Marie"),
         ("From Monday Jean-Luc owns the billing runbook.", "Jean-Luc"),
+        # NER may take only the surname after it ("Bae", a place).
+        ("- Hyun-woo Bae reports to Marisa Quintero.", "Hyun-woo Bae"),
     ],
 )
 def test_a_hyphenated_given_name_is_one_name(
