@@ -48,6 +48,7 @@ _FORMERLY = "use to "
 # join", "be due to start at"); wishes and hopes are not among them (they are no claims).
 _CONTROL_RE = re.compile(
     r"^(?:agree|decide|plan|intend|expect|promise|offer|choose|arrange|prepare|set|due|go"
+    r"|continue|keep\s+on"
     r"|be set|be due|be go(?:ing)?|be about)\s+to\s+(?=\S)",
     re.IGNORECASE,
 )

@@ -336,7 +336,8 @@ def read_frame(
     if head is xcomp and is_role_word(head) and obj is not None:
         # "was promoted to lead the Observability team": the parser reads the role as a verb.
         appointed = appointment_verb(content)
-        if appointed is not None:
+        if appointed is not None and appointed != "work for":
+            # ("continues to lead Platform", "remains to run it": the verb that holds says it.)
             pred = appointed.split()
     predicate = " ".join(pred)
     # "spent five years at Delta before joining Orbit": the placement held ended there.

@@ -898,3 +898,9 @@ def test_a_site_at_an_address_is_located_there(site: str) -> None:
         lambda text: refs.get(text.lower()),
     )
     assert [a.predicate for a in result.assertions] == ["located_in"]
+
+
+@pytest.mark.parametrize("phrase", ["continue to lead", "continue to run"])
+def test_continuing_to_lead_a_unit_is_leading_it(phrase: str) -> None:
+    directed = PredicateVocabulary().normalize_directed(phrase)
+    assert directed is not None and (directed.predicate, directed.leads) == ("member_of", True)

@@ -145,3 +145,18 @@ def test_the_writers_pleasure_frames_the_news_it_announces(
 ) -> None:
     (claim,) = extract(extractor, text)
     assert claim.subject_text == subject and not claim.is_attributed
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Marisa Quintero continues to lead Platform.", "continue to lead"),
+        ("Dana Kim will continue to run the Berlin office.", "continue to run"),
+        ("Omar Haddad was promoted to lead the Observability team.", "join"),
+    ],
+)
+def test_continuing_in_a_post_keeps_the_verb_that_holds_it(
+    extractor: RulesExtractor, text: str, predicate: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.predicate_text == predicate
