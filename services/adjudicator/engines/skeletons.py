@@ -50,6 +50,16 @@ _WORD = re.compile(r"[a-z0-9]+")
 _REASON_TAIL = re.compile(
     r"[,;]?\s*\b(?:because|due to|owing to|thanks to|as a result of|"
     r"(?:after|following|since)\s+\w+ing)\b.*$"
+    # What follows from it is no part of it either ("moves to EUR 26, so your renewal quote
+    # will reflect that").
+    r"|[,;]\s*(?:so|which\s+means)\b.*$"
+)
+# The unit a price or rate is counted in ("EUR 26/user/month", "$40 per seat per year", "79
+# dollars a month", "billed annually"): how the value is measured, not what it is of.
+_PER_UNIT = re.compile(
+    r"(?:\b(?:per|a|an|each|every)\s+|/)(?:user|seat|month|year|annum|head|person|employee|"
+    r"licen[cs]e|member|"
+    r"week|day|hour)s?\b|\bbilled\s+(?:annually|monthly|yearly|quarterly)\b"
 )
 # Words that open an adverbial fronted before the subject (see `without_fronted`).
 _FRONTED = re.compile(r"^\s*(?:since|after|following|from|as of|starting|with|once)\b", re.I)
@@ -160,6 +170,7 @@ def content_tokens(text: str, *, skeleton: bool) -> frozenset[str]:
     lowered = text.lower()
     if skeleton:
         lowered = _REASON_TAIL.sub(" ", _RIGHT_NOW.sub(" ", lowered))
+        lowered = _PER_UNIT.sub(" ", lowered)
         lowered = TRANSITION.sub(" ", CORRECTION.sub(" ", strip_categories(lowered)))
     kept = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP}
     if skeleton:

@@ -68,3 +68,19 @@ def test_a_headcount_in_any_of_its_words_is_one_attribute(
 def test_how_a_setting_moved_is_no_part_of_the_attribute(first: str, second: str) -> None:
     a, b = _skeleton(first, "SLA"), _skeleton(second, "SLA")
     assert a <= b or b <= a, (a, b)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Loomwork Pro costs EUR 24 per user per month, billed annually.",
+         "Loomwork Pro moves to EUR 26/user/month, so your renewal quote will reflect that."),
+        ("The Team plan is $40 per seat per year.", "The Team plan is now $45 a seat a year."),
+        ("Loomwork Pro is 79 dollars a month.", "Pricing update: Loomwork Pro is EUR 29 per user."),
+    ],
+)  # fmt: skip
+def test_a_prices_unit_and_what_follows_from_it_are_no_part_of_the_attribute(
+    first: str, second: str
+) -> None:
+    a, b = _skeleton(first, "Loomwork Pro Team plan"), _skeleton(second, "Loomwork Pro Team plan")
+    assert a <= b or b <= a, (a, b)
