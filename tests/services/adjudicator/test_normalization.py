@@ -8,7 +8,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.adjudicator.domain import ClaimView, EntityRef, ExtraRelation, Polarity, Window
+from services.adjudicator.domain import (
+    Assertion,
+    ClaimView,
+    EntityRef,
+    ExtraRelation,
+    Polarity,
+    Window,
+)
 from services.adjudicator.normalization import (
     CORE_PREDICATES,
     Normalizer,
@@ -64,6 +71,21 @@ def claim(
         object_text=obj,
         window=window or Window(),
         window_kind=None,
+    )
+
+
+def between(text: str, subject: str, predicate: str, obj: str) -> list[Assertion]:
+    """The assertions of one claim whose subject and object each name an entity of their own
+    (the subject resolved by its first word too: "Rosalind" of a sentence about "Yusuf")."""
+    refs = {
+        subject.lower(): EntityRef("ent-subject", subject),
+        obj.lower(): EntityRef("ent-object", obj),
+    }
+    refs.setdefault(text.split()[0].lower(), refs[subject.lower()])
+    return list(
+        Normalizer(PredicateVocabulary())
+        .normalize_claim(claim(text, subject, predicate, obj), lambda t: refs.get(t.lower()))
+        .assertions
     )
 
 
@@ -798,23 +820,14 @@ def test_joining_a_rota_is_membership_not_employment(rota: str) -> None:
     ],
 )
 def test_joining_a_gathering_is_attending_it_no_placement(sentence: str, gathering: str) -> None:
-    refs = {gathering.lower(): EntityRef("ent-a", gathering)}
-    refs["yusuf"] = refs["rosalind"] = EntityRef("ent-b", "Yusuf")
-    result = Normalizer(PredicateVocabulary()).normalize_claim(
-        claim(sentence, sentence.split()[0], "join", gathering),
-        lambda text: refs.get(text.lower()),
-    )
-    assert [a.kind for a in result.assertions] == ["observation"]
+    assertions = between(sentence, sentence.split()[0], "join", gathering)
+    assert [a.kind for a in assertions] == ["observation"]
 
 
 @pytest.mark.parametrize("company", ["Summit", "Blue Summit", "Acme Events"])
 def test_a_company_named_like_a_gathering_is_still_joined(company: str) -> None:
-    refs = {company.lower(): EntityRef("ent-a", company), "yusuf": EntityRef("ent-b", "Yusuf")}
-    result = Normalizer(PredicateVocabulary()).normalize_claim(
-        claim(f"Yusuf joined {company}.", "Yusuf", "join", company),
-        lambda text: refs.get(text.lower()),
-    )
-    assert [a.predicate for a in result.assertions] == ["works_for"]
+    assertions = between(f"Yusuf joined {company}.", "Yusuf", "join", company)
+    assert [a.predicate for a in assertions] == ["works_for"]
 
 
 @pytest.mark.parametrize(
@@ -847,15 +860,8 @@ def test_the_unit_left_for_a_team_is_a_team_whatever_its_bare_name_resolves_to(
 
 @pytest.mark.parametrize("price", ["EUR 26usermonth", "EUR 26 per user per month", "26 USD/seat"])
 def test_a_price_moved_to_is_a_value_not_an_employer(price: str) -> None:
-    refs = {
-        "loomwork pro": EntityRef("ent-a", "Loomwork Pro"),
-        price.lower(): EntityRef("b", price),
-    }
-    result = Normalizer(PredicateVocabulary()).normalize_claim(
-        claim(f"Loomwork Pro moves to {price}.", "Loomwork Pro", "move to", price),
-        lambda text: refs.get(text.lower()),
-    )
-    assert [a.kind for a in result.assertions] == ["observation"]
+    assertions = between(f"Loomwork Pro moves to {price}.", "Loomwork Pro", "move to", price)
+    assert [a.kind for a in assertions] == ["observation"]
 
 
 @pytest.mark.parametrize(
@@ -871,33 +877,15 @@ def test_a_position_under_a_team_is_membership_under_an_organisation_part_of(
 ) -> None:
     """ "The Search Relevance team sits under the Discovery group" and "Search Relevance moves
     into the AI Platform group" place it in one slot, so the move closes the first."""
-    refs = {
-        "search relevance": EntityRef("ent-a", "Search Relevance"),
-        whole.lower(): EntityRef("b", whole),
-    }
-    result = Normalizer(PredicateVocabulary()).normalize_claim(
-        claim(
-            f"Search Relevance {phrase} {whole}.",
-            "Search Relevance",
-            phrase.replace("sits", "sit").replace("falls", "fall"),
-            whole,
-        ),
-        lambda text: refs.get(text.lower()),
-    )
-    assert [a.predicate for a in result.assertions] == [expected]
+    verb = phrase.replace("sits", "sit").replace("falls", "fall")
+    assertions = between(f"Search Relevance {phrase} {whole}.", "Search Relevance", verb, whole)
+    assert [a.predicate for a in assertions] == [expected]
 
 
 @pytest.mark.parametrize("site", ["Berlin office", "Lyon warehouse", "Oslo HQ"])
 def test_a_site_at_an_address_is_located_there(site: str) -> None:
-    refs = {
-        site.lower(): EntityRef("ent-a", site),
-        "torstrasse 109": EntityRef("b", "Torstrasse 109"),
-    }
-    result = Normalizer(PredicateVocabulary()).normalize_claim(
-        claim(f"Our {site} is at Torstrasse 109.", site, "be at", "Torstrasse 109"),
-        lambda text: refs.get(text.lower()),
-    )
-    assert [a.predicate for a in result.assertions] == ["located_in"]
+    assertions = between(f"Our {site} is at Torstrasse 109.", site, "be at", "Torstrasse 109")
+    assert [a.predicate for a in assertions] == ["located_in"]
 
 
 @pytest.mark.parametrize("phrase", ["continue to lead", "continue to run"])
