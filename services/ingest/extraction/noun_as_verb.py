@@ -12,6 +12,7 @@ repairs in `parse_repairs`).
   change, right after a name and with a "to" or "from" phrase after it, is that verb with the
   name its subject (and a fronted preposition its date's).
 - **A verb with a subject tagged as a plural noun.** "the Lisbon office closes on Friday".
+- **A contracted "is" read as a possessive.** "Ingrid's back as of today".
 """
 
 from __future__ import annotations
@@ -28,10 +29,41 @@ _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 
 def repair_noun_as_verb(sent: Any) -> None:
     """Fix the misparses in one sentence, in place."""
+    _contracted_copula(sent)
     _noun_before_copula(sent)
     _verb_as_plural_noun(sent)
     _plural_noun_with_a_subject(sent)
     _subject_read_as_compound(sent)
+
+
+# What a contracted "is" says someone is: "Ingrid's back", "Dana's out until Friday".
+_STATES_AFTER_IS = frozenset({"back", "out", "off", "away", "here", "in", "gone", "home"})
+
+
+def _contracted_copula(sent: Any) -> None:
+    """ "Ingrid's back as of today": the parser reads the contracted "is" as a possessive
+    ending and makes the name the root. A name whose "'s" is followed by a state word is the
+    subject of that "is"."""
+    name = sent.root
+    if name.pos_ != "PROPN" or name.i + 2 >= sent.end:
+        return
+    ending, state = name.doc[name.i + 1], name.doc[name.i + 2]
+    if ending.lower_ not in ("'s", "’s") or ending.head.i != name.i:
+        return
+    if state.lower_ not in _STATES_AFTER_IS or state.head.i != name.i:
+        return
+    others = [c for c in name.children if c.i > ending.i]
+    ending.head, ending.dep_, ending.pos_, ending.tag_, ending.lemma_ = (
+        ending,
+        "ROOT",
+        "AUX",
+        "VBZ",
+        "be",
+    )
+    name.head, name.dep_ = ending, "nsubj"
+    for child in others:
+        child.head = ending
+    state.dep_ = "advmod" if state.pos_ == "ADV" else "acomp"
 
 
 def _subject_read_as_compound(sent: Any) -> None:

@@ -126,3 +126,18 @@ def test_a_pronoun_in_a_where_clause_is_not_the_place_it_describes(
 ) -> None:
     claims = _claims(extractor, text)
     assert place not in claims[0].claim_text.split(", where ")[-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Ingrid's back as of today.", "be back"),
+        ("Dana's out until Friday.", "be out"),
+        ("Priya's away until Monday.", "be away"),
+    ],
+)
+def test_a_contracted_is_after_a_name_is_a_copula(
+    extractor: RulesExtractor, text: str, predicate: str
+) -> None:
+    (claim,) = _claims(extractor, text)
+    assert (claim.subject_text, claim.predicate_text) == (text.split("'")[0], predicate)
