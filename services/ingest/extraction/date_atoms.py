@@ -13,7 +13,14 @@ from typing import Any, Literal
 from services.ingest.extraction.clock import read_clock
 from shared.text.temporal import JOIN_RE, WEEKDAYS
 
-__all__ = ["Atom", "Precision", "attach_clocks", "clock_atom", "without_weekday_labels"]
+__all__ = [
+    "Atom",
+    "Precision",
+    "attach_clocks",
+    "clock_atom",
+    "utc",
+    "without_weekday_labels",
+]
 
 Precision = Literal["unknown", "instant", "day", "month", "quarter", "year", "open"]
 
@@ -31,6 +38,11 @@ class Atom:
     clock: tuple[int, int, Any] | None = None
     # Both ends in one phrase ("21 to 27 September"): a range whatever precedes it.
     is_range: bool = False
+
+
+def utc(d: date) -> datetime:
+    """Midnight UTC of a day."""
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
 
 
 def clock_atom(g: dict[str, str], s: int, e: int) -> Atom | None:

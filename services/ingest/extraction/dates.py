@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-import calendar
-import itertools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
+from services.ingest.extraction.calendar_picks import (
+    SEASON_START,
+    Tense,
+    month_last,
+    pick_quarter_year,
+    pick_year,
+    quarter,
+    season_year,
+    shift_months,
+    week_start,
+    weekday,
+)
 from services.ingest.extraction.clock import offset_zone
 from services.ingest.extraction.date_atoms import (
     Atom,
@@ -18,145 +27,30 @@ from services.ingest.extraction.date_atoms import (
     clock_atom,
     without_weekday_labels,
 )
+from services.ingest.extraction.date_windows import TimeWindow, combine
 from services.ingest.extraction.date_wording import plain_dates
 from shared.text.temporal import (
     ATOM_RES,
-    BEFORE_RE,
     DURATION_RE,
-    FROM_RE,
-    JOIN_RE,
     MONTHS,
     NUMBERS,
-    ORDER,
     ORDINAL_Q,
-    SINCE_RE,
-    UNTIL_RE,
     VAGUE_RE,
     WEEKDAYS,
 )
 
 __all__ = ["DateResolver", "Precision", "Tense", "TimeWindow"]
 
-Tense = Literal["past", "present", "future"]
-Shape = Literal["point", "since", "until", "range"]
 _BACKWARD_RE = re.compile(r"\bsince\s*$", re.I)
 _BACKWARD_LEAD_RE = re.compile(r"since\b", re.I)
+# "since the March reorg": what began a state lies behind, as "since March".
+_EVENT_BEHIND_RE = re.compile(r"\b(?:since|after|following)\s+(?:the|our|their|its)?\s*$", re.I)
+# "resigned effective 30 June": when a change takes effect is the nearest such date.
+_EFFECTIVE_RE = re.compile(r"\beffective(?:\s+(?:from|on|as\s+of))?\s*$", re.I)
 # "stays until Q1", "is closed until March", "due by Friday": a bound ahead, though the verb
 # is in the present tense.
-_EVENT_BEHIND_RE = re.compile(r"\b(?:since|after|following)\s+(?:the|our|their|its)?\s*$", re.I)
-_EFFECTIVE_RE = re.compile(r"\beffective(?:\s+(?:from|on|as\s+of))?\s*$", re.I)
 _FORWARD_RE = re.compile(r"\b(?:until|till|by)\s*$", re.I)
 _FORWARD_LEAD_RE = re.compile(r"(?:until|till|by)\b", re.I)
-
-
-@dataclass(frozen=True)
-class TimeWindow:
-    """A resolved world-time window; `valid_until` is the inclusive last day (or instant)."""
-
-    valid_from: datetime | None
-    valid_until: datetime | None
-    precision: Precision
-    shape: Shape
-    start: int
-    end: int
-
-
-# Meteorological seasons of the northern hemisphere: three months from these; the winter of
-# a year is the one that begins in its December.
-_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
-
-
-def _utc(d: date) -> datetime:
-    return datetime(d.year, d.month, d.day, tzinfo=UTC)
-
-
-def _month_last(y: int, m: int) -> date:
-    return date(y, m, calendar.monthrange(y, m)[1])
-
-
-_JUST_GONE = timedelta(days=7)
-_WEEK_OF = re.compile(r"\b(?:the\s+)?week\s+(?:of|commencing|beginning|starting)\s*$", re.I)
-
-
-def _pick_year(month: int, day: int | None, today: date, tense: Tense) -> int:
-    """Year for a month(/day) without one: latest not after today in past tense,
-    earliest not before today (less a week) in future tense, otherwise the nearest."""
-    cands = []
-    for y in (today.year - 1, today.year, today.year + 1):
-        first = date(y, month, day or 1)
-        last = first if day else _month_last(y, month)
-        cands.append((y, first, last))
-    if tense == "past":
-        return max(y for y, first, _ in cands if first <= today)
-    if tense == "future":
-        # "From 1 June Ben takes over", written on 2 June: a date just gone is still the one
-        # meant, not next year's.
-        return min(y for y, _, last in cands if last >= today - _JUST_GONE)
-
-    def distance(c: tuple[int, date, date]) -> int:
-        _, first, last = c
-        return (
-            0
-            if first <= today <= last
-            else min(abs((first - today).days), abs((last - today).days))
-        )
-
-    return min(cands, key=distance)[0]
-
-
-def _pick_quarter_year(q: int, today: date, tense: Tense) -> int:
-    """Year for a quarter without one, as `_pick_year` picks a month's: "Q1" said in May is
-    this year's in the past tense or the present, next year's when it lies ahead."""
-    if tense == "future" and _quarter(today.year, q)[1] < today:
-        return today.year + 1
-    if tense == "past" and _quarter(today.year, q)[0] > today:
-        return today.year - 1
-    return today.year
-
-
-def _season_year(first_month: int, rel: str, today: date) -> int:
-    """The year whose season (starting in `first_month`) "last", "this" or "next" names:
-    the latest one over before today, the one today is in or nearest, the first one ahead."""
-    seasons = []
-    for y in (today.year - 2, today.year - 1, today.year, today.year + 1):
-        start = date(y, first_month, 1)
-        end = _shift_months(start, 2)
-        seasons.append((y, start, _month_last(end.year, end.month)))
-    if rel in ("last", "past"):
-        return max(y for y, _, last in seasons if last < today)
-    if rel in ("next", "coming"):
-        return min(y for y, first, _ in seasons if first > today)
-    current = [y for y, first, last in seasons if first <= today <= last]
-    return current[0] if current else min(y for y, first, _ in seasons if first > today)
-
-
-def _week_start(d: date) -> date:
-    return d - timedelta(days=d.weekday())
-
-
-def _weekday(rel: str, wd: int, today: date, tense: Tense) -> date:
-    """Weekday policy: "last X" is the most recent X strictly before today; "next X" is X in the
-    calendar week (Mon-Sun) after today's; "this X" is X in today's week; "coming X" is the
-    first X strictly after today; a bare "X"/"on X" follows the tense (past: last, else coming)."""
-    rel = " ".join(rel.lower().split())
-    if rel in ("", "on"):
-        rel = "last" if tense == "past" else "coming"
-    if rel == "last":
-        return today - timedelta(days=(today.weekday() - wd - 1) % 7 + 1)
-    if rel == "next":
-        return _week_start(today) + timedelta(days=7 + wd)
-    if rel == "this":
-        return _week_start(today) + timedelta(days=wd)
-    return today + timedelta(days=(wd - today.weekday() - 1) % 7 + 1)
-
-
-def _shift_months(d: date, months: int) -> date:
-    total = d.year * 12 + d.month - 1 + months
-    return date(total // 12, total % 12 + 1, 1)
-
-
-def _quarter(y: int, q: int) -> tuple[date, date]:
-    return date(y, 3 * q - 2, 1), _month_last(y, 3 * q)
 
 
 class DateResolver:
@@ -224,7 +118,7 @@ class DateResolver:
         if not atoms:
             return None
         atoms.sort(key=lambda a: a.start)
-        return _combine(text, atoms, reschedule)
+        return combine(text, atoms, reschedule)
 
     def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> Atom | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -245,9 +139,9 @@ class DateResolver:
             return None
         month = MONTHS.get(phrase.strip().lower())
         if month is not None:  # "the March reorg": a month on its own, placed as the rules do
-            y = _pick_year(month, None, today, tense)
+            y = pick_year(month, None, today, tense)
             return Atom(
-                date(y, month, 1), _month_last(y, month), "month", start, start + len(phrase)
+                date(y, month, 1), month_last(y, month), "month", start, start + len(phrase)
             )
         if phrase.strip().isdigit() and len(phrase.strip()) != 4:
             return None  # "headcount is 64": a number NER took for a date
@@ -275,9 +169,9 @@ def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> Atom | Non
     if data.period == "year":
         return Atom(date(d.year, 1, 1), date(d.year, 12, 31), "year", 0, 0)
     if data.period == "month":
-        return Atom(date(d.year, d.month, 1), _month_last(d.year, d.month), "month", 0, 0)
+        return Atom(date(d.year, d.month, 1), month_last(d.year, d.month), "month", 0, 0)
     if data.period == "week":
-        ws = _week_start(d)
+        ws = week_start(d)
         return Atom(ws, ws + timedelta(days=6), "day", 0, 0)
     return Atom(d, d, "day", 0, 0)
 
@@ -287,7 +181,7 @@ def _month_part(y: int, mo: int, part: str) -> tuple[date, date]:
         return date(y, mo, 1), date(y, mo, 10)
     if part == "mid":
         return date(y, mo, 11), date(y, mo, 20)
-    return date(y, mo, 21), _month_last(y, mo)
+    return date(y, mo, 21), month_last(y, mo)
 
 
 def _build_atom(
@@ -310,10 +204,10 @@ def _build_atom(
         else:
             return None
         mo = 12 if g["edge"].lower() == "end" else 1
-        return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
+        return Atom(date(y, mo, 1), month_last(y, mo), "month", s, e)
     if kind == "iso_month":
         y, mo = int(g["y"]), int(g["m"])
-        return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e)
+        return Atom(date(y, mo, 1), month_last(y, mo), "month", s, e)
     if kind in ("day_span", "span_mdy"):
         mo, first_day, last_day = MONTHS[g["mon"].lower().rstrip(".")], int(g["d1"]), int(g["day"])
         if first_day >= last_day:
@@ -321,7 +215,7 @@ def _build_atom(
         if "year" in g:
             y = int(g["year"])
         elif today is not None:
-            y = _pick_year(mo, first_day, today, tense)
+            y = pick_year(mo, first_day, today, tense)
         else:
             return None
         first, last = date(y, mo, first_day), date(y, mo, last_day)
@@ -333,7 +227,7 @@ def _build_atom(
         if "year" in g:
             y = int(g["year"])
         elif today is not None:
-            y = _pick_year(mo, day, today, tense)
+            y = pick_year(mo, day, today, tense)
         else:
             return None
         d = date(y, mo, day)
@@ -345,14 +239,14 @@ def _build_atom(
         if "rel" in g:
             if today is None:
                 return None
-            base = _shift_months(today, {"next": 1, "last": -1}.get(g["rel"].lower(), 0))
-            d = _month_last(base.year, base.month) if ending else base
+            base = shift_months(today, {"next": 1, "last": -1}.get(g["rel"].lower(), 0))
+            d = month_last(base.year, base.month) if ending else base
             return Atom(d, d, "day", s, e)
         mo = MONTHS[g["mon"].lower().rstrip(".")]
         if "year" in g:
             y = int(g["year"])
         elif today is not None:
-            y = _pick_year(mo, None, today, tense)
+            y = pick_year(mo, None, today, tense)
         else:
             return None
         first, last = _month_part(y, mo, "late" if ending else "early")
@@ -371,11 +265,11 @@ def _build_atom(
         elif rel == "this":
             y = today.year
         else:
-            y = _pick_year(mo, None, today, tense)
+            y = pick_year(mo, None, today, tense)
         if "part" in g:  # "early March" is its first ten days, "late March" from the 21st
             first, last = _month_part(y, mo, g["part"].lower())
             return Atom(first, last, "day", s, e, year_given="year" in g)
-        return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given="year" in g)
+        return Atom(date(y, mo, 1), month_last(y, mo), "month", s, e, year_given="year" in g)
     if kind in ("quarter", "quarter_words"):
         q = int(g["q"]) if "q" in g else ORDINAL_Q[g["qw"].lower()]
         if "year" in g:
@@ -383,29 +277,29 @@ def _build_atom(
         elif "fy" in g or "yy" in g:
             y = 2000 + int(g.get("fy") or g["yy"])
         elif today is not None:
-            y = _pick_quarter_year(q, today, tense)
+            y = pick_quarter_year(q, today, tense)
         else:
             return None
-        first, last = _quarter(y, q)
+        first, last = quarter(y, q)
         given = bool({"year", "fy", "yy"} & g.keys())
         part = g.get("part", "").lower() or {"end": "late", "start": "early"}.get(
             g.get("edge", "").lower(), "early" if g.get("edge") else ""
         )
         if part:  # "early Q2" is April, "mid-Q2" May, "late Q2" and "end of Q2" June
             mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
-            return Atom(date(y, mo, 1), _month_last(y, mo), "month", s, e, year_given=given)
+            return Atom(date(y, mo, 1), month_last(y, mo), "month", s, e, year_given=given)
         return Atom(first, last, "quarter", s, e, year_given=given)
     if kind in ("season", "rel_season"):
-        first_month = _SEASON_START[g["season"].lower()]
+        first_month = SEASON_START[g["season"].lower()]
         if kind == "season":
             y = int(g["year"])
         elif today is None:
             return None
         else:
-            y = _season_year(first_month, g["rel"].lower(), today)
+            y = season_year(first_month, g["rel"].lower(), today)
         start = date(y, first_month, 1)
-        end = _shift_months(start, 2)
-        return Atom(start, _month_last(end.year, end.month), "month", s, e)
+        end = shift_months(start, 2)
+        return Atom(start, month_last(end.year, end.month), "month", s, e)
     if kind == "lead_year":
         return _year_atom(int(g["year"]), g.get("part", "").lower(), s, e)
     if today is None:
@@ -434,13 +328,13 @@ def _relative_atom(
         d = today + timedelta(days=offset)
         return Atom(d, d, "day", s, e)
     if kind == "weekday":
-        d = _weekday(g.get("rel", ""), WEEKDAYS[g["wd"].lower()], today, tense)
+        d = weekday(g.get("rel", ""), WEEKDAYS[g["wd"].lower()], today, tense)
         return Atom(d, d, "day", s, e)
     if kind == "rel_unit":
         rel, unit = g["rel"].lower(), g["unit"].lower()
         step = {"last": -1, "past": -1, "next": 1, "coming": 1}.get(rel, 0)
         if unit in ("week", "weekend"):
-            ws = _week_start(today) + timedelta(days=7 * step)
+            ws = week_start(today) + timedelta(days=7 * step)
             first, last = (
                 (ws + timedelta(days=5), ws + timedelta(days=6))
                 if unit == "weekend"
@@ -449,16 +343,16 @@ def _relative_atom(
             return Atom(first, last, "day", s, e)
         part = g.get("part", "").lower()  # "early next year", "late this month"
         if unit == "month":
-            m = _shift_months(today, step)
+            m = shift_months(today, step)
             if part:
                 return Atom(*_month_part(m.year, m.month, part), "day", s, e)
-            return Atom(m, _month_last(m.year, m.month), "month", s, e)
+            return Atom(m, month_last(m.year, m.month), "month", s, e)
         if unit == "quarter":
             q0 = (today.year * 4 + (today.month - 1) // 3) + step
-            first, last = _quarter(q0 // 4, q0 % 4 + 1)
+            first, last = quarter(q0 // 4, q0 % 4 + 1)
             if part:
                 mo = first.month + {"early": 0, "mid": 1, "late": 2}[part]
-                return Atom(date(first.year, mo, 1), _month_last(first.year, mo), "month", s, e)
+                return Atom(date(first.year, mo, 1), month_last(first.year, mo), "month", s, e)
             return Atom(first, last, "quarter", s, e)
         return _year_atom(today.year + step, part, s, e)
     if kind == "month_day":
@@ -476,8 +370,8 @@ def _relative_atom(
             d = today + timedelta(days=n * (7 if unit == "week" else 1))
             return Atom(d, d, "day", s, e)
         if unit == "month":
-            m = _shift_months(today, n)
-            return Atom(m, _month_last(m.year, m.month), "month", s, e)
+            m = shift_months(today, n)
+            return Atom(m, month_last(m.year, m.month), "month", s, e)
         return Atom(date(today.year + n, 1, 1), date(today.year + n, 12, 31), "year", s, e)
     return None
 
@@ -487,69 +381,10 @@ def _month_day_atom(day: int, s: int, e: int, today: date, tense: Tense) -> Atom
     has not come yet, otherwise the next month when it has passed ("starts on the 20th")."""
     month = date(today.year, today.month, 1)
     if tense == "past" and day > today.day:
-        month = _shift_months(month, -1)
+        month = shift_months(month, -1)
     elif tense != "past" and day < today.day:
-        month = _shift_months(month, 1)
-    if day > _month_last(month.year, month.month).day:
+        month = shift_months(month, 1)
+    if day > month_last(month.year, month.month).day:
         return None
     d = date(month.year, month.month, day)
     return Atom(d, d, "day", s, e)
-
-
-def _combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWindow:
-    for a, b in itertools.pairwise(atoms):
-        if JOIN_RE.match(text[a.end : b.start]) and (
-            FROM_RE.search(text[: a.start]) or text[a.end : b.start].strip() in ("-", "–")
-        ):
-            if reschedule:  # "moved from June 8 to June 9": the new date is the one that holds
-                return _point(b)
-            first = a.first
-            if not a.year_given and b.year_given and first.year != b.first.year:
-                # "from March to June 2026": the start borrows the end's year
-                first = first.replace(year=b.first.year)
-            precision = max(a.precision, b.precision, key=lambda p: ORDER.get(p, 0))
-            if a.instant is not None and b.instant is not None:  # "02:00–04:00 UTC on 9 May"
-                # "from 22:00 to 02:00 CEST on 30 May": a range that ends before it starts
-                # runs past midnight.
-                end = b.instant if b.instant > a.instant else b.instant + timedelta(days=1)
-                return TimeWindow(a.instant, end, "instant", "range", a.start, b.end)
-            return TimeWindow(_utc(first), _utc(b.last), precision, "range", a.start, b.end)
-    a = atoms[-1] if reschedule and len(atoms) > 1 else atoms[0]
-    # "Q1 close-out: headcount stood at 47 on 31 March": a date inside the period named first
-    # is the finer reading of it.
-    finer = [b for b in atoms[1:] if a.first <= b.first and b.last <= a.last and _finer(b, a)]
-    a = finer[0] if finer and not reschedule else a
-    if a.is_range and reschedule:  # "the demo moved from 8 to 9 June": the new day holds
-        return TimeWindow(_utc(a.last), _utc(a.last), "day", "point", a.start, a.end)
-    if a.is_range:
-        return TimeWindow(_utc(a.first), _utc(a.last), "day", "range", a.start, a.end)
-    before = text[: a.start]
-    week = _WEEK_OF.search(before) if a.precision == "day" and a.instant is None else None
-    if week is not None:
-        # "the week of 9 March" is that week; "from the week of 9 March" starts with it.
-        before, last = before[: week.start()], a.first + timedelta(days=6)
-        if not SINCE_RE.search(before) and not UNTIL_RE.search(before):
-            return TimeWindow(_utc(a.first), _utc(last), "day", "range", a.start, a.end)
-        a = replace(a, last=last)
-    if SINCE_RE.search(before):
-        start = a.instant or _utc(a.first)
-        return TimeWindow(start, None, "open", "since", a.start, a.end)
-    if reschedule:  # "postponed until 3 June": the new date, not the end of something
-        return _point(a)
-    if UNTIL_RE.search(before):
-        end = a.instant or _utc(a.last)
-        return TimeWindow(None, end, a.precision, "until", a.start, a.end)
-    if BEFORE_RE.search(before):
-        end = a.instant or _utc(a.first - timedelta(days=1))
-        return TimeWindow(None, end, a.precision, "until", a.start, a.end)
-    return _point(a)
-
-
-def _finer(inner: Atom, outer: Atom) -> bool:
-    return ORDER.get(inner.precision, 0) < ORDER.get(outer.precision, 0)
-
-
-def _point(a: Atom) -> TimeWindow:
-    if a.instant is not None:
-        return TimeWindow(a.instant, a.instant, "instant", "point", a.start, a.end)
-    return TimeWindow(_utc(a.first), _utc(a.last), a.precision, "point", a.start, a.end)

@@ -1,0 +1,91 @@
+"""How the date atoms of a clause combine into its world-time window (`dates`): a range
+between two ("from 8 to 12 June", "22:00 to 02:00 CEST"), a state's start or bound ("since
+March", "until Friday", "from the week of 9 March"), or a point, the finer of two nested
+readings ("Q1 close-out … on 31 March")."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Literal
+
+from services.ingest.extraction.date_atoms import Atom, Precision, utc
+from shared.text.temporal import BEFORE_RE, FROM_RE, JOIN_RE, ORDER, SINCE_RE, UNTIL_RE
+
+__all__ = ["TimeWindow", "combine"]
+
+Shape = Literal["point", "since", "until", "range"]
+_WEEK_OF = re.compile(r"\b(?:the\s+)?week\s+(?:of|commencing|beginning|starting)\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """A resolved world-time window; `valid_until` is the inclusive last day (or instant)."""
+
+    valid_from: datetime | None
+    valid_until: datetime | None
+    precision: Precision
+    shape: Shape
+    start: int
+    end: int
+
+
+def combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWindow:
+    for a, b in itertools.pairwise(atoms):
+        if JOIN_RE.match(text[a.end : b.start]) and (
+            FROM_RE.search(text[: a.start]) or text[a.end : b.start].strip() in ("-", "–")
+        ):
+            if reschedule:  # "moved from June 8 to June 9": the new date is the one that holds
+                return _point(b)
+            first = a.first
+            if not a.year_given and b.year_given and first.year != b.first.year:
+                # "from March to June 2026": the start borrows the end's year
+                first = first.replace(year=b.first.year)
+            precision = max(a.precision, b.precision, key=lambda p: ORDER.get(p, 0))
+            if a.instant is not None and b.instant is not None:  # "02:00–04:00 UTC on 9 May"
+                # "from 22:00 to 02:00 CEST on 30 May": a range that ends before it starts
+                # runs past midnight.
+                end = b.instant if b.instant > a.instant else b.instant + timedelta(days=1)
+                return TimeWindow(a.instant, end, "instant", "range", a.start, b.end)
+            return TimeWindow(utc(first), utc(b.last), precision, "range", a.start, b.end)
+    a = atoms[-1] if reschedule and len(atoms) > 1 else atoms[0]
+    # "Q1 close-out: headcount stood at 47 on 31 March": a date inside the period named first
+    # is the finer reading of it.
+    finer = [b for b in atoms[1:] if a.first <= b.first and b.last <= a.last and _finer(b, a)]
+    a = finer[0] if finer and not reschedule else a
+    if a.is_range and reschedule:  # "the demo moved from 8 to 9 June": the new day holds
+        return TimeWindow(utc(a.last), utc(a.last), "day", "point", a.start, a.end)
+    if a.is_range:
+        return TimeWindow(utc(a.first), utc(a.last), "day", "range", a.start, a.end)
+    before = text[: a.start]
+    week = _WEEK_OF.search(before) if a.precision == "day" and a.instant is None else None
+    if week is not None:
+        # "the week of 9 March" is that week; "from the week of 9 March" starts with it.
+        before, last = before[: week.start()], a.first + timedelta(days=6)
+        if not SINCE_RE.search(before) and not UNTIL_RE.search(before):
+            return TimeWindow(utc(a.first), utc(last), "day", "range", a.start, a.end)
+        a = replace(a, last=last)
+    if SINCE_RE.search(before):
+        start = a.instant or utc(a.first)
+        return TimeWindow(start, None, "open", "since", a.start, a.end)
+    if reschedule:  # "postponed until 3 June": the new date, not the end of something
+        return _point(a)
+    if UNTIL_RE.search(before):
+        end = a.instant or utc(a.last)
+        return TimeWindow(None, end, a.precision, "until", a.start, a.end)
+    if BEFORE_RE.search(before):
+        end = a.instant or utc(a.first - timedelta(days=1))
+        return TimeWindow(None, end, a.precision, "until", a.start, a.end)
+    return _point(a)
+
+
+def _finer(inner: Atom, outer: Atom) -> bool:
+    return ORDER.get(inner.precision, 0) < ORDER.get(outer.precision, 0)
+
+
+def _point(a: Atom) -> TimeWindow:
+    if a.instant is not None:
+        return TimeWindow(a.instant, a.instant, "instant", "point", a.start, a.end)
+    return TimeWindow(utc(a.first), utc(a.last), a.precision, "point", a.start, a.end)
