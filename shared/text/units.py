@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "FUNCTION_WORDS",
     "ORGANISATION_WORDS",
     "PROJECT_HEADS",
     "TEAM_HEADS",
@@ -97,13 +98,15 @@ _THING_WORDS = frozenset(
         "hq", "headquarters", "region", "emea", "apac", "works", "robotics", "bio", "energy",
     }
 )  # fmt: skip
-# Words that name a department or function ("Data Engineering", "Customer Support"): units,
-# never a person's name.
-_FUNCTION_WORDS = frozenset(
+# Words that name a department or function ("Data Engineering", "Customer Support", "VP of
+# Sales"): units, never a person's name nor an employer.
+FUNCTION_WORDS = frozenset(
     {
-        "engineering", "marketing", "sales", "finance", "operations", "ops", "support",
-        "design", "legal", "security", "research", "partnerships", "procurement", "analytics",
-        "infrastructure", "compliance", "recruiting", "communications", "success", "growth",
+        "product", "engineering", "marketing", "sales", "finance", "design", "operations",
+        "ops", "research", "hr", "legal", "support", "data", "security", "growth", "people",
+        "partnerships", "procurement", "communications", "comms", "strategy", "infrastructure",
+        "it", "analytics", "recruiting", "talent", "compliance", "risk", "quality", "platform",
+        "success",
     }
 )  # fmt: skip
 _MAX_NAME_WORDS = 3
@@ -133,5 +136,5 @@ def could_name_a_person(name: str) -> bool:
         return False
     lowered = set(_words(name))
     return not lowered & (
-        ORGANISATION_WORDS | TEAM_HEADS | PROJECT_HEADS | _THING_WORDS | _FUNCTION_WORDS
+        ORGANISATION_WORDS | TEAM_HEADS | PROJECT_HEADS | _THING_WORDS | FUNCTION_WORDS
     )

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.former import formerly, given_up
-from services.ingest.extraction.function_heads import FUNCTIONS
 from services.ingest.extraction.measured import ATTRIBUTE_HEADS, measured_thing, names_a_unit
 from services.ingest.extraction.names import (
     NAME_LABELS,
@@ -30,7 +29,7 @@ from services.ingest.extraction.names import (
 )
 from shared.entities.normalize import describes
 from shared.entities.places import is_known_place
-from shared.text.units import TEAM_HEADS, is_team_head
+from shared.text.units import FUNCTION_WORDS, TEAM_HEADS, is_team_head
 
 __all__ = [
     "ATTRIBUTE_HEADS",
@@ -210,7 +209,7 @@ def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
 def _function(tok: Any) -> bool:
     """A department named alone ("Sales", "Marketing"), not a name ending in such a word
     ("Fjord Analytics")."""
-    return tok.lower_ in FUNCTIONS and not any(
+    return tok.lower_ in FUNCTION_WORDS and not any(
         c.dep_ in ("compound", "amod", "det", "poss") for c in tok.children
     )
 

@@ -29,16 +29,15 @@
 
 from __future__ import annotations
 
-import calendar
 from typing import Any
 
 from services.ingest.extraction.names import CALENDAR_WORDS, NAME_LABELS
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
+from shared.text.temporal import MONTHS
 
 __all__ = ["repair_entities"]
 
-_MONTHS = frozenset(m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 
 _VERB_TAGS = frozenset({"VERB", "AUX"})
 _LEAVING = frozenset({"leave", "quit", "exit", "ditch"})
@@ -153,7 +152,7 @@ def _month_off_a_name(month: Any) -> None:
     """ "Since 3 May Priya owns the runbook": the parser compounds "May" onto the name and
     leaves "3" the preposition's object. A month name after a day number is the date's head,
     so the name after it is one word of its own."""
-    if month.lower_ not in _MONTHS or month.dep_ != "compound" or month.i == 0:
+    if month.lower_ not in MONTHS or month.dep_ != "compound" or month.i == 0:
         return
     day = month.doc[month.i - 1]
     if not (day.like_num and day.dep_ == "pobj" and day.head.pos_ in ("ADP", "SCONJ")):

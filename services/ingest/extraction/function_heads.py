@@ -13,18 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FUNCTIONS", "FUNCTION_VERBS", "repair_function_heads", "works_at"]
+from shared.text.units import FUNCTION_WORDS
+
+__all__ = ["FUNCTION_VERBS", "repair_function_heads", "works_at"]
 
 FUNCTION_VERBS = frozenset({"head", "lead", "run", "oversee", "manage", "direct", "chair"})
-# What a department or function is called: led, not owned as a thing.
-FUNCTIONS = frozenset(
-    {
-        "product", "engineering", "marketing", "sales", "finance", "design", "operations",
-        "ops", "research", "hr", "legal", "support", "data", "security", "growth", "people",
-        "partnerships", "procurement", "communications", "comms", "strategy", "infrastructure",
-        "it", "analytics", "recruiting", "talent", "compliance", "risk", "quality", "platform",
-    }
-)  # fmt: skip
 
 
 def repair_function_heads(sent: Any) -> None:
@@ -35,7 +28,7 @@ def repair_function_heads(sent: Any) -> None:
             and tok.dep_ == "compound"
             and tok.lemma_.lower() in FUNCTION_VERBS
             and tok.head.dep_ == "ROOT"
-            and tok.head.lower_ in FUNCTIONS
+            and tok.head.lower_ in FUNCTION_WORDS
             and any(c.dep_ == "nsubj" for c in tok.children)
         ):
             function = tok.head
@@ -45,7 +38,7 @@ def repair_function_heads(sent: Any) -> None:
         if (
             tok.dep_ == "xcomp"
             and tok.tag_ == "VBG"
-            and tok.lower_ in FUNCTIONS
+            and tok.lower_ in FUNCTION_WORDS
             and tok.head.lemma_.lower() in FUNCTION_VERBS
             and not any(c.dep_ == "dobj" for c in tok.head.children)
         ):
@@ -55,7 +48,7 @@ def repair_function_heads(sent: Any) -> None:
 
 def works_at(head: Any, obj: Any | None) -> Any | None:
     """The organisation a function is led at ("heads product at Tidewater"), else None."""
-    if obj is None or head.lemma_.lower() not in FUNCTION_VERBS or obj.lower_ not in FUNCTIONS:
+    if obj is None or head.lemma_.lower() not in FUNCTION_VERBS or obj.lower_ not in FUNCTION_WORDS:
         return None
     for holder in (obj, head):
         for prep in holder.children:

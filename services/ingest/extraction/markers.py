@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["mask_markers"]
+__all__ = ["capitalised_at", "mask_markers"]
 
 # Words that label what follows rather than say anything: never an entity, never a subject.
 _MARKER_WORDS = (
@@ -92,7 +92,7 @@ _BULLET_RE = re.compile(r"(?m)^[ \t]*(?:[-*•>]+|\d{1,2}[.)])[ \t]+(?=\S)")
 _HEADER_RE = re.compile(r"(?im)^[ \t]*(?:subject|from|to|cc|bcc|sent|reply-to)[ \t]*:[^\n]*$")
 
 
-def _opening_capitalised(text: str, at: list[int]) -> str:
+def capitalised_at(text: str, at: list[int]) -> str:
     """`text` with the letter at each offset in `at` capitalised: what follows a masked
     marker opens the sentence ("btw the Lisbon office closes on Friday"), and the small
     tagger misreads a lower-case opening after spaces ("closes" a plural noun)."""
@@ -116,7 +116,7 @@ def mask_markers(text: str) -> str:
         lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
     )
     unframed = _FRAME_RE.sub(_unframed, ungreeted)
-    unmarked = _opening_capitalised(
+    unmarked = capitalised_at(
         _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unframed),
         [m.end() for m in _MARKER_RE.finditer(unframed)],
     )

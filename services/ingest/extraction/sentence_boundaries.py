@@ -4,9 +4,10 @@ the parser may not cut: between a key and its value, inside a short line."""
 
 from __future__ import annotations
 
-import calendar
 import re
 from typing import Any
+
+from services.ingest.extraction.names import CALENDAR_WORDS
 
 __all__ = ["sentence_boundaries"]
 
@@ -39,10 +40,6 @@ def sentence_boundaries(doc: Any) -> Any:
                 # ... and so are the lines of a list of keys and values ("Owner: Lucia
                 # Moreno" then "Status: green"), with or without full stops.
                 after.is_sent_start = True
-    # The first word after the spaces a masked marker left ("Just confirming that from …").
-    first = next((t for t in doc if not t.is_space), None)
-    if first is not None and first.i > 0:
-        _keep_fronted_date(doc, first.i)
     _split_at_dashes(doc)
     for start in _line_starts(doc):
         _keep_fronted_date(doc, start.i)
@@ -100,14 +97,13 @@ def _list_item(newline: Any, before: Any, after: Any) -> bool:
 # Words that open a fronted date ("from April 1st Loomwork Pro moves …"), and the words of
 # the date itself.
 _DATE_LEADS = frozenset({"from", "since", "starting", "effective", "beginning"})
-_DATE_WORDS = frozenset(calendar.month_name[1:] + calendar.month_abbr[1:] + calendar.day_name[:])
-_DATE_WORDS = frozenset(w.lower() for w in _DATE_WORDS) | {"next", "this", "the", "of", "on"}
+_DATE_WORDS = CALENDAR_WORDS | {"next", "this", "the", "of", "on"}
 
 
 def _keep_fronted_date(doc: Any, start: int) -> None:
-    """A line opening in lower case with a date ("from April 1st Loomwork Pro moves to EUR 26",
-    a chat line, or the news after a masked "just confirming that") is one sentence: the
-    parser may cut it after the date, leaving the clause without its time."""
+    """A line opening in lower case with a date ("from april 1st Loomwork Pro moves to EUR 26",
+    a chat line) is one sentence: the parser may cut it after the date, leaving the clause
+    without its time."""
     if doc[start].lower_ not in _DATE_LEADS or not doc[start].is_lower:
         return
     at = start + 1

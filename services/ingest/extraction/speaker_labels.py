@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import replace
 
 from services.ingest.extraction.base import ExtractionInput
-from services.ingest.extraction.markers import mask_markers
+from services.ingest.extraction.markers import capitalised_at, mask_markers
 from shared.entities.given_names import is_given_name
 from shared.text.units import person_shaped
 
@@ -141,6 +141,5 @@ def _blanked(text: str, match: re.Match[str]) -> str:
     line after spaces, which the parser cut apart and no claim came of."""
     start, end = match.span("label")
     said = text[end:]
-    first = len(said) - len(said.lstrip())
-    said = said[:first] + said[first : first + 1].upper() + said[first + 1 :]
-    return text[:start] + " " * (end - start) + said
+    blanked = text[:start] + " " * (end - start) + said
+    return capitalised_at(blanked, [end + len(said) - len(said.lstrip())])
