@@ -18,7 +18,6 @@ from services.ingest.extraction.former import formerly, given_up
 from services.ingest.extraction.measured import ATTRIBUTE_HEADS, measured_thing, names_a_unit
 from services.ingest.extraction.names import (
     NAME_LABELS,
-    ROLE_WORDS,
     SYSTEM_HEADS,
     counted_unit,
     is_camel_case,
@@ -27,9 +26,16 @@ from services.ingest.extraction.names import (
     is_proper,
     name_span,
 )
+from services.ingest.extraction.positions import (
+    holds_position,
+    is_role_word,
+    position_workplace,
+    role_predicate,
+    role_target,
+)
 from shared.entities.normalize import describes
 from shared.entities.places import is_known_place
-from shared.text.units import FUNCTION_WORDS, TEAM_HEADS, is_team_head
+from shared.text.units import TEAM_HEADS
 
 __all__ = [
     "ATTRIBUTE_HEADS",
@@ -45,8 +51,6 @@ __all__ = [
     "role_predicate",
 ]
 
-_FOUNDER_WORDS = frozenset({"founder", "cofounder", "co-founder"})
-_ROLE_PREPOSITIONS = frozenset({"of", "at", "for", "with"})
 # Children of a noun that belong to its name; everything else (prepositional modifiers,
 # relative clauses, appositions) says something about it and is not part of the name.
 _NAME_DEPS = frozenset({"det", "compound", "amod", "nmod", "nummod", "quantmod", "poss", "case"})
@@ -109,121 +113,14 @@ def is_bare(phrase: Phrase | None) -> bool:
     )
 
 
-def role_predicate(role_word: str, target_text: str) -> str:
-    """The verb phrase a role maps to: founders founded it, owners own it, members of a team
-    are members, and holding any other position in an organization is working for it."""
-    if role_word.lower() in _FOUNDER_WORDS:
-        return "found"
-    if role_word.lower() == "owner":
-        return "own"  # "Dana, the owner of the Ledger API": the API's owner, not an employer
-    return "member of" if is_team_head(target_text) else "work for"
-
-
-def is_role_word(tok: Any) -> bool:
-    """A title or position ("CTO", "head", "engineer")."""
-    return tok.lower_ in ROLE_WORDS or tok.lemma_.lower() in ROLE_WORDS
-
-
-# Nouns that stand "at <Org>" without working there: its customers and visitors, the events
-# held there, and study (which is not employment).
-_NOT_POSITIONS = frozenset(
-    {
-        "customer", "client", "guest", "visitor", "patient", "user", "investor", "shareholder",
-        "speaker", "attendee", "tenant", "subscriber", "fan", "regular", "buyer", "supplier",
-        "vendor", "competitor", "rival", "student", "alumnus", "alumna", "graduate", "resident",
-        "meeting", "workshop", "event", "conference", "session", "talk", "offsite", "review",
-        "demo", "presentation", "training", "call", "interview", "visit", "trip", "launch",
-        "party", "dinner", "lunch", "outage", "incident", "deal", "contract", "project",
-    }
-)  # fmt: skip
-
-
-def position_workplace(attr: Any, copula: Any, inside: set[int]) -> tuple[Any, ...] | None:
-    """The organisation a copula's complement is a position in when the parser hung the "at"
-    on the verb ("Chen Jie is a paralegal at Harlow Finch": "at" under "is")."""
-    if attr.pos_ != "NOUN" or attr.lemma_.lower() in _NOT_POSITIONS:
-        return None
-    if any(c.dep_ == "prep" for c in attr.children):
-        return None
-    workplace = _named_workplace(copula, inside)
-    if workplace is None or any(t.ent_type_ in ("GPE", "LOC") for t in workplace):
-        return None
-    return workplace if workplace[0].i > attr.i else None
-
-
-def _held_at(head: Any, inside: set[int]) -> bool:
-    return any(
-        c.dep_ == "prep" and c.lower_ in ("at", "with") and c.i in inside for c in head.children
-    )
-
-
-def holds_position(tok: Any, inside: set[int]) -> bool:
-    """A position: a title from the list, or any common noun held at a named organisation
-    ("a professor at Kessler University", "a nurse with Mercy Health"): the structure says it
-    is a job when the title is one nobody listed."""
-    if is_role_word(tok):
-        return True
-    if tok.pos_ != "NOUN" or tok.lemma_.lower() in _NOT_POSITIONS:
-        return False
-    workplace = _named_workplace(tok, inside)
-    return workplace is not None and not any(t.ent_type_ in ("GPE", "LOC") for t in workplace)
-
-
-def _role_target(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
-    """The organization a role noun is held in: "CTO of/at Northwind", "Northwind's CTO"."""
-    # "Director of Engineering at Lumio": the function is "of", the workplace "at", whichever
-    # the parser hangs where.
-    for child in sorted(head.children, key=lambda c: (c.lower_ == "of", c.i)):
-        if child.i not in inside:
-            continue
-        if child.dep_ == "poss":
-            span = name_span(child)
-            if span and is_person(child) and _held_at(head, inside):
-                continue  # "Noor's product manager at Lumio": Noor's colleague, Lumio's post
-            if span:
-                return span
-            if child.lower_ in ("their", "its"):
-                return (child,)  # "Their new head of procurement": the organisation meant
-        if child.dep_ == "prep" and child.lower_ in _ROLE_PREPOSITIONS:
-            pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
-            if pobj is not None:
-                # "VP of Marketing at Arbor Labs", "director of engineering at Corvid": the
-                # function is "of"; the organization is the named place of work after it.
-                held_at = _named_workplace(pobj, inside) if child.lower_ == "of" else None
-                if not held_at and child.lower_ == "of" and _function(pobj):
-                    continue  # "VP of Sales": the function, not where the post is held
-                span = held_at or name_span(pobj) or _team_phrase(pobj, inside)
-                if not span and head.lower_ == "owner":  # owns anything nameable
-                    owned = entity_phrase(pobj, inside)
-                    span = owned.tokens if entity_like(owned) else None
-                if span:
-                    return span
-    for child in head.children:  # "the Northwind CTO"
-        if child.dep_ == "compound" and child.i in inside:
-            span = name_span(child)
-            if span:
-                return span
-    return None
-
-
-def _function(tok: Any) -> bool:
-    """A department named alone ("Sales", "Marketing"), not a name ending in such a word
-    ("Fjord Analytics")."""
-    return tok.lower_ in FUNCTION_WORDS and not any(
-        c.dep_ in ("compound", "amod", "det", "poss") for c in tok.children
-    )
-
-
-def _named_workplace(tok: Any, inside: set[int]) -> tuple[Any, ...] | None:
-    """The name after an "at"/"with" that `tok` governs ("engineering at Corvid Health")."""
-    for child in tok.children:
-        if child.dep_ == "prep" and child.lower_ in ("at", "with") and child.i in inside:
-            pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
-            if pobj is not None and pobj.i in inside:
-                span = name_span(pobj)
-                if span:
-                    return span
-    return None
+def _nameable_target(role: Any, obj: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    """A role's object that is no proper name: a team ("head of the payments team"), or
+    anything nameable an owner owns ("the owner of the billing export")."""
+    span = _team_phrase(obj, inside)
+    if not span and role.lower_ == "owner":
+        owned = entity_phrase(obj, inside)
+        span = owned.tokens if entity_like(owned) else None
+    return span
 
 
 def _team_phrase(tok: Any, inside: set[int]) -> tuple[Any, ...] | None:
@@ -260,7 +157,7 @@ def _appositive_roles(head: Any, holder: tuple[Any, ...], inside: set[int]) -> l
         if child.dep_ != "appos" or child.i not in inside:
             continue
         if holds_position(child, inside):
-            target = _role_target(child, inside)
+            target = role_target(child, inside, _nameable_target)
             if target:
                 tokens = _core(child, inside)
                 predicate = role_predicate(child.lower_, _text(target))
@@ -299,7 +196,7 @@ def entity_phrase(
         if named is not None:
             return Phrase(name_span(named) or (named,))
     if holds_position(head, inside) and not keep_roles:
-        target = _role_target(head, inside)
+        target = role_target(head, inside, _nameable_target)
         if named is not None:  # "Northwind's CTO, Dana Whitfield"
             holder = name_span(named) or (named,)
             if target is None:
