@@ -36,6 +36,9 @@ _MON = (
     r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
+_MON1 = _MON.replace("?P<mon>", "?P<mon1>")
+# A day after a month makes it a date ("May 5"), so a month range stops before one.
+_DAY_AFTER = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b"
 _DAY = r"(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -82,11 +85,30 @@ _ATOMS: list[tuple[str, str]] = [
         rf"\b(?:the\s+)?(?P<edge>end|start|beginning)\s+of\s+"
         rf"(?:(?P<rel>this|the|next|last)\s+month|{_MON}(?:\s+{_YEAR})?)\b",
     ),
+    # "March-May", "April–June 2026", "Nov 2025 to Jan 2026": whole months, a range ("from
+    # March to May" is left to the two ends, which a reschedule reads apart).
+    (
+        "month_span",
+        rf"(?<!from\s)\b{_MON1}(?:\s+(?P<year1>(?:19|20)\d{{2}}))?\s*(?:-|–|—|to|through|until|till)"
+        rf"\s*{_MON}(?!\s*{_DAY_AFTER})(?:\s+{_YEAR})?\b",
+    ),
     ("my", rf"\b(?:(?P<part>early|mid|late)[- ])?{_MON}\s+{_YEAR}\b"),
     (
         "quarter",
         rf"\b(?:(?P<part>early|mid|late)[- ]|(?P<edge>end|start|beginning)\s+of\s+(?:the\s+)?)?"
-        rf"q(?P<q>[1-4])(?:\s*(?:of\s+)?(?:{_YEAR}|fy(?P<fy>\d{{2}})|'(?P<yy>\d{{2}})))?\b",
+        rf"q(?P<q>[1-4])(?:\s*(?:of\s+)?(?:{_YEAR}|fy\s?(?P<fy>(?:20)?\d{{2}})|'(?P<yy>\d{{2}})))?\b",
+    ),
+    # "H2", "H1 2026", "H2 FY27", "2H26", "the second half of 2026", "the first half of next year"
+    (
+        "half",
+        rf"\b(?:h(?P<h>[12])(?:\s*(?:{_YEAR}|fy\s?(?P<fy>(?:20)?\d{{2}})|'?(?P<yy>\d{{2}})))?"
+        # "2H26", "1H 2026"; a bare "2h" is two hours
+        rf"|(?P<hn>[12])h\s*(?:(?P<year2>(?:19|20)\d{{2}})|'?(?P<yy2>\d{{2}})))\b",
+    ),
+    (
+        "half_words",
+        rf"\b(?:the\s+)?(?P<hw>first|second|1st|2nd)\s+half\s+of\s+"
+        rf"(?:(?P<rel>this|next|last|the)\s+year|{_YEAR})\b",
     ),
     (
         "quarter_words",

@@ -58,7 +58,7 @@ def combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWindo
     if a.is_range and reschedule:  # "the demo moved from 8 to 9 June": the new day holds
         return TimeWindow(utc(a.last), utc(a.last), "day", "point", a.start, a.end)
     if a.is_range:
-        return TimeWindow(utc(a.first), utc(a.last), "day", "range", a.start, a.end)
+        return TimeWindow(utc(a.first), utc(a.last), a.precision, "range", a.start, a.end)
     before = text[: a.start]
     week = _WEEK_OF.search(before) if a.precision == "day" and a.instant is None else None
     if week is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
@@ -34,6 +35,7 @@ from shared.text.temporal import (
     DURATION_RE,
     MONTHS,
     NUMBERS,
+    ORDER,
     ORDINAL_Q,
     VAGUE_RE,
     WEEKDAYS,
@@ -118,7 +120,7 @@ class DateResolver:
         if not atoms:
             return None
         atoms.sort(key=lambda a: a.start)
-        return combine(text, atoms, reschedule)
+        return combine(text, _without_restated(text, atoms), reschedule)
 
     def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> Atom | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -152,6 +154,22 @@ class DateResolver:
         if hit is None:
             return None
         return Atom(hit.first, hit.last, hit.precision, start, start + len(phrase))
+
+
+_OPENS_BRACKET = re.compile(r"^\s*[(\[]\s*$")
+
+
+def _without_restated(text: str, atoms: list[Atom]) -> list[Atom]:
+    """A period restated in brackets in calendar terms ("Q4 FY26 (April–June 2026)", "FY27 H1
+    (Jul–Dec 2026)") is the bracket's: a fiscal label says nothing a calendar date does not."""
+    restated = {
+        id(a)
+        for a, b in itertools.pairwise(atoms)
+        if _OPENS_BRACKET.match(text[a.end : b.start])
+        and a.clock is None
+        and ORDER.get(a.precision, 0) >= ORDER["month"]
+    }
+    return [a for a in atoms if id(a) not in restated]
 
 
 def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> Atom | None:
@@ -270,12 +288,16 @@ def _build_atom(
             first, last = _month_part(y, mo, g["part"].lower())
             return Atom(first, last, "day", s, e, year_given="year" in g)
         return Atom(date(y, mo, 1), month_last(y, mo), "month", s, e, year_given="year" in g)
+    if kind == "month_span":
+        return _month_span_atom(g, s, e, today, tense)
+    if kind in ("half", "half_words"):
+        return _half_atom(kind, g, s, e, today, tense)
     if kind in ("quarter", "quarter_words"):
         q = int(g["q"]) if "q" in g else ORDINAL_Q[g["qw"].lower()]
         if "year" in g:
             y = int(g["year"])
         elif "fy" in g or "yy" in g:
-            y = 2000 + int(g.get("fy") or g["yy"])
+            y = _two_digit_year(g.get("fy") or g["yy"])
         elif today is not None:
             y = pick_quarter_year(q, today, tense)
         else:
@@ -305,6 +327,62 @@ def _build_atom(
     if today is None:
         return None
     return _relative_atom(kind, g, s, e, today, tense)
+
+
+def _two_digit_year(text: str) -> int:
+    """ "FY26", "'26", "FY2026": the year, its century assumed."""
+    return int(text) if len(text) == 4 else 2000 + int(text)
+
+
+def _month_span_atom(
+    g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
+) -> Atom | None:
+    """ "March-May", "Nov 2025 to Jan 2026": from the first month's first day to the last
+    month's last day; a year written once, at the end, holds for both ends."""
+    first_month = MONTHS[g["mon1"].lower().rstrip(".")]
+    last_month = MONTHS[g["mon"].lower().rstrip(".")]
+    wraps = last_month < first_month  # "Nov–Jan" runs into the next year
+    if "year1" in g:
+        first_year = int(g["year1"])
+        last_year = int(g["year"]) if "year" in g else first_year + wraps
+    elif "year" in g:
+        last_year = int(g["year"])
+        first_year = last_year - wraps
+    elif today is not None:
+        first_year = pick_year(first_month, None, today, tense)
+        last_year = first_year + wraps
+    else:
+        return None
+    if (last_year, last_month) <= (first_year, first_month):
+        return None
+    first, last = date(first_year, first_month, 1), month_last(last_year, last_month)
+    given = "year" in g or "year1" in g
+    return Atom(first, last, "month", s, e, year_given=given, is_range=True)
+
+
+def _half_atom(
+    kind: str, g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
+) -> Atom | None:
+    """ "H2 2026", "2H26", "the first half of next year": six months (a half has no grain of
+    its own; "quarter" is the nearest coarser one this model has)."""
+    if kind == "half":
+        half = int(g.get("h") or g["hn"])
+    else:
+        half = 1 if g["hw"].lower() in ("first", "1st") else 2
+    rel = g.get("rel", "").lower()
+    if "year" in g or "year2" in g:
+        y = int(g.get("year") or g["year2"])
+    elif {"fy", "yy", "yy2"} & g.keys():
+        y = _two_digit_year(g.get("fy") or g.get("yy") or g["yy2"])
+    elif today is None:
+        return None
+    elif rel in ("this", "next", "last"):
+        y = today.year + {"next": 1, "last": -1}.get(rel, 0)
+    else:
+        y = pick_quarter_year(2 * half, today, tense)
+    first, last = date(y, 6 * half - 5, 1), month_last(y, 6 * half)
+    given = bool({"year", "year2", "fy", "yy", "yy2"} & g.keys()) or rel in ("this", "next", "last")
+    return Atom(first, last, "quarter", s, e, year_given=given)
 
 
 def _year_atom(y: int, part: str, s: int, e: int) -> Atom:

@@ -242,3 +242,62 @@ def test_a_day_of_the_month_in_words_is_that_day(text: str, day: date) -> None:
 
 def test_an_ordinal_that_is_no_day_dates_nothing() -> None:
     assert DateResolver().resolve("the second of the three options", MONDAY) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "expected"),
+    [
+        # whole months joined by a dash or "to", with no "from" before them
+        ("the pilot runs March-May", "present", (date(2026, 3, 1), date(2026, 5, 31), "month")),
+        ("sales were flat Jan–Mar 2025", "past", (date(2025, 1, 1), date(2025, 3, 31), "month")),
+        ("the freeze lasts Nov to Feb", "future", (date(2026, 11, 1), date(2027, 2, 28), "month")),
+        (
+            "budget covers Oct 2025 through Jan 2026",
+            "present",
+            (date(2025, 10, 1), date(2026, 1, 31), "month"),
+        ),
+        # halves of a year
+        ("hiring resumes in H2", "future", (date(2026, 7, 1), date(2026, 12, 31), "quarter")),
+        ("the target for 1H27 is 40", "present", (date(2027, 1, 1), date(2027, 6, 30), "quarter")),
+        (
+            "growth slowed in the first half of 2025",
+            "past",
+            (date(2025, 1, 1), date(2025, 6, 30), "quarter"),
+        ),
+        (
+            "we open Lisbon in the second half of next year",
+            "future",
+            (date(2027, 7, 1), date(2027, 12, 31), "quarter"),
+        ),
+        # a fiscal label restated in calendar terms in brackets is the bracket's period
+        (
+            "revenue for Q4 FY26 (April–June 2026) was EUR 4.2m",
+            "past",
+            (date(2026, 4, 1), date(2026, 6, 30), "month"),
+        ),
+        (
+            "in Q1 FY27 (Jul-Sep 2026) we hire four people",
+            "future",
+            (date(2026, 7, 1), date(2026, 9, 30), "month"),
+        ),
+        (
+            "H1 FY2027 (October 2026 to March 2027) closes the gap",
+            "future",
+            (date(2026, 10, 1), date(2027, 3, 31), "month"),
+        ),
+    ],
+)
+def test_month_spans_halves_and_restated_fiscal_periods(
+    text: str, tense: str, expected: tuple[object, ...]
+) -> None:
+    assert _window(text, datetime(2026, 6, 2, 9, 0, tzinfo=UTC), tense) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the migration took 2h", "the job runs every 2h", "May 5 to May 9 works for us"],
+)
+def test_hours_and_day_ranges_are_no_halves_or_month_spans(text: str) -> None:
+    window = DateResolver().resolve(text, datetime(2026, 6, 2, 9, 0, tzinfo=UTC), "present")
+    assert window is None or window.precision != "quarter"
+    assert window is None or window.valid_from != datetime(2026, 5, 1, tzinfo=UTC)
