@@ -13,7 +13,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["ATTITUDE_VERBS", "dating_subtrees", "governing_filter", "since_heads"]
+__all__ = [
+    "ATTITUDE_VERBS",
+    "dating_subtrees",
+    "governing_filter",
+    "measured_subject",
+    "since_heads",
+]
 
 _NOUN_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "poss", "nummod", "quantmod"})
 # Clauses with a proposition of their own: their dates are theirs.
@@ -160,7 +166,41 @@ _MEASURED = frozenset({"MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
 _MEASURE_VERBS = frozenset(
     {"be", "reach", "grow", "fall", "rise", "drop", "increase", "decrease", "total", "hit"}
     | {"average", "exceed", "decline", "put", "stand", "come", "run"}
+    # A value planned or landed for the period the subject names: "headcount for 2027 is
+    # planned at 55", "Q3 revenue is forecast at $4M", "churn in May ended at 2%".
+    | {"plan", "budget", "forecast", "project", "estimate", "target", "set", "cap", "expect"}
+    | {"end", "close", "finish", "land", "remain", "stay", "hold"}
 )
+
+
+_YEAR_NUMBER = re.compile(r"(?:19|20)\d{2}")
+
+
+def _amount(tok: Any) -> bool:
+    """Whether `tok` is part of an amount. The small model often misses one ("EUR 4.2
+    million" is an ORG to it, a lone "40" before a line break a DATE): a number that is no
+    year, alone in its entity, counts as well."""
+    if tok.ent_type_ in _MEASURED:
+        return True
+    if not tok.like_num:
+        return False
+    if tok.ent_type_ not in ("DATE", "TIME"):
+        return True
+    alone = tok.ent_iob_ == "B" and (
+        tok.i + 1 >= len(tok.doc) or tok.doc[tok.i + 1].ent_iob_ != "I"
+    )
+    return alone and not _YEAR_NUMBER.fullmatch(tok.text)
+
+
+def measured_subject(head: Any) -> bool:
+    """Whether `head` is the subject of a measurement ("churn for May ended at 2.1%"), whose
+    period is the value's time."""
+    verb = head.head
+    return bool(
+        head.dep_ in ("nsubj", "nsubjpass")
+        and verb.lemma_.lower() in _MEASURE_VERBS
+        and any(_amount(t) for t in verb.subtree)
+    )
 
 
 def dating_subtrees(clause_tokens: Sequence[Any], content: Any) -> frozenset[int]:
@@ -169,7 +209,7 @@ def dating_subtrees(clause_tokens: Sequence[Any], content: Any) -> frozenset[int
     71%"), and a state that began with an event starts at that event ("has used the API since
     the 2024 pilot")."""
     heads: set[int] = set()
-    measured = any(t.ent_type_ in _MEASURED for t in clause_tokens)
+    measured = any(_amount(t) for t in clause_tokens)
     if measured and content.lemma_.lower() in _MEASURE_VERBS:
         heads |= {c.i for c in content.children if c.dep_ in ("nsubj", "nsubjpass")}
     heads |= {c.i for c in since_heads(content)}

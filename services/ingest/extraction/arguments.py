@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.ingest.extraction.anchoring import measured_subject
 from services.ingest.extraction.former import formerly, given_up
 from services.ingest.extraction.measured import ATTRIBUTE_HEADS, measured_thing, names_a_unit
 from services.ingest.extraction.names import (
@@ -136,7 +137,10 @@ def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
         if child.i not in inside:
             continue
         if child.dep_ in _NAME_DEPS or (
-            child.dep_ == "prep" and child.lower_ in _COMPLEMENT_PREPOSITIONS and child.i > head.i
+            child.dep_ == "prep"
+            and child.lower_ in _COMPLEMENT_PREPOSITIONS
+            and child.i > head.i
+            and not (_period(child) and measured_subject(head))
         ):
             keep.update(t.i for t in child.subtree if t.i in inside)
     doc = head.doc
@@ -149,6 +153,13 @@ def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
     while tokens and (tokens[0].is_punct or tokens[0].is_space):
         tokens.pop(0)
     return tuple(tokens)
+
+
+def _period(prep: Any) -> bool:
+    """ "churn for May ended at 2.1%": a period the thing is measured over, which is the
+    claim's time, not part of the thing's name."""
+    words = [t for t in prep.subtree if t.i != prep.i and not t.is_punct]
+    return bool(words) and all(t.ent_type_ in ("DATE", "TIME") for t in words)
 
 
 def _appositive_roles(head: Any, holder: tuple[Any, ...], inside: set[int]) -> list[Role]:

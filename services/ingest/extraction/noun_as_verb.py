@@ -32,6 +32,8 @@ def repair_noun_as_verb(sent: Any) -> None:
     _contracted_copula(sent)
     _noun_before_copula(sent)
     _verb_as_plural_noun(sent)
+    _change_in_a_verbless_sentence(sent)
+    _imperative_misread(sent)
     _plural_noun_with_a_subject(sent)
     _subject_read_as_compound(sent)
 
@@ -44,13 +46,21 @@ def _contracted_copula(sent: Any) -> None:
     """ "Ingrid's back as of today": the parser reads the contracted "is" as a possessive
     ending and makes the name the root. A name whose "'s" is followed by a state word is the
     subject of that "is"."""
+    if _copula_read_as_case(sent):
+        return
     name = sent.root
     if name.pos_ != "PROPN" or name.i + 2 >= sent.end:
         return
     ending, state = name.doc[name.i + 1], name.doc[name.i + 2]
     if ending.lower_ not in ("'s", "’s") or ending.head.i != name.i:
         return
-    if state.lower_ not in _STATES_AFTER_IS or state.head.i != name.i:
+    if (
+        state.lower_ in _STATES_AFTER_IS
+        and state.head.pos_ == "ADJ"
+        and state.head.head.i == name.i
+    ):
+        state = state.head  # "Omar's off sick today": the state is the adjective it qualifies
+    elif state.lower_ not in _STATES_AFTER_IS or state.head.i != name.i:
         return
     others = [c for c in name.children if c.i > ending.i]
     ending.head, ending.dep_, ending.pos_, ending.tag_, ending.lemma_ = (
@@ -64,6 +74,33 @@ def _contracted_copula(sent: Any) -> None:
     for child in others:
         child.head = ending
     state.dep_ = "advmod" if state.pos_ == "ADV" else "acomp"
+
+
+def _copula_read_as_case(sent: Any) -> bool:
+    """ "Dana's out sick today": the state is the root with the name its subject, and the
+    contracted "is" a case marker on the name. It is the copula: the root, with the name its
+    subject and the state its complement."""
+    state = sent.root
+    if state.pos_ not in ("ADJ", "ADV"):
+        return False
+    name = next((c for c in state.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"), None)
+    if name is None or name.i + 1 >= sent.end:
+        return False
+    ending = name.doc[name.i + 1]
+    if ending.lower_ not in ("'s", "’s") or ending.head.i != name.i or ending.dep_ != "case":
+        return False
+    for child in [c for c in state.children if c.i != name.i and c.dep_ not in ("advmod",)]:
+        child.head = ending
+    ending.head, ending.dep_, ending.pos_, ending.tag_, ending.lemma_ = (
+        ending,
+        "ROOT",
+        "AUX",
+        "VBZ",
+        "be",
+    )
+    name.head = ending
+    state.head, state.dep_ = ending, "acomp"
+    return True
 
 
 def _subject_read_as_compound(sent: Any) -> None:
@@ -115,6 +152,8 @@ def _verb_as_plural_noun(sent: Any) -> None:
         while first > sent.start and _name_word(doc[first - 1]):
             first -= 1  # "Loomwork Pro": the name's words right before the verb
         if first == word.i:
+            if word.dep_ == "ROOT" and _common_subject(word):
+                return
             continue
         if word.dep_ == "ROOT" and not _only_modifiers(word, first):
             continue
@@ -122,6 +161,106 @@ def _verb_as_plural_noun(sent: Any) -> None:
             continue
         _make_verb(word, doc[first : word.i], name)
         return
+
+
+def _common_subject(word: Any) -> bool:
+    """ "The on-call rotation moves to the SRE team": a common noun right before the plural
+    root is its subject when everything on the root's left modifies that noun phrase. The
+    noun's own modifiers, hung on the root, move to it."""
+    doc = word.doc
+    if word.i == 0:
+        return False
+    noun = doc[word.i - 1]
+    if noun.pos_ != "NOUN" or noun.head.i != word.i or noun.dep_ != "compound":
+        return False
+    # A fronted phrase ("As of June, billing support shifts to Tomas") stays the verb's.
+    fronted = {
+        c.i for c in word.lefts if c.dep_ in ("prep", "punct", "advmod", "npadvmod", "advcl")
+    }
+    lefts = [c for c in word.lefts if c.i not in fronted]
+    if any(f > c.i for f in fronted for c in lefts):
+        return False
+    if not all(c.dep_ in ("compound", "amod", "det", "poss", "nmod") for c in lefts):
+        return False
+    for child in lefts:
+        if child.i != noun.i:
+            child.head = noun
+    noun.head, noun.dep_ = word, "nsubj"
+    word.pos_, word.tag_ = "VERB", "VBZ"
+    return True
+
+
+_FINITE_TAGS = frozenset({"VBZ", "VBP", "VBD", "MD"})
+
+
+def _imperative_misread(sent: Any) -> None:
+    """ "Release management shifts to Hamza Aziz in Q3": a noun opening the sentence that is
+    also a verb is read as an imperative with the real verb, a plural noun, its object. When
+    that object is a verb of change right after the opening noun phrase and the "to" phrase
+    is on the root, the opening words are the subject's and the plural noun is the verb."""
+    root = sent.root
+    if root.i != sent.start or root.pos_ != "VERB" or root.tag_ != "VB":
+        return
+    word = next((c for c in root.children if c.dep_ == "dobj"), None)
+    if word is None or word.tag_ != "NNS" or word.lemma_.lower() not in _CHANGE_VERBS:
+        return
+    between = word.doc[root.i + 1 : word.i]
+    if not between or any(t.head.i != word.i or t.pos_ != "NOUN" for t in between):
+        return
+    if not any(c.dep_ == "prep" and c.lower_ in ("to", "from") for c in root.children):
+        return
+    subject = between[-1]
+    for tok in root.children:
+        if tok.i != word.i:
+            tok.head = word
+    for tok in between[:-1]:
+        tok.head = subject
+    root.head, root.dep_, root.pos_, root.tag_ = subject, "compound", "NOUN", "NN"
+    subject.head, subject.dep_ = word, "nsubj"
+    word.head, word.dep_, word.pos_, word.tag_ = word, "ROOT", "VERB", "VBZ"
+
+
+def _change_in_a_verbless_sentence(sent: Any) -> None:
+    """ "Starting Q3, Marrowgate on-call moves to the SRE team", "Starting next quarter,
+    support moves to the Lisbon hub": after a fronted date the parser may make the date (or the
+    subject) the root and the verb a plural noun under it, and the sentence has no finite verb.
+    The plural noun of a verb of change with a "to"/"from" phrase is then the verb; the words
+    between the fronted phrase's comma and it are its subject (headed by the last noun), and
+    the old root, with the date, hangs on it."""
+    if any(t.pos_ in ("VERB", "AUX") and t.tag_ in _FINITE_TAGS for t in sent):
+        return
+    doc = sent.doc
+    for word in sent:
+        if word.dep_ == "ROOT" or word.pos_ != "NOUN" or word.tag_ != "NNS":
+            continue
+        if word.lemma_.lower() not in _CHANGE_VERBS:
+            continue
+        if not any(c.dep_ == "prep" and c.lower_ in ("to", "from") for c in word.rights):
+            continue
+        first = word.i
+        while first > sent.start and doc[first - 1].text not in (",", ";", ":"):
+            first -= 1
+        span = doc[first : word.i]
+        nouns = [t for t in span if t.pos_ in ("NOUN", "PROPN")]
+        if first == sent.start or not nouns:
+            return  # no fronted phrase: not this misparse
+        _make_clause(word, span, nouns[-1], sent.root)
+        return
+
+
+def _make_clause(verb: Any, span: Any, subject: Any, old_root: Any) -> None:
+    inside = {t.i for t in span}
+    for tok in span:
+        if tok.i != subject.i and (tok.head.i not in inside or tok.head.i == verb.i):
+            tok.head = subject
+    for tok in [t for t in old_root.children if t.i not in inside and t.i != verb.i]:
+        if tok.i > verb.i or tok.i in inside or old_root.i in inside:
+            tok.head = verb
+    subject.head, subject.dep_ = verb, "nsubj"
+    if old_root.i not in inside:
+        old_root.head = verb
+        old_root.dep_ = "prep" if old_root.pos_ == "ADP" else "npadvmod"
+    verb.head, verb.dep_, verb.pos_, verb.tag_ = verb, "ROOT", "VERB", "VBZ"
 
 
 def _only_modifiers(word: Any, first: int) -> bool:

@@ -49,12 +49,27 @@ def ownership_change(
             thing = subj_tok
         else:  # "Kofi handed the vendor portal to Priya"
             thing = next((c for c in head.children if c.dep_ == "dobj"), None)
+    if thing is None and _passes_itself(head, subj_tok, receiver):
+        # "The pager rota moves to Lena", "billing support shifts to Tomas": a duty that
+        # passes to a person is theirs (to a team it becomes part of it, `frames`).
+        thing, nominal = subj_tok, True
     if thing is None or thing.i not in inside or is_person(thing):
         return None  # a person handed to a team is a placement, not a thing owned
     owned = entity_phrase(thing, inside)
     if not nominal and is_unit(owned):
         return None  # a team or project handed over changes who leads it (`handover`)
     return entity_phrase(receiver, inside), owned
+
+
+def _passes_itself(head: Any, subj_tok: Any | None, receiver: Any) -> bool:
+    return bool(
+        subj_tok is not None
+        and head.lemma_.lower() in _PASSING_VERBS
+        and subj_tok.dep_ == "nsubj"
+        and subj_tok.pos_ in ("NOUN", "PROPN")
+        and is_person(receiver)
+        and not is_person(subj_tok)
+    )
 
 
 def _to_object(head: Any, inside: set[int], skip: set[int]) -> Any | None:
