@@ -342,11 +342,15 @@ class Normalizer:
                 # the change, so it succeeds an undated earlier value instead of rivalling it.
                 # A person's stance is held as it is said ("opposes" in February, "is in
                 # favour of" in April): the later one succeeds the earlier of the same holder
-                # (not "the minimum supported Android version", no one's view).
+                # (not "the minimum supported Android version", no one's view). A status is
+                # likewise the one that holds when it is said: weekly reports saying "green",
+                # then "amber", then "red" are the project's changes, not three rival claims
+                # (a dated one is placed by its date).
                 phase="start"
                 if _NOW_RE.search(statement)
                 or _CAME_TO_RE.search(statement)
                 or (reads_as_person(anchor.name) and _takes_a_stance(statement))
+                or (claim.window.valid_from is None and _states_a_status(statement))
                 else "state",
             ),
         )
@@ -354,6 +358,10 @@ class Normalizer:
 
 def _takes_a_stance(statement: str) -> bool:
     return any(c.axis == "stance" for _, c in find_categories(statement.lower()))
+
+
+def _states_a_status(statement: str) -> bool:
+    return any(c.axis == "status" for _, c in find_categories(statement.lower()))
 
 
 def synonym_phrases() -> Iterable[str]:
