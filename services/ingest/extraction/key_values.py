@@ -27,7 +27,7 @@ def key_value_subject(content: Any, inside: set[int]) -> Phrase | None:
     if content.dep_ != "ROOT":
         return None
     if content.pos_ in ("NOUN", "PROPN") and _separated(content, content, after=True):
-        return entity_phrase(content, inside, anchor_possessor=True)
+        return _key_phrase(content, inside)
     key = next(
         (
             c
@@ -37,8 +37,20 @@ def key_value_subject(content: Any, inside: set[int]) -> Phrase | None:
         None,
     )
     if key is not None and key.i in inside and _separated(content, key, after=False):
-        return entity_phrase(key, inside, anchor_possessor=True)
+        return _key_phrase(key, inside)
     return None
+
+
+# Words that say which scale a status is on, not whose it is: "RAG status: amber" (red, amber,
+# green) is the status of the report's topic, as a bare "Status: amber" is.
+_SCALE_WORDS = frozenset({"rag", "overall", "current", "latest", "delivery", "project"})
+
+
+def _key_phrase(key: Any, inside: set[int]) -> Phrase:
+    modifiers = [c for c in key.lefts if c.i in inside]
+    if modifiers and all(c.lower_ in _SCALE_WORDS for c in modifiers):
+        return Phrase((key,))
+    return entity_phrase(key, inside, anchor_possessor=True)
 
 
 def _separated(content: Any, key: Any, *, after: bool) -> bool:

@@ -24,6 +24,7 @@ from services.ingest.extraction.names import (
     without_honorific,
     without_possessive,
 )
+from services.ingest.extraction.unknown_words import english_word
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
 from shared.entities.normalize import normalize_name
@@ -320,7 +321,9 @@ def title_topic(title: Any) -> str | None:
             span = [t for t in name_span(tok) or (tok,) if t.lower_ not in TITLE_WORDS]
             while span and span[0].i > 0 and _title_word_of_name(title[span[0].i - 1]):
                 span.insert(0, title[span[0].i - 1])  # "Orbit Systems": "Orbit" read as a verb
-            if len(span) == 1 and not _named_alone(span[0]) and not _whole_title(span[0]):
+            if len(span) == 1 and not (
+                _named_alone(span[0]) or _whole_title(span[0]) or not english_word(span[0])
+            ):
                 continue  # "Board intro", "Cutover plan": a capitalised word, not a name
             head = tok
             while head.dep_ in ("compound", "flat", "amod") and head.head.i > head.i:

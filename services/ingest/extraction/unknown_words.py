@@ -27,9 +27,12 @@ from typing import Any
 
 from shared.entities.given_names import is_given_name
 
-__all__ = ["UNKNOWN_WORDS", "make_unknown_words"]
+__all__ = ["UNKNOWN_WORDS", "english_word", "make_unknown_words"]
 
 UNKNOWN_WORDS = "rememberstack_unknown_words"
+# The lemmatizer's word lists, kept once the component is made (they are the same for every
+# pipeline of the model): `english_word` reads them outside a parse, for titles.
+_english: frozenset[str] = frozenset()
 # Tags a name is misread as at a sentence start; a verb there is most often an imperative.
 _MISREAD = frozenset({"NOUN", "ADJ", "ADV"})
 _MIN_LENGTH = 3
@@ -48,6 +51,8 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
         for pos in ("noun", "verb", "adj", "adv")
         for word in table.get(pos, ())
     )
+    global _english
+    _english = words
     adjectives = frozenset(word for table in (index, exceptions) for word in table.get("adj", ()))
     verbs = frozenset(word for table in (index, exceptions) for word in table.get("verb", ()))
 
@@ -62,6 +67,14 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
         return doc
 
     return retag
+
+
+def english_word(tok: Any) -> bool:
+    """Whether `tok` is a word of the lemmatizer's English lists ("Cutover", "Board"), not a
+    coined name ("Harrowfen"); True when the lists are not loaded."""
+    if not _english:
+        return True
+    return tok.lower_ in _english or tok.lemma_.lower() in _english
 
 
 def _ing_modifiers_as_compounds(doc: Any, adjectives: frozenset[str]) -> None:

@@ -122,3 +122,23 @@ def test_an_infobox_officer_works_for_the_page_s_subject(
     (claim,) = [c for c in claims if c.subject_text == person]
     assert (claim.predicate_text, claim.object_text) == ("work for", title.split(" — ")[0])
     assert claim.claim_valid_from == start
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Harrowfen status report w/e 27 Feb",
+        "Harrowfen weekly update - 6 March",
+        "Weekly status: Harrowfen (13 March)",
+    ],
+)
+@pytest.mark.parametrize("line", ["Status: green", "RAG status: amber", "Overall status: RED"])
+def test_a_status_line_is_about_the_coined_name_a_report_title_names(
+    extractor: RulesExtractor, title: str, line: str
+) -> None:
+    # A one-word name in no English word list ("Harrowfen") is the title's topic even when NER
+    # misses it; "RAG" and "overall" say which scale the status is on, not whose it is.
+    passage = ExtractionInput(text=line, said_on=datetime(2026, 3, 16, tzinfo=UTC),
+                              document_title=title)  # fmt: skip
+    (claim,) = extractor.extract_batch([passage])[0]
+    assert claim.subject_text == "Harrowfen"
