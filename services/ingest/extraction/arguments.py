@@ -93,6 +93,11 @@ _SITE_HEADS = PLACE_HEADS | {
 _HEADQUARTERS = frozenset({"hq", "headquarters"})
 
 
+def _opens_line(tok: Any) -> bool:
+    """The first word of its sentence, after any masked bullet or mark ("- **Headcount:** 8")."""
+    return tok.is_sent_start or all(t.is_space for t in tok.doc[tok.sent.start : tok.i])
+
+
 def is_bare(phrase: Phrase | None) -> bool:
     """A phrase naming nothing by itself: determiners, describing adjectives and a common noun
     ("the contract", "Headcount", "our main contact"), which a document uses of the thing it is
@@ -100,7 +105,7 @@ def is_bare(phrase: Phrase | None) -> bool:
     if phrase is None or not phrase.tokens:
         return False
     first = phrase.tokens[0]
-    if len(phrase.tokens) == 1 and first.is_sent_start and first.lower_ in ATTRIBUTE_HEADS:
+    if len(phrase.tokens) == 1 and _opens_line(first) and first.lower_ in ATTRIBUTE_HEADS:
         return True  # "Status: green" on a line of its own: the tagger may call "Status" a name
     if entity_like(phrase):
         return False

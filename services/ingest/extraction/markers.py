@@ -35,7 +35,9 @@ _MARKER_RE = re.compile(
     r"|(?:(?:just|a|quick|friendly|gentle|small)\s+)*(?:reminder|heads[- ]up|fyi|psa)\s+that\s+"
     # "ok so the Lisbon team is now Carla's", "anyway, …", "oh and …": a chat's opener.
     r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc|"
-    r"ok(?:ay)?,?\s+so|so\s+yeah|anyways?|oh\s+and)\b,?\s+"
+    r"ok(?:ay)?,?\s+so|so\s+yeah|anyways?|oh\s+and|"
+    # A reply's acknowledgement: "yep send contracts my way", "ok i'll take it".
+    r"yep|yeah|yup|yes|sure|ok(?:ay)?|kk|noted|ack|thanks|thx|ty|np|lol|haha)\b[,!.]?\s+"
     r"(?=[a-z]))"
 )
 # "just confirming Nadia signed the MSA", "turns out the outage was …", "so the plan is that
@@ -88,6 +90,20 @@ _CONGRATS_RE = re.compile(
 _BULLET_RE = re.compile(r"(?m)^[ \t]*(?:[-*•>]+|\d{1,2}[.)])[ \t]+(?=\S)")
 
 
+# Markdown emphasis and code marks ("**Headcount:** 8", "_(owner: Dmitri)_", "`strict_tls`"),
+# written in plain text as often as in Markdown: layout, not content. Only marks that open
+# after a space or a line's start and close before one ("strict_tls" keeps its underscore).
+_EMPHASIS_RE = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=[^\s*_`])([^\n]*?[^\s*_`])\1(?![\w*_`])")
+
+
+def _unemphasised(text: str) -> str:
+    def blank(m: re.Match[str]) -> str:
+        mark = " " * len(m.group(1))
+        return mark + m.group(2) + mark
+
+    return _EMPHASIS_RE.sub(blank, text)
+
+
 # An email's header lines: addressing and a subject line, which the body states properly.
 _HEADER_RE = re.compile(r"(?im)^[ \t]*(?:subject|from|to|cc|bcc|sent|reply-to)[ \t]*:[^\n]*$")
 
@@ -104,11 +120,11 @@ def capitalised_at(text: str, at: list[int]) -> str:
 
 
 def mask_markers(text: str) -> str:
-    """`text` with email header lines, line-opening discourse markers and list bullets
-    replaced by spaces (offsets unchanged), so the parser never reads "Update" as the subject
-    of the sentence after it and a claim does not start with "- "."""
+    """`text` with email header lines, line-opening discourse markers, list bullets and
+    emphasis marks replaced by spaces (offsets unchanged), so the parser never reads "Update"
+    as the subject of the sentence after it and a claim does not start with "- "."""
     headerless = _HEADER_RE.sub(lambda m: " " * len(m.group(0)), text)
-    unbulleted = _BULLET_RE.sub(lambda m: " " * len(m.group(0)), headerless)
+    unbulleted = _unemphasised(_BULLET_RE.sub(lambda m: " " * len(m.group(0)), headerless))
     ungreeted = _GREETING_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted
     )

@@ -27,6 +27,7 @@ from services.ingest.extraction.dates import TimeWindow
 from services.ingest.extraction.mentions import TITLE_WORDS, title_topic
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
+from shared.text.units import person_shaped
 
 __all__ = [
     "RoleLine",
@@ -42,6 +43,7 @@ __all__ = [
 _ROLE_VERBS = {
     "owner": "own", "dri": "own", "assignee": "own",
     "lead": "lead", "head": "lead", "pm": "lead", "captain": "lead", "coordinator": "lead",
+    "em": "lead", "tl": "lead", "sponsor": "own",
     "champion": "lead",
     # An infobox's officers ("CEO: Hana Sato" on the Corvane page): employed by the topic.
     "ceo": "work for", "cto": "work for", "cfo": "work for", "coo": "work for",
@@ -170,6 +172,8 @@ def role_line(sent: Any) -> RoleLine | None:
     if not role_part:
         return None
     verb = _ROLE_VERBS.get(role_part[-1].lower_.rstrip("."))
+    if verb is None and _manages_the_topic(role_part):
+        verb = "lead"
     if verb is None:
         return None
     held: tuple[Any, ...] | None = tuple(held_part) or None
@@ -177,6 +181,19 @@ def role_line(sent: Any) -> RoleLine | None:
         modifiers = [t for t in role_part[:-1] if t.lower_ not in _KINDS]
         held = tuple(modifiers) or None
     return RoleLine(tuple(value), verb, held, since, note=note)
+
+
+# A manager of the team or its work ("Engineering manager: Ilse Marwood"), not of a place or a
+# function ("Office manager: Katarzyna Nowak" works there, leads nothing of the page's).
+_LEADING_MANAGERS = frozenset({"engineering", "eng", "team", "delivery", "product", "project"})
+
+
+def _manages_the_topic(role_part: Sequence[Any]) -> bool:
+    return (
+        len(role_part) == 2
+        and role_part[-1].lower_ == "manager"
+        and role_part[0].lower_ in _LEADING_MANAGERS
+    )
 
 
 def value_since(sent: Any) -> str | None:
@@ -244,8 +261,12 @@ def one_person(tokens: list[Any]) -> bool:
         return False
     if not all(t.text[:1].isupper() and t.is_alpha for t in tokens):
         return False
-    return all(t.ent_type_ == "PERSON" for t in tokens) or is_given_name(
-        normalize_name(tokens[0].text)
+    # After a role key a full name's shape is enough ("EM: Radomir Pešek"): the key says a
+    # person holds it, whatever NER made of a name the given-name list lacks.
+    return (
+        all(t.ent_type_ == "PERSON" for t in tokens)
+        or is_given_name(normalize_name(tokens[0].text))
+        or person_shaped(" ".join(t.text for t in tokens))
     )
 
 
@@ -272,7 +293,7 @@ def role_claim(
     start = inp.base_offset + sent.start_char + (len(line_text) - len(line_text.lstrip()))
     span = Span(start, start + len(text), text)
     return ExtractedClaim(
-        claim_text=text.rstrip(".;"),
+        claim_text=" ".join(text.rstrip(".;").split()),
         char_start=span.char_start,
         char_end=span.char_end,
         source_span=text,

@@ -134,6 +134,7 @@ class RulesExtractor:
 
     def extract_batch(self, inputs: Sequence[ExtractionInput]) -> list[list[ExtractedClaim]]:
         """Extract claims from each input (one list per input, in order)."""
+        self._pipeline()  # loaded first: reading chat lines uses its English word lists
         pieces = [
             (index, piece) for index, inp in enumerate(inputs) for piece in speaker_lines(inp)
         ]
@@ -362,7 +363,8 @@ class RulesExtractor:
         if clause.subject_tokens:
             subject = rewriter.render(clause.subject_tokens)
             claim_text = f"{subject} {claim_text[:1].lower()}{claim_text[1:]}"
-        claim_text = re.sub(r"[.!]+$", "", claim_text).strip()
+        # Masked marks ("**Headcount:** 8") left runs of spaces: a claim reads as one line.
+        claim_text = re.sub(r"[ \t]{2,}", " ", re.sub(r"[.!]+$", "", claim_text)).strip()
         main = frame.main
         start = inp.base_offset + local_start
         end = inp.base_offset + local_end

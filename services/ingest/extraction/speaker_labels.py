@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.markers import capitalised_at, mask_markers
+from services.ingest.extraction.unknown_words import is_english
 from shared.entities.given_names import is_given_name
 from shared.text.units import person_shaped
 
@@ -33,6 +34,13 @@ _LABEL_RE = re.compile(
     r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]*(?:[ \t][A-Z][\w'’.-]+){0,2})"
     r"[ \t]*:)[ \t]+(?=\S)"
 )
+# A chat's lower-case handle ("tavi: fyi sam r is out …"): one word, read as a label only when
+# every line of the passage carries one (`_chat_labels`).
+_HANDLE_RE = re.compile(
+    r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[a-z][a-z0-9'’._-]{1,30})[ \t]*:)[ \t]+(?=\S)"
+)
+# Words a lower-case line opens with before a colon that label the line, not a person.
+_NOT_HANDLES = frozenset({"fyi", "re", "fwd", "note", "update", "eta", "ps", "nb", "edit", "btw"})
 
 
 def speaker_label(text: str) -> tuple[str, str] | None:
@@ -86,6 +94,7 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
     for line in inp.text.split("\n"):
         lines.append((offset, line, _LABEL_RE.match(line)))
         offset += len(line) + 1
+    lines = _chat_labels(lines)
     labels = Counter(m.group("name") for _, _, m in lines if m is not None)
     parts = {name for name in labels if name.lower() in _PART_LABELS}
     # Every line of a channel's page labelled ("Morwenna: Ingrid's back", "Ingrid: Good to be
@@ -126,8 +135,46 @@ def _unlabelled(
     if name in parts:
         return replace(piece, text=_blanked(piece.text, match))
     if name in speakers:
-        return replace(piece, text=_blanked(piece.text, match), speaker=name)
+        speaker = name[:1].upper() + name[1:]  # a handle "tavi" is Tavi
+        return replace(piece, text=_blanked(piece.text, match), speaker=speaker)
     return piece
+
+
+_LOWER_WORD = re.compile(r"\b[a-z][a-z-]+\b")
+
+
+def _names_capitalised(text: str, handles: set[str]) -> str:
+    """A lower-case chat line with its people's names capitalised (offsets unchanged), so the
+    tagger reads them as names: the chat's handles ("ping bastien"), and given names that are
+    no English word ("ottoline's on leave", not "will" or "may")."""
+
+    from spacy.lang.en.stop_words import STOP_WORDS  # the word lists hold no function words
+
+    def name(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word in handles or (
+            is_given_name(word) and not is_english(word) and word not in STOP_WORDS
+        ):
+            return word[:1].upper() + word[1:]
+        return word
+
+    return _LOWER_WORD.sub(name, text)
+
+
+_Line = tuple[int, str, "re.Match[str] | None"]
+
+
+def _chat_labels(lines: list[_Line]) -> list[_Line]:
+    """The lines with their lower-case handles read as labels when the passage is a chat log
+    written in lower case: every non-blank line opens with a one-word handle and a colon, and
+    at least two handles speak ("tavi: kenji is covering …" / "kenji: yep send them my way");
+    else the lines as they were."""
+    handles = [(start, line, match or _HANDLE_RE.match(line)) for start, line, match in lines]
+    spoken = [m for _, line, m in handles if line.strip()]
+    names = {m.group("name").lower() for m in spoken if m is not None}
+    if None in spoken or len(names) < 2 or names & (_NOT_HANDLES | _LINE_KEYS | _ROLE_KEYS):
+        return lines
+    return [(start, _names_capitalised(line, names), match) for start, line, match in handles]
 
 
 def _key_like(labels: Counter[str]) -> set[str]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from shared.entities.given_names import is_given_name
 
-__all__ = ["UNKNOWN_WORDS", "english_word", "make_unknown_words"]
+__all__ = ["UNKNOWN_WORDS", "english_word", "is_english", "make_unknown_words"]
 
 UNKNOWN_WORDS = "rememberstack_unknown_words"
 # The lemmatizer's word lists, kept once the component is made (they are the same for every
@@ -72,9 +72,15 @@ def make_unknown_words(nlp: Any, name: str) -> Any:
 def english_word(tok: Any) -> bool:
     """Whether `tok` is a word of the lemmatizer's English lists ("Cutover", "Board"), not a
     coined name ("Harrowfen"); True when the lists are not loaded."""
+    return is_english(tok.lower_) or (bool(_english) and tok.lemma_.lower() in _english)
+
+
+def is_english(word: str) -> bool:
+    """Whether the lower-case `word` (or it without a plural "s") is in the lemmatizer's English
+    lists; True when they are not loaded."""
     if not _english:
         return True
-    return tok.lower_ in _english or tok.lemma_.lower() in _english
+    return word in _english or (word.endswith("s") and word[:-1] in _english)
 
 
 def _ing_modifiers_as_compounds(doc: Any, adjectives: frozenset[str]) -> None:
