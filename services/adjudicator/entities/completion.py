@@ -13,6 +13,10 @@ When several lone-name entities qualify ("Sam" and "Reyes" both came first), the
 takes the full name (then given name before surname before short form, then name, then id)
 and a merge proposal is recorded for each of the others: joining those is a merge, which is a
 reviewer's call by default.
+
+The same name written better renames its entity the same way: "#platform-data" (a channel's
+title) and "Platform Data" (the team's page) are one entity whichever arrived first, and its
+name is the better-written of the forms seen, not the first (`better_written`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from services.adjudicator.entities.rules import Nominee, abbreviates, lone_forms
 from shared.entities.nicknames import short_form_expansions
 from shared.entities.normalize import display_name
 
-__all__ = ["lone_candidates", "take_full_name"]
+__all__ = ["better_written", "lone_candidates", "take_full_name"]
 
 _KIND_RANK = {"given_name": 0, "unit_name": 0, "surname": 1, "short_form": 2}
 
@@ -125,3 +129,25 @@ async def _stands_for_another(call: ResolutionContext, words: set[str], normaliz
 
 def _like(word: str) -> str:
     return word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def better_written(
+    call: ResolutionContext, mention: Mention, normalized: str, entity_id: UUID, name: str
+) -> str:
+    """The entity's name once `mention` resolved to it by its exact name: the mention's form
+    when it reads better (no channel "#" or handle "@", capitals, then the smaller string)
+    and normalizes to the entity's own name, renaming the entity; else `name`. The name is
+    then the best of every form seen, whatever order they came in."""
+    written = display_name(mention.text)
+    hit = next((h for h in call.exact.get(normalized, []) if h.entity_id == entity_id), None)
+    if hit is None or hit.normalized_name != normalized or not _reads_better(written, name):
+        return name
+    call.complete(Completion(entity_id, name, normalized, written, normalized))
+    return written
+
+
+def _reads_better(written: str, name: str) -> bool:
+    def rank(text: str) -> tuple[bool, bool, str]:
+        return text[:1] in "#@", text == text.lower(), text
+
+    return written != name and rank(written) < rank(name)

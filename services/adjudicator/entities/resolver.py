@@ -11,7 +11,11 @@ from uuid import UUID, uuid4
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.adjudicator.entities import repository as repo
-from services.adjudicator.entities.completion import lone_candidates, take_full_name
+from services.adjudicator.entities.completion import (
+    better_written,
+    lone_candidates,
+    take_full_name,
+)
 from services.adjudicator.entities.mentions import (
     Mention,
     ResolutionContext,
@@ -389,6 +393,7 @@ class EntityResolver:
         version: str | None = None,
     ) -> ResolvedMention:
         entity_id, name = target
+        name = better_written(call, mention, norm, entity_id, name)
         self._write(call, mention, norm, entity_id, None, step, scores | {"rule": rule}, version)
         call.remember(mention, norm, entity_id, name)
         return ResolvedMention(mention, entity_id, name, False, step)

@@ -191,3 +191,31 @@ async def test_a_lone_word_is_no_abbreviation_of_a_phrase_that_is_not_a_name(
             session, namespace, document_claims, ["Platform", "Omar Said"]
         )
         assert lone.entity_id != first.entity_id
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [
+        ("#platform-data", "Platform Data"),  # a channel's title and the team's page
+        ("quillmark analytics", "Quillmark Analytics"),  # chat in lower case, then a wiki
+        ("@halvorsen", "Halvorsen"),  # a handle, then the name
+    ],
+)
+@pytest.mark.parametrize("better_first", [True, False], ids=["better first", "worse first"])
+async def test_one_name_written_two_ways_is_named_by_the_better_form_in_any_order(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+    forms: tuple[str, str],
+    better_first: bool,
+) -> None:
+    worse, better = forms
+    async with session_factory() as session, session.begin():
+        (first,) = await resolve_in_document(
+            session, namespace, document_claims, [better if better_first else worse]
+        )
+        (second,) = await resolve_in_document(
+            session, namespace, document_claims, [worse if better_first else better]
+        )
+        assert second.entity_id == first.entity_id
+        assert (await _names(session, first.entity_id))[0] == better
