@@ -243,7 +243,13 @@ class FactWriter:
         candidate_state = candidate.is_state or (
             candidate.valid_kind is not None and candidate.valid_kind != "event_time"
         )
-        if assertion.claim.window_kind not in STATE_WINDOW_KINDS and not candidate_state:
+        # An undated side is a state as an undated candidate is (`is_state`): "the offsite
+        # has been cancelled" joined the dated plan's slot only when it arrived first.
+        assertion_state = (
+            assertion.claim.window_kind in STATE_WINDOW_KINDS
+            or assertion.window.valid_until is None
+        )
+        if not assertion_state and not candidate_state:
             return None
         slot = uuid.UUID(candidate.slot_id) if candidate.slot_id else uuid.uuid4()
         self.slots.add(SlotKey(slot_id=slot))

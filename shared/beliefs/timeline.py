@@ -22,6 +22,9 @@ the facts arrived in (spec/contradictions-corroboration-supersession.md):
   conflict.
 - A value the claims say holds beside the others ("also", "part-time at") is outside the
   chain: its window is its own and it neither supersedes nor conflicts.
+- An undated value that calls the others off ("the offsite has been cancelled"), said after a
+  dated one, supersedes it: the dated value held only until it was called off, which is never
+  when that came before its start or after its end.
 
 Ties are broken by the value's identity and then by `order_key`, so the result is a function
 of the set alone.
@@ -52,6 +55,7 @@ class SlotMember:
     order_key: str  # a stable tie-break (its label)
     concurrent: bool = False
     announces_change: bool = False  # a start phase or a transition cue ("joined", "now")
+    cancels: bool = False  # it calls the other values off ("the offsite has been cancelled")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +130,8 @@ def _conflict(a: SlotMember, b: SlotMember) -> bool:
     """Whether two values of the slot can hold at the same time (a contradiction), symmetric."""
     if a.value == b.value or a.concurrent or b.concurrent:
         return False
+    if (a.cancels and _said_later(a, b)) or (b.cancels and _said_later(b, a)):
+        return False  # the later one called the other off
     if a.stated_from is not None and b.stated_from is not None:
         return a.stated_from == b.stated_from
     if a.stated_from is None and b.stated_from is None:
@@ -150,6 +156,10 @@ def place(members: Iterable[SlotMember]) -> dict[UUID, Placement]:
     dated = sorted((m for m in chain if m.stated_from is not None), key=_start_key)
     undated = [m for m in chain if m.stated_from is None]
     for m in chain:
+        called_off = _called_off(m, undated)
+        if called_off is not None:
+            placed[m.fact_id] = called_off
+            continue
         where = (
             _place_dated(m, dated, undated) if m.stated_from else _place_undated(m, dated, undated)
         )
@@ -158,6 +168,24 @@ def place(members: Iterable[SlotMember]) -> dict[UUID, Placement]:
             where.valid_from, where.valid_until, where.precision, where.superseded_by, rivals
         )
     return placed
+
+
+def _called_off(m: SlotMember, undated: Sequence[SlotMember]) -> Placement | None:
+    """A dated value an undated cancellation said after it called off ("the offsite on 12 May"
+    then "the offsite has been cancelled"): superseded by it, and held only until it was
+    called off: never, when that was before its start or after its end (it did not happen),
+    else until the cancellation was said (the latest it can have ended)."""
+    if m.stated_from is None or m.cancels:
+        return None
+    calls = [u for u in undated if u.cancels and u.value != m.value and _said_later(u, m)]
+    if not calls:
+        return None
+    first = min(calls, key=lambda u: (u.said_first, u.value, u.order_key))
+    said = first.said_first
+    assert said is not None  # said later than m
+    during = m.stated_from < said and (m.stated_until is None or said < m.stated_until)
+    until = said if during else m.stated_from
+    return Placement(m.stated_from, until, m.precision, first.fact_id, frozenset())
 
 
 def _announced_after(m: SlotMember, undated: Sequence[SlotMember]) -> SlotMember | None:

@@ -25,6 +25,7 @@ def _member(
     precision: str = "month",
     concurrent: bool = False,
     change: bool = False,
+    cancels: bool = False,
 ) -> SlotMember:
     return SlotMember(
         fact_id=uuid.uuid5(uuid.NAMESPACE_OID, f"{value}|{start}|{said}|{until}"),
@@ -36,6 +37,7 @@ def _member(
         order_key=value,
         concurrent=concurrent,
         announces_change=change,
+        cancels=cancels,
     )
 
 
@@ -243,3 +245,33 @@ def test_a_later_start_past_the_stated_end_does_not_turn_the_window_inside_out()
     )  # fmt: skip
     member = item.member()
     assert member.stated_from == _at(1) and member.stated_until == _at(3)
+
+
+@pytest.mark.parametrize(
+    ("called_off_on", "until"),
+    [
+        (_at(4, 20), _at(5, 12)),  # before it was due: it never held
+        (_at(5, 14), _at(5, 14)),  # while it ran: held until it was called off
+        (_at(6, 1), _at(5, 12)),  # after it was over: it did not happen either
+    ],
+)
+def test_a_cancellation_said_later_supersedes_the_dated_plan(
+    called_off_on: datetime, until: datetime
+) -> None:
+    plan = _member("offsite 12-20 May", _at(5, 12), _at(4, 1), until=_at(5, 20), precision="day")
+    off = _member("called off", said=called_off_on, cancels=True, change=True)
+    placed = place([off, plan])
+    assert placed[plan.fact_id].superseded_by == off.fact_id
+    assert (placed[plan.fact_id].valid_from, placed[plan.fact_id].valid_until) == (
+        _at(5, 12),
+        until,
+    )
+    assert not placed[plan.fact_id].rivals and not placed[off.fact_id].rivals
+    assert placed[off.fact_id].superseded_by is None
+
+
+def test_a_cancellation_said_before_the_plan_calls_nothing_off() -> None:
+    off = _member("called off", said=_at(3, 1), cancels=True, change=True)
+    plan = _member("offsite 12 May", _at(5, 12), _at(4, 1), until=_at(5, 12), precision="day")
+    placed = place([off, plan])
+    assert placed[plan.fact_id].superseded_by is None

@@ -78,11 +78,25 @@ _STANCE_AGAINST = (
 )
 _LEFT_STATUS = re.compile(rf"\bfrom\s+(?:{_STATUS_WORDS})\s+to\b")
 _STANCE = re.compile(rf"\b(?:({_STANCE_FOR})|({_STANCE_AGAINST}))\b")
+# Calling a thing off, in any voice: "we have called off the launch", "Zephyrine cancelled the
+# move", "we're no longer going ahead with the deal", "the offsite is off". The thing's status
+# becomes "cancelled", a rival of the plan it ends (`shared.beliefs.timeline`).
+_CALLED_OFF = re.compile(
+    r"\b(cancell?ed|cancell?ing|called\s+off|calling\s+off|call\s+off|scrapped|scrapping|"
+    r"shelved|axed|(?:no\s+longer|not)\s+going\s+ahead|(?<=is\s)off(?=\s*[.!]?$)|"
+    r"(?<='s\s)off(?=\s*[.!]?$)|(?<=’s\s)off(?=\s*[.!]?$))\b"
+)
 
 
 def find_categories(lowered: str) -> list[tuple[int, Category]]:
     """(position, value) of every status and stance stated in lower-cased `lowered`."""
     found = [(m.start(1), Category("status", m.group(1))) for m in _STATUS.finditer(lowered)]
+    taken = {position for position, _ in found}
+    found += [
+        (m.start(1), Category("status", "cancelled"))
+        for m in _CALLED_OFF.finditer(lowered)
+        if not any(m.start(1) <= t < m.end(1) for t in taken)
+    ]
     for match in _STANCE.finditer(lowered):
         direction = "for" if match.group(1) else "against"
         found.append((match.start(), Category("stance", direction)))
@@ -92,6 +106,7 @@ def find_categories(lowered: str) -> list[tuple[int, Category]]:
 def strip_categories(lowered: str) -> str:
     """`lowered` without its categorical values: what remains names the attribute."""
     without_status = _STATUS.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)], lowered)
+    without_status = _CALLED_OFF.sub(" ", without_status)
     # "went from amber to red": the status left is a value too, not part of the attribute.
     without_status = _LEFT_STATUS.sub(" to", without_status)
     return _STANCE.sub(" ", without_status)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
+from services.adjudicator.engines.categories import find_categories
 from services.adjudicator.engines.corrections import (
     NEW_END,
     correction_cue,
@@ -214,6 +215,11 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
 
     values_equal = bool(a_values) and bool(c_values) and _values_equal(a_values, c_values)
     values_conflict = bool(a_values) and bool(c_values) and not values_equal
+    # Calling a thing off ends whatever else was said of it ("planned for 14 June", "pushed
+    # to July", "is at Quinta da Serra"): a rival of every other value, never its date's
+    # correction, in either arrival order.
+    if _calls_off(a_low) != _calls_off(c_low):
+        values_conflict, correction = True, 0.0
     compatible = not values_conflict or correction >= 1.0
 
     # "Status: amber" and "Status: green" of one thing: nothing names an attribute but the
@@ -320,6 +326,13 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         outdated=outdated,
         ended_later=ended_later,
         correction_target=correction_target,
+    )
+
+
+def _calls_off(lowered: str) -> bool:
+    return any(
+        c.axis == "status" and c.value in ("cancelled", "canceled")
+        for _, c in find_categories(lowered)
     )
 
 

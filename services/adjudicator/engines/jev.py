@@ -157,7 +157,17 @@ class JevEngine:
     def decide_now(self, assertion: Assertion, candidates: Sequence[CandidateFact]) -> Decision:
         """The decision, computed synchronously (the model is a handful of arithmetic)."""
         scored = [self._score(assertion, c) for c in candidates]
-        best = max(scored, key=lambda s: s.p_match, default=None)
+        # A fact this one repeats or corrects is the same thing: it goes before a rival
+        # value, which that fact already meets (or meets later) as one, so "planned for 14
+        # June", "pushed to July" and "called off" end alike in any arrival order.
+        best = max(
+            scored,
+            key=lambda s: (
+                s.p_match >= 0.5 and (s.features.correction >= 1.0 or s.features.rival < 0.5),
+                s.p_match,
+            ),
+            default=None,
+        )
         if best is None or best.p_match < 0.5:
             p_none = 1.0 - (best.p_match if best else 0.0)
             scores = {"p_match": best.p_match} if best else {}
