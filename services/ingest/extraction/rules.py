@@ -21,6 +21,7 @@ from services.ingest.extraction.base import (
     ExtractionInput,
     Span,
 )
+from services.ingest.extraction.cancellations import about_what_is_called_off
 from services.ingest.extraction.claim_fields import (
     POSSESSIVE,
     extra_relations,
@@ -353,7 +354,11 @@ class RulesExtractor:
                 for role in held_by.roles
             )
         frame = read_frame(content, inside, temporal, shared)
-        frame = replace(frame, extras=holder_roles + frame.extras)
+        frame = replace(
+            frame,
+            main=about_what_is_called_off(frame.main, content),
+            extras=holder_roles + frame.extras,
+        )
         first, last = clause.tokens[0], clause.tokens[-1]
         local_start, local_end = first.idx, last.idx + len(last.text)
         reschedule = _moves_a_date(content, temporal)

@@ -135,3 +135,27 @@ def test_a_contracted_is_before_a_state_is_the_copula(
     claim = _only(extractor, text)
     assert claim.subject_text == subject
     assert (claim.claim_valid_from, claim.claim_valid_until) == window
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("We have called off the Tarn 2.0 launch.", "the Tarn 2.0 launch"),
+        ("We're scrapping the Lisbon offsite.", "the Lisbon offsite"),
+        ("They cancelled the June webinar.", "the June webinar"),
+        ("we've canceled the Friday demo", "the Friday demo"),
+    ],
+)
+def test_a_thing_the_writers_call_off_is_what_the_claim_is_about(
+    extractor: RulesExtractor, text: str, thing: str
+) -> None:
+    claim = _only(extractor, text)
+    assert (claim.subject_text, claim.object_text) == (thing, None)
+
+
+def test_an_organisation_that_calls_something_off_stays_the_subject(
+    extractor: RulesExtractor,
+) -> None:
+    assert _only(extractor, "Zephyrine Labs has cancelled the move.").subject_text == (
+        "Zephyrine Labs"
+    )
