@@ -63,12 +63,23 @@ def subject_text(
         # "We shipped it": the writers and others, no one entity. The claim is anchored on
         # the speaker or the document instead (and its text says "<speaker> and others").
         # On a team's page (or under its heading) "we" is the team: "We own the gateway".
-        return topic if topic and is_team_head(topic) and inp.speaker is None else None
+        if topic and inp.speaker is None and (is_team_head(topic) or _page_of_its_own(inp)):
+            return topic
+        return None
     if phrase is not None and len(phrase.tokens) == 1 and phrase.tokens[0].tag_ == "PRP$":
         # "His last day is Friday": the owner the possessive means, not "Tomasz Nowak's"
         owner = render(phrase, rewriter)
         return owner[: -len("'s")] if owner and owner.endswith("'s") else None
     return render(phrase, rewriter)
+
+
+# Titles of a page a unit or company keeps about itself ("Platform Data - team page", "About
+# Brindlecote"), on which "we" is the page's topic whatever its name's head.
+_OWN_PAGE = re.compile(r"\bteam\s+(?:page|wiki|site|charter|overview)\b|^\s*about\s+\S", re.I)
+
+
+def _page_of_its_own(inp: ExtractionInput) -> bool:
+    return bool(inp.document_title and _OWN_PAGE.search(inp.document_title))
 
 
 def object_text(

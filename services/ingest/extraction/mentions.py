@@ -303,7 +303,7 @@ TITLE_WORDS = frozenset(
         "welcome", "handover", "glossary", "faq", "summary", "minutes", "agenda", "recap",
         "postmortem", "incident", "all-hands", "town", "hall", "dm", "q&a", "page", "wiki",
         "w/e", "wk", "ending", "email", "e-mail", "mail", "memo", "announcement",
-        "newsletter", "changelog", "notice",
+        "newsletter", "changelog", "notice", "about",
     }
 )  # fmt: skip
 

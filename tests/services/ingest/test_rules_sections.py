@@ -9,7 +9,7 @@ import pytest
 from services.ingest.chunking import section_headings
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.rules import RulesExtractor
-from tests.support.extracting import SAID, stated_relations
+from tests.support.extracting import SAID, extract, stated_relations
 
 
 def _relations(
@@ -73,3 +73,23 @@ def test_we_on_a_teams_page_is_the_team(
         extractor, "We own the card-processing gateway and the ledger service.", headings, title
     )
     assert ("Payments Platform team", "own", "the ledger service") in relations
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "subject"),
+    [
+        ("Platform Data - team page", "We run the ingestion pipelines.", "Platform Data"),
+        ("About Brindlecote", "We're headquartered in Leeds.", "Brindlecote"),
+        ("Ledgerline team wiki", "We own the payouts service.", "Ledgerline"),
+    ],
+)
+def test_we_on_a_page_a_unit_keeps_about_itself_is_the_page_s_topic(
+    extractor: RulesExtractor, title: str, text: str, subject: str
+) -> None:
+    (claim,) = extract(extractor, text, title)
+    assert claim.subject_text == subject
+
+
+def test_we_in_an_update_names_no_page_topic(extractor: RulesExtractor) -> None:
+    (claim,) = extract(extractor, "We're headquartered in Leeds.", "Quarterly update")
+    assert claim.subject_text is None
