@@ -56,8 +56,12 @@ def _key_phrase(key: Any, inside: set[int]) -> Phrase:
 def _separated(content: Any, key: Any, *, after: bool) -> bool:
     """A separator right after the key, and (for a key root) a value after the separator."""
     doc = key.doc
-    if key.i + 1 >= len(doc) or doc[key.i + 1].text not in _SEPARATORS:
+    # The spaces a masked mark left ("**Team** — $12") are no words between key and separator.
+    at = key.i + 1
+    while at < len(doc) and doc[at].is_space and "\n" not in doc[at].text:
+        at += 1
+    if at >= len(doc) or doc[at].text not in _SEPARATORS:
         return False
     if not after:
-        return doc[key.i + 1].head.i in (content.i, key.i)
-    return any(c.i > key.i + 1 and c.dep_ != "punct" for c in content.children)
+        return doc[at].head.i in (content.i, key.i)
+    return any(c.i > at and c.dep_ not in ("punct", "dep") for c in content.children)

@@ -46,6 +46,8 @@ def sentence_boundaries(doc: Any) -> Any:
         if _key_line(doc, start.i):
             _keep_together(doc, start.i)
             _split_at_comment(doc, start.i)
+        elif _dash_key_line(doc, start.i):
+            _split_trailing_note(doc, start.i)
         else:
             _keep_short_line(doc, start.i)
     return doc
@@ -116,12 +118,15 @@ def _keep_fronted_date(doc: Any, start: int) -> None:
 
 
 def _line_starts(doc: Any) -> list[Any]:
-    starts = [doc[0]] if len(doc) and not doc[0].is_space else []
-    for tok in doc[:-1]:
-        if "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
-            after = doc[tok.i + 1]
-            if not after.is_space:
-                starts.append(after)
+    """The first word of every line, after the spaces a masked bullet left ("- Owner: …")."""
+    starts, at_start = [], True
+    for tok in doc:
+        if tok.is_space:
+            at_start = at_start or "\n" in tok.text
+            continue
+        if at_start:
+            starts.append(tok)
+        at_start = "\n" in tok.whitespace_
     return starts
 
 
@@ -205,6 +210,42 @@ def _key_line(doc: Any, start: int) -> bool:
         if "\n" in tok.whitespace_ or tok.is_space:
             return False
     return False
+
+
+def _dash_key_line(doc: Any, start: int) -> bool:
+    """Whether the line opening at token `start` is "Key — value" (a spaced dash after one to
+    three capitalised words: "Team — $12 per editor / month", "Business - $29 a seat")."""
+    words = [t for t in doc[start : start + 8] if not t.is_space or "\n" in t.text][:4]
+    for tok in words:
+        spaced = bool(doc[tok.i - 1].whitespace_) or doc[tok.i - 1].is_space
+        if tok.text in _DASHES and tok.i > start and spaced:
+            return all(t.text[:1].isupper() for t in doc[start : tok.i] if not t.is_space)
+        if "\n" in tok.whitespace_ or "\n" in tok.text:
+            return False
+    return False
+
+
+def _split_trailing_note(doc: Any, start: int) -> None:
+    """ "Team — $12 per editor / month (billed annually)": a bracketed clause that ends a
+    "Key — value" line is a note of its own, parsed apart, so its verb never becomes the
+    line's."""
+    line = []
+    for tok in doc[start:]:
+        if "\n" in tok.text:
+            break
+        if not tok.is_space:
+            line.append(tok)
+        if "\n" in tok.whitespace_:
+            break
+    if len(line) < 4 or line[-1].text != ")":
+        return
+    opening = next((t for t in reversed(line[:-1]) if t.text == "("), None)
+    if opening is None or opening.i <= start + 2 or opening.is_sent_start is not None:
+        return
+    # A clause ("(billed annually)"), not a list ("(6 engineers, 1 EM)"); the tagger has run,
+    # the attribute ruler that sets `pos_` has not.
+    if any(t.tag_.startswith("VB") for t in doc[opening.i : line[-1].i]):
+        opening.is_sent_start = True
 
 
 def _key_line_end(last: Any) -> bool:
