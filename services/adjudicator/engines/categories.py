@@ -63,7 +63,7 @@ _STANCE_FOR = (
     r"proposal|policy|view|decision|move|change)s?)\b)|warm(?:ed|s)?\s+to|won\s+over\s+to|"
     rf"(?:is|are|was|were|been)\s+{_DEGREE}(?:in favou?r of|for)|"
     # Keen on it: "is keen on", "is enthusiastic about", "is on board with"
-    r"(?:keen|enthusiastic)\s+(?:on|about)|on\s+board\s+with"
+    r"(?:keen|enthusiastic)\s+(?:on|about)|on\s+board(?:\s+with|(?=\s*(?:now|too|as\s+well|after\s+all)?\s*(?:[.,;!]|$)))"
 )
 _STANCE_AGAINST = (
     rf"opposes|opposed|{_HOLDER}(?:oppose|reject|resist)|against|rejects|rejected|"

@@ -29,6 +29,8 @@ def test_a_status_entered_is_a_status_value(text: str, status: str) -> None:
         ("ayesha has warmed to the hybrid-work policy", "for"),
         ("harriet turned against outsourcing the night shift", "against"),
         ("the cfo has soured on the rebrand", "against"),
+        ("greta lindahl is now on board", "for"),
+        ("after the demo the cfo is on board as well.", "for"),
     ],
 )
 def test_coming_round_to_or_turning_against_is_a_stance(text: str, direction: str) -> None:
@@ -37,7 +39,12 @@ def test_coming_round_to_or_turning_against_is_a_stance(text: str, direction: st
 
 @pytest.mark.parametrize(
     "text",
-    ["the red team went to lunch", "the team came round to the office", "dana moved to berlin"],
+    [
+        "the red team went to lunch",
+        "the team came round to the office",
+        "dana moved to berlin",
+        "we have 3 people on board the ship",
+    ],
 )
 def test_words_that_only_look_like_a_change_of_status_or_stance_are_none(text: str) -> None:
     assert find_categories(text) == []
@@ -103,3 +110,21 @@ def test_a_count_in_words_is_a_value(text: str, count: float) -> None:
 
 def test_one_is_too_often_no_count() -> None:
     assert extract_values("One of our customers renewed.") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we have called off the tarn 2.0 launch",
+        "the lisbon offsite has been cancelled",
+        "we're no longer going ahead with the calderwood deal",
+        "zephyrine scrapped the postgres migration",
+        "scratch that, it's off",
+    ],
+)
+def test_calling_a_thing_off_in_any_voice_is_its_cancelled_status(text: str) -> None:
+    assert [c.value for _, c in find_categories(text)] == ["cancelled"]
+
+
+def test_off_before_more_words_is_no_cancellation() -> None:
+    assert find_categories("the offsite is off to a good start") == []
