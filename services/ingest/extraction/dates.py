@@ -53,6 +53,7 @@ _EFFECTIVE_RE = re.compile(r"\beffective(?:\s+(?:from|on|as\s+of))?\s*$", re.I)
 # is in the present tense.
 _FORWARD_RE = re.compile(r"\b(?:until|till|by)\s*$", re.I)
 _FORWARD_LEAD_RE = re.compile(r"(?:until|till|by)\b", re.I)
+_FOR_RE = re.compile(r"\bfor\s*$", re.I)
 
 
 class DateResolver:
@@ -96,8 +97,22 @@ class DateResolver:
                 # "resigned effective 30 June": when a change takes effect is the nearest
                 # such date, whatever the tense of the verb that announced it.
                 effective = bool(_EFFECTIVE_RE.search(text[:s]))
+                # "froze all travel until July", "was confirmed for 12 May": a past verb sets
+                # a bound or a date that may lie ahead; the nearest reading, not last year's.
+                bound = tense == "past" and bool(
+                    _FORWARD_RE.search(text[:s])
+                    or _FORWARD_LEAD_RE.match(m.group(0))
+                    or _FOR_RE.search(text[:s])
+                    or m.group(0).lower().startswith("for ")
+                )
                 atom_tense: Tense = (
-                    "past" if since else "future" if ahead else "present" if effective else tense
+                    "past"
+                    if since
+                    else "future"
+                    if ahead
+                    else "present"
+                    if effective or bound
+                    else tense
                 )
                 atom = self._atom(kind, m, today, atom_tense)
                 if atom is not None:

@@ -301,3 +301,21 @@ def test_hours_and_day_ranges_are_no_halves_or_month_spans(text: str) -> None:
     window = DateResolver().resolve(text, datetime(2026, 6, 2, 9, 0, tzinfo=UTC), "present")
     assert window is None or window.precision != "quarter"
     assert window is None or window.valid_from != datetime(2026, 5, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a past verb setting a bound or a date ahead: the nearest reading, not last year's
+        ("we froze all travel until July", (None, date(2026, 7, 31), "month")),
+        ("the launch was confirmed for 12 May", (date(2026, 5, 12), date(2026, 5, 12), "day")),
+        ("hiring was paused till June", (None, date(2026, 6, 30), "month")),
+        # ... and behind, when that is nearer
+        ("I worked at Acme until March", (None, date(2026, 3, 31), "month")),
+        ("the review was booked for 20 March", (date(2026, 3, 20), date(2026, 3, 20), "day")),
+    ],
+)
+def test_a_past_verb_s_bound_or_booked_date_is_the_nearest(
+    text: str, expected: tuple[object, ...]
+) -> None:
+    assert _window(text, datetime(2026, 4, 1, 9, 0, tzinfo=UTC), "past") == expected
