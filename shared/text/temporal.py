@@ -15,6 +15,7 @@ __all__ = [
     "NUMBERS",
     "ORDER",
     "ORDINAL_Q",
+    "SHORT_WEEKDAYS",
     "SINCE_RE",
     "UNTIL_RE",
     "VAGUE_RE",
@@ -27,6 +28,8 @@ MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 MONTHS["sept"] = 9
 WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
+SHORT_WEEKDAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3}
+SHORT_WEEKDAYS |= {"fri": 4, "sat": 5, "sun": 6}
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 NUMBERS |= {"seven": 7, "eight": 8, "nine": 9, "ten": 10}
 ORDINAL_Q = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3}
@@ -126,6 +129,15 @@ _ATOMS: list[tuple[str, str]] = [
         r"\b(?P<deictic>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))\b",
     ),
     ("weekday", rf"\b(?:(?P<rel>last|next|this|coming|this\s+coming|on)\s+)?{_WD}\b(?!s)"),
+    # Chat's short weekdays ("from wed", "out mon-tue", "by fri"): only after a word that
+    # makes them a time ("sat", "sun", "wed" are words too).
+    (
+        "lead_weekday",
+        r"\b(?:on|from|until|till|thru|through|by|before|after|(?P<rel>next|this|last|coming))\s+"
+        # A short weekday labelling a date after it ("on Fri 27 March") leaves the date to it.
+        r"(?P<wda>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?(?![\w'’])"
+        r"(?!,?\s+(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    ),
     # "joined on the 2nd": a day of the month the text is said in (or the one before it).
     (
         "month_day",

@@ -34,6 +34,9 @@ _FIRST_AUX = {"am": "is", "have": "has", "do": "does", "are": "is", "'re": "is",
 _CONTEXT_TAIL = 1500
 _ORG_REACH = 200
 _EXPANSIONS = {"'re": "are", "'ve": "have", "'ll": "will", "'d": "had", "'s": "is", "'m": "is"}
+# The same written without the apostrophe in chat ("im ooo", "ive got it"): the tokenizer
+# splits them off the pronoun alike, with no space between.
+_BARE_EXPANSIONS = {"m": "is", "ve": "have", "re": "are"}
 
 
 def _dummy_it(token: Any) -> bool:
@@ -404,16 +407,18 @@ class Rewriter:
                 parts.append(f"{self._title}{nxt.whitespace_}")
                 skip_next = True
                 continue
-            rep = self.word(tok)
             contraction = tok.lower_.replace("’", "'")
+            bare = k > 0 and not tokens[k - 1].whitespace_ and contraction in _BARE_EXPANSIONS
+            rep = None if bare and prev_replaced else self.word(tok)
             if (
                 rep is None
                 and prev_replaced
-                and contraction in _EXPANSIONS
+                and (contraction in _EXPANSIONS or bare)
                 and tok.tag_ != "POS"  # "Orbitra's clients" keeps its possessive
             ):
-                rep = _EXPANSIONS[contraction]  # "we're" -> "Caroline and others are"
-            joined = contraction in _EXPANSIONS
+                # "we're" -> "Caroline and others are", "im" -> "Priya is"
+                rep = _EXPANSIONS.get(contraction) or _BARE_EXPANSIONS[contraction]
+            joined = contraction in _EXPANSIONS or bare
             if rep is None:
                 parts.append(tok.text_with_ws)
             else:

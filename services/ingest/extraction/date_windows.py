@@ -49,7 +49,11 @@ def combine(text: str, atoms: list[Atom], reschedule: bool = False) -> TimeWindo
                 # runs past midnight.
                 end = b.instant if b.instant > a.instant else b.instant + timedelta(days=1)
                 return TimeWindow(a.instant, end, "instant", "range", a.start, b.end)
-            return TimeWindow(utc(first), utc(b.last), precision, "range", a.start, b.end)
+            last = b.last
+            if b.precision == "day" and timedelta(0) < a.first - last < timedelta(days=7):
+                # "from mon thru fri" said on a Tuesday: the Friday after that Monday.
+                last += timedelta(days=7)
+            return TimeWindow(utc(first), utc(last), precision, "range", a.start, b.end)
     a = atoms[-1] if reschedule and len(atoms) > 1 else atoms[0]
     # "Q1 close-out: headcount stood at 47 on 31 March": a date inside the period named first
     # is the finer reading of it.

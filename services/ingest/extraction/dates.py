@@ -37,6 +37,7 @@ from shared.text.temporal import (
     NUMBERS,
     ORDER,
     ORDINAL_Q,
+    SHORT_WEEKDAYS,
     VAGUE_RE,
     WEEKDAYS,
 )
@@ -141,7 +142,7 @@ class DateResolver:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
         s, e = m.span()
         if kind.startswith("lead_"):  # the leading preposition is not part of the date
-            s = min(m.start(k) for k in ("part", "rel", "mon", "year") if k in g)
+            s = min(m.start(k) for k in ("part", "rel", "mon", "year", "wda") if k in g)
             part = re.match(r"(early|mid|late)\b", m.group(0), re.I)
             if part and "part" not in g:  # "early March": the lead word is the part
                 g["part"] = part.group(1)
@@ -422,6 +423,9 @@ def _relative_atom(
         return Atom(d, d, "day", s, e)
     if kind == "weekday":
         d = weekday(g.get("rel", ""), WEEKDAYS[g["wd"].lower()], today, tense)
+        return Atom(d, d, "day", s, e)
+    if kind == "lead_weekday":  # "from wed", "next fri"
+        d = weekday(g.get("rel", ""), SHORT_WEEKDAYS[g["wda"].lower()], today, tense)
         return Atom(d, d, "day", s, e)
     if kind == "rel_unit":
         rel, unit = g["rel"].lower(), g["unit"].lower()

@@ -13,6 +13,7 @@ repairs in `parse_repairs`).
   name its subject (and a fronted preposition its date's).
 - **A verb with a subject tagged as a plural noun.** "the Lisbon office closes on Friday".
 - **A contracted "is" read as a possessive.** "Ingrid's back as of today".
+- **A contraction without its apostrophe.** "im ooo", "ive got it": "m" is "be".
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 
 def repair_noun_as_verb(sent: Any) -> None:
     """Fix the misparses in one sentence, in place."""
+    _bare_contractions(sent)
     _contracted_copula(sent)
     _noun_before_copula(sent)
     _verb_as_plural_noun(sent)
@@ -36,6 +38,20 @@ def repair_noun_as_verb(sent: Any) -> None:
     _imperative_misread(sent)
     _plural_noun_with_a_subject(sent)
     _subject_read_as_compound(sent)
+
+
+# Contractions written without the apostrophe in chat ("im ooo", "ive got it"): the tokenizer
+# splits them off the pronoun, but the lemmatizer leaves "m" and "ve" as they are.
+_BARE_LEMMAS = {"m": "be", "re": "be", "ve": "have"}
+
+
+def _bare_contractions(sent: Any) -> None:
+    doc = sent.doc
+    for tok in sent:
+        lemma = _BARE_LEMMAS.get(tok.lower_)
+        joined = tok.i > sent.start and not doc[tok.i - 1].whitespace_
+        if lemma and joined and doc[tok.i - 1].tag_ == "PRP":
+            tok.lemma_, tok.pos_ = lemma, "AUX"
 
 
 # What a contracted "is" says someone is: "Ingrid's back", "Dana's out until Friday".

@@ -101,6 +101,11 @@ def load_rules_extractor() -> RulesExtractor:
         if not Language.has_factory(UNKNOWN_WORDS):
             Language.factory(UNKNOWN_WORDS, func=make_unknown_words)
         nlp = spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
+        # "from wed" in chat is Wednesday; the tokenizer's "we'd" without its apostrophe
+        # split it into "we" and "d", which the first-person rewriting then replaced.
+        nlp.tokenizer.rules = {
+            k: v for k, v in nlp.tokenizer.rules.items() if k.lower() not in _NOT_CONTRACTIONS
+        }
         nlp.add_pipe(_SEMICOLONS, before="parser")
         nlp.add_pipe(UNKNOWN_WORDS, after="lemmatizer")
         nlp.add_pipe(_PARSE_REPAIRS, last=True)
@@ -111,6 +116,7 @@ def load_rules_extractor() -> RulesExtractor:
 
 
 _SEMICOLONS = "rememberstack_semicolon_boundaries"
+_NOT_CONTRACTIONS = frozenset({"wed"})
 _PARSE_REPAIRS = "rememberstack_parse_repairs"
 _ENTITY_REPAIRS = "rememberstack_entity_repairs"
 

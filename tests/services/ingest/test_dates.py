@@ -319,3 +319,24 @@ def test_a_past_verb_s_bound_or_booked_date_is_the_nearest(
     text: str, expected: tuple[object, ...]
 ) -> None:
     assert _window(text, datetime(2026, 4, 1, 9, 0, tzinfo=UTC), "past") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # chat's short weekdays after a word that makes them a time (said on Tuesday 2 June)
+        ("i can take primary from wed", (date(2026, 6, 3), None, "open")),
+        ("ooo from mon thru fri", (date(2026, 6, 8), date(2026, 6, 12), "day")),
+        ("pls ship it by fri", (None, date(2026, 6, 5), "day")),
+        ("next thu works for me", (date(2026, 6, 11), date(2026, 6, 11), "day")),
+    ],
+)
+def test_a_short_weekday_after_its_lead_word_is_that_day(
+    text: str, expected: tuple[object, ...]
+) -> None:
+    assert _window(text, datetime(2026, 6, 2, 9, 0, tzinfo=UTC)) == expected
+
+
+@pytest.mark.parametrize("text", ["the sun is out", "we sat on the panel", "wed works"])
+def test_a_short_weekday_without_a_lead_word_is_no_date(text: str) -> None:
+    assert DateResolver().resolve(text, datetime(2026, 6, 2, 9, 0, tzinfo=UTC), "present") is None

@@ -103,3 +103,18 @@ def test_a_bold_attribute_key_is_the_page_s_topic_s(extractor: RulesExtractor) -
         "Headcount: 8 (6 engineers, 1 EM)",
         "Data Platform team",
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "claim_text"),
+    [
+        ("priya: im ooo from monday\nfatima: ok", "Priya is ooo from monday"),
+        ("priya: ive got the invoicing this week\nfatima: ok", "Priya have got the invoicing"),
+        ("fatima: i can take primary from wed\npriya: ty", "Fatima can take primary from wed"),
+    ],
+)
+def test_a_chat_contraction_without_its_apostrophe_reads_as_one(
+    extractor: RulesExtractor, line: str, claim_text: str
+) -> None:
+    claims = _chat(extractor, line, "#ops")
+    assert any(text.startswith(claim_text) for text, _, _ in claims)
