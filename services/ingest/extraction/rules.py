@@ -103,8 +103,9 @@ def load_rules_extractor() -> RulesExtractor:
         nlp = spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
         # "from wed" in chat is Wednesday; the tokenizer's "we'd" without its apostrophe
         # split it into "we" and "d", which the first-person rewriting then replaced.
-        nlp.tokenizer.rules = {
-            k: v for k, v in nlp.tokenizer.rules.items() if k.lower() not in _NOT_CONTRACTIONS
+        tokenizer: Any = nlp.tokenizer
+        tokenizer.rules = {
+            k: v for k, v in tokenizer.rules.items() if k.lower() not in _NOT_CONTRACTIONS
         }
         nlp.add_pipe(_SEMICOLONS, before="parser")
         nlp.add_pipe(UNKNOWN_WORDS, after="lemmatizer")
