@@ -16,11 +16,11 @@ from typing import Any
 
 from services.ingest.extraction.arguments import Phrase, entity_phrase
 from services.ingest.extraction.moves import object_of
-from services.ingest.extraction.names import is_name, name_span
+from services.ingest.extraction.names import is_name, is_person, name_span
 from services.ingest.extraction.placement_changes import Relation
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
-from shared.text.units import is_team_head
+from shared.text.units import could_name_a_person, is_team_head
 
 __all__ = ["RELATIONAL_NOUNS", "body_of", "descriptions"]
 
@@ -83,11 +83,17 @@ def descriptions(
     return found
 
 
+_OTHER_NAME_WORDS = frozenset({"formerly", "previously", "aka", "a.k.a.", "née", "nee", "now"})
+
+
 def _bracketed_placement(subject: Phrase, subj_tok: Any, inside: set[int]) -> list[Relation]:
     """ "Ines (Risk team) presented the review", "Jun Park (Koto) joined the call": a team or
     an organisation in brackets right after a person's name is where they are placed."""
     if subj_tok.ent_type_ not in ("", "PERSON") or not subj_tok.text[:1].isupper():
         return []
+    named = " ".join(t.text for t in subject.tokens)
+    if not (is_person(subj_tok) or could_name_a_person(named)):
+        return []  # "Northbeam Freight (NBF)": a company's short name, no placement
     found = []
     for appos in (c for c in subj_tok.children if c.dep_ == "appos" and c.i in inside):
         bracketed = any(c.text == "(" for c in appos.children) or (
@@ -95,6 +101,8 @@ def _bracketed_placement(subject: Phrase, subj_tok: Any, inside: set[int]) -> li
         )
         if not bracketed:
             continue
+        if any(t.lower_ in _OTHER_NAME_WORDS for t in appos.subtree):
+            continue  # "(formerly BDS)", "(a.k.a. Ostryx)": another name of the same one
         phrase = entity_phrase(appos, inside)
         words = [t for t in phrase.tokens if t.text not in "()"]
         if not words:

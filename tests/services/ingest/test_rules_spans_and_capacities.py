@@ -441,6 +441,21 @@ def test_a_team_or_organisation_in_brackets_after_a_name_places_the_person(
 @pytest.mark.parametrize(
     "text",
     [
+        "Northbeam Freight (NBF) signed a two-year contract with us.",
+        "Crestline Cloud (formerly BDS) is raising the annual fee.",
+        "Halden Marine Services (HMS) renewed in March.",
+        "Dana Kim (formerly Dana Lee) leads the review.",
+    ],
+)
+def test_a_short_or_former_name_in_brackets_places_no_one(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert not [r for r in _relations(_claims(extractor, text)) if r[1] == "works_for"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "The payments runbook is owned by the SRE team.",
         "The onboarding playbook was updated by Priya Nair on Monday.",
         "The incident postmortem is owned by the Platform team.",
