@@ -55,6 +55,8 @@ _EFFECTIVE_RE = re.compile(r"\beffective(?:\s+(?:from|on|as\s+of))?\s*$", re.I)
 _FORWARD_RE = re.compile(r"\b(?:until|till|by)\s*$", re.I)
 _FORWARD_LEAD_RE = re.compile(r"(?:until|till|by)\b", re.I)
 _FOR_RE = re.compile(r"\bfor\s*$", re.I)
+_UNTIL_RE = re.compile(r"\b(?:until|till)\s*$", re.I)
+_UNTIL_LEAD_RE = re.compile(r"(?:until|till)\b", re.I)
 
 
 class DateResolver:
@@ -100,11 +102,17 @@ class DateResolver:
                 effective = bool(_EFFECTIVE_RE.search(text[:s]))
                 # "froze all travel until July", "was confirmed for 12 May": a past verb sets
                 # a bound or a date that may lie ahead; the nearest reading, not last year's.
-                bound = tense == "past" and bool(
-                    _FORWARD_RE.search(text[:s])
-                    or _FORWARD_LEAD_RE.match(m.group(0))
-                    or _FOR_RE.search(text[:s])
-                    or m.group(0).lower().startswith("for ")
+                # ("nine were fixed by Thursday" stays behind: a deadline met, and a weekday
+                # alone reads by the tense.)
+                bound = (
+                    tense == "past"
+                    and "weekday" not in kind
+                    and bool(
+                        _UNTIL_RE.search(text[:s])
+                        or _UNTIL_LEAD_RE.match(m.group(0))
+                        or _FOR_RE.search(text[:s])
+                        or m.group(0).lower().startswith("for ")
+                    )
                 )
                 atom_tense: Tense = (
                     "past"

@@ -37,7 +37,7 @@ _MARKER_RE = re.compile(
     r"|(?:fyi|btw|psa|heads[- ]up|tl;?dr|quick\s+update|update|ps|fwiw|tbh|afaik|iirc|"
     r"ok(?:ay)?,?\s+so|so\s+yeah|anyways?|oh\s+and|"
     # A reply's acknowledgement: "yep send contracts my way", "ok i'll take it".
-    r"yep|yeah|yup|yes|sure|ok(?:ay)?|kk|noted|ack|thanks|thx|ty|np|lol|haha)\b[,!.]?\s+"
+    r"yep|yeah|yup|yes|sure|ok(?:ay)?|kk|noted|ack|np|lol|haha)\b[,!.]?\s+"
     r"(?=[a-z]))"
 )
 # "just confirming Nadia signed the MSA", "turns out the outage was …", "so the plan is that

@@ -207,8 +207,8 @@ def _key_line(doc: Any, start: int) -> bool:
     for tok in doc[start : start + 5]:
         if tok.text == ":":
             return bool(tok.i > start)
-        if "\n" in tok.whitespace_ or tok.is_space:
-            return False
+        if "\n" in tok.whitespace_ or tok.is_space or tok.text in (".", "!", "?"):
+            return False  # a key holds no full stop ("Beatriz. To confirm: …")
     return False
 
 
