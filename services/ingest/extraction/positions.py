@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from services.ingest.extraction.names import ROLE_WORDS, is_person, name_span
+from services.ingest.extraction.unknown_words import english_word
 from shared.text.units import FUNCTION_WORDS, is_team_head
 
 __all__ = [
@@ -109,7 +110,7 @@ def role_target(
                 # "VP of Marketing at Arbor Labs", "director of engineering at Corvid": the
                 # function is "of"; the organization is the named place of work after it.
                 held_at = _named_workplace(pobj, inside) if child.lower_ == "of" else None
-                if not held_at and child.lower_ == "of" and _function(pobj):
+                if not held_at and child.lower_ == "of" and _function(pobj, head):
                     continue  # "VP of Sales": the function, not where the post is held
                 span = held_at or name_span(pobj) or nameable(head, pobj, inside)
                 if span:
@@ -122,12 +123,30 @@ def role_target(
     return None
 
 
-def _function(tok: Any) -> bool:
-    """A department named alone ("Sales", "Marketing"), not a name ending in such a word
-    ("Fjord Analytics")."""
-    return tok.lower_ in FUNCTION_WORDS and not any(
-        c.dep_ in ("compound", "amod", "det", "poss") for c in tok.children
-    )
+# Departments a head, VP or director leads beyond the functions every company has ("Head of
+# Claims", "Director of Underwriting").
+_DEPARTMENTS = FUNCTION_WORDS | {
+    "claims", "underwriting", "billing", "payroll", "accounts", "treasury", "logistics",
+    "fulfilment", "fulfillment", "onboarding", "services", "service", "experience",
+}  # fmt: skip
+# Roles that lead a part of an organisation; a chief's ("CTO of Fjord Analytics") "of" is the
+# organisation itself.
+_PART_LEADERS = frozenset({"head", "vp", "director", "manager", "lead", "svp", "evp", "avp"})
+
+
+def _function(tok: Any, role: Any) -> bool:
+    """A department ("VP of Sales", "Marketing"), not a name ending in such a word ("Fjord
+    Analytics"): alone, or after a leader of a part with English words before it ("Head of
+    Fleet Ops", "VP of Customer Success", "Director of Revenue Operations")."""
+    modifiers = [c for c in tok.children if c.dep_ in ("compound", "amod", "det", "poss")]
+    if not modifiers:
+        return tok.lower_ in FUNCTION_WORDS or (
+            tok.lower_ in _DEPARTMENTS and role.lower_ in _PART_LEADERS
+        )
+    if tok.lower_ not in _DEPARTMENTS or role.lower_ not in _PART_LEADERS:
+        return False
+    words = [t for m in modifiers for t in m.subtree if t.is_alpha]
+    return all(english_word(t) and t.ent_type_ != "PERSON" for t in words)
 
 
 def _named_workplace(tok: Any, inside: set[int]) -> tuple[Any, ...] | None:

@@ -100,6 +100,10 @@ def test_stepping_up_takes_a_post_and_stepping_down_leaves_it(
         "Adaeze Obi, VP of Sales, will present the plan.",
         "Adaeze Obi, our head of Marketing, approved it.",
         "Adaeze Obi, director of Engineering, signed off.",
+        # a department with English words before it, under a leader of a part
+        "Their main contact is Dana Whitcombe, Head of Fleet Ops.",
+        "Yusuf Demir, Head of Claims, is very enthusiastic.",
+        "Priya Shah, VP of Customer Success, joined the call.",
     ],
 )
 def test_a_function_after_of_is_no_employer(extractor: RulesExtractor, text: str) -> None:
@@ -110,6 +114,8 @@ def test_a_function_after_of_is_no_employer(extractor: RulesExtractor, text: str
 def test_a_company_named_after_a_function_is_still_the_employer(extractor: RulesExtractor) -> None:
     (claim,) = extract(extractor, "Ola Berg stepped down as CTO of Fjord Analytics.")
     assert (claim.predicate_text, claim.object_text) == ("leave", "Fjord Analytics")
+    relations = stated_relations(extract(extractor, "Tomas Berg, Head of Harrowgate Labs, signed."))
+    assert ("Tomas Berg", "work for", "Harrowgate Labs") in relations
 
 
 @pytest.mark.parametrize(
