@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity, Window
 from services.adjudicator.engines.categories import find_categories
+from services.adjudicator.engines.skeletons import VALUE_SET
 from services.adjudicator.predicates import (
     CORE_PREDICATES,
     LABELS,
@@ -351,6 +352,7 @@ class Normalizer:
                 or _CAME_TO_RE.search(statement)
                 or (reads_as_person(anchor.name) and _takes_a_stance(statement))
                 or (claim.window.valid_from is None and _states_a_status(statement))
+                or VALUE_SET.search(statement.lower()) is not None
                 else "state",
             ),
         )

@@ -17,6 +17,7 @@ from services.adjudicator.engines.corrections import (
 )
 from services.adjudicator.engines.skeletons import (
     TRANSITION,
+    VALUE_SET,
     containment,
     content_tokens,
     similarity,
@@ -41,14 +42,6 @@ __all__ = [
 
 # Where someone is placed; with a transition cue ("moved to") one replaces another.
 PLACEMENT_PREDICATES = frozenset({"works_for", "member_of", "works_on", "assigned_to"})
-
-# A controlled value set anew ("we lowered the Exports API limit to 30", "was raised to 250"):
-# the change of an attribute, said as the change it is.
-_VALUE_SET = re.compile(
-    r"\b(raised|lowered|increased|decreased|reduced|cut|bumped|upped|dropped|lifted|"
-    r"doubled|halved|grew|grown|rose|risen|fell|fallen|jumped|climbed|shrank|shrunk|"
-    r"went up|went down)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
-)
 
 _SCHEDULE = re.compile(
     r"\b(scheduled|planned|plans to|plan to|due|deadline|slated|expected|target|targeted|set for|"
@@ -201,7 +194,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     # A placement's start ("joined", "hired by", "moved to") announces the change whatever the
     # wording; a claim that says the value holds beside others ("also", "part-time") is none.
     announced = (
-        bool(TRANSITION.search(a_low) or _VALUE_SET.search(a_low)) or assertion.phase == "start"
+        bool(TRANSITION.search(a_low) or VALUE_SET.search(a_low)) or assertion.phase == "start"
     )
     # The same pair arriving the other way round: the fact is the dated change and the
     # assertion an older value ("allows 60" after "we lowered the limit to 30 on 2 April").
@@ -209,7 +202,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     succeeded = (
         c_win.valid_from is not None
         and (a_win.valid_from is None or a_win.valid_from < c_win.valid_from)
-        and bool(_VALUE_SET.search(c_low))
+        and bool(VALUE_SET.search(c_low))
     )
     transition = float((announced or succeeded) and correction < 1.0 and not assertion.concurrent)
 
@@ -238,7 +231,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     a_state = relation and (assertion.predicate or "") in STATE_PREDICATES
     # "jumped to 52 on 14 April", "was cut to $60k on 27 February": an event that sets the
     # attribute's next value, which then holds; a state's change, not an occurrence.
-    sets_value = not relation and bool(_VALUE_SET.search(a_low))
+    sets_value = not relation and bool(VALUE_SET.search(a_low))
     a_event = (assertion.claim.window_kind == "event_time" or bool(_EVENT.search(a_low))) and (
         not schedule and not a_state and not sets_value
     )

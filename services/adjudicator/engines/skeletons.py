@@ -21,6 +21,7 @@ from services.adjudicator.predicates import IRREGULAR
 
 __all__ = [
     "TRANSITION",
+    "VALUE_SET",
     "containment",
     "content_tokens",
     "similarity",
@@ -41,6 +42,15 @@ TRANSITION = re.compile(
     r"\b(moved to|moves to|moving to|transferred|switched|replaced|replaces|no longer|left|leaves|"
     r"joined|joins|now|took over|takes over|became|becomes|promoted|stepped down|handed over|"
     r"succeeded|succeeds|changed to|is back)\b"
+)
+# A controlled value set anew ("we lowered the Exports API limit to 30", "was raised to 250",
+# "are growing to 85 seats"): the change of an attribute, said as the change it is.
+VALUE_SET = re.compile(
+    r"\b(raised|lowered|increased|decreased|reduced|cut|bumped|upped|dropped|lifted|"
+    r"doubled|halved|grew|grown|rose|risen|fell|fallen|jumped|climbed|shrank|shrunk|"
+    # "are growing to 85 seats", "is expanding to 120 licences": the change said under way
+    r"growing|expanding|shrinking|increasing|decreasing|going up|going down|"
+    r"went up|went down)\b[^.;]{0,60}?\bto\s+[$€£]?\d"
 )
 _WORD = re.compile(r"[a-z0-9]+")
 # Why a value changed is not the attribute it is a value of ("moved to 9 June because of the

@@ -75,3 +75,36 @@ async def test_statuses_said_at_the_same_time_by_two_sources_conflict(
     assert len(facts) == 2
     assert facts[0]["contradiction_group_id"] is not None
     assert facts[0]["contradiction_group_id"] == facts[1]["contradiction_group_id"]
+
+
+@pytest.mark.parametrize(
+    ("subject", "before", "after"),
+    [
+        ("Kestrel Foods", "Kestrel Foods has 30 seats.", "Kestrel Foods is expanding to 50 seats."),
+        ("Data Platform team", "The Data Platform team headcount is 8.",
+         "The Data Platform team headcount grew to 11."),
+        ("Pro plan", "The Pro plan costs $40 a month.", "The Pro plan went up to $44 a month."),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("change_first", [False, True], ids=["in order", "change first"])
+async def test_an_undated_value_said_as_a_change_to_it_succeeds_the_earlier(
+    adj_service: AdjudicationService,
+    corpus: Any,
+    subject: str,
+    before: str,
+    after: str,
+    change_first: bool,
+) -> None:
+    docs = []
+    for month, text in ((1, before), (11, after)):
+        doc = await corpus.document("Account notes")
+        await corpus.claim(
+            doc, text, subject, "is", None, said=day(2025, month, 14),
+            kind="proposition_validity",
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *(reversed(docs) if change_first else docs))
+    facts = {f["label"].rstrip("."): f for f in await corpus.facts() if f["invalidated_at"] is None}
+    old, new = facts[before.rstrip(".")], facts[after.rstrip(".")]
+    assert old["superseded_by_fact_id"] == new["id"] and new["superseded_by_fact_id"] is None
+    assert old["contradiction_group_id"] is None and new["contradiction_group_id"] is None
