@@ -79,6 +79,15 @@ def _contracted_copula(sent: Any) -> None:
     elif state.lower_ not in _STATES_AFTER_IS or state.head.i != name.i:
         return
     others = [c for c in name.children if c.i > ending.i]
+    _make_copula(ending)
+    name.head, name.dep_ = ending, "nsubj"
+    for child in others:
+        child.head = ending
+    state.dep_ = "advmod" if state.pos_ == "ADV" else "acomp"
+
+
+def _make_copula(ending: Any) -> None:
+    """The contracted "'s" as the clause's "is", its root."""
     ending.head, ending.dep_, ending.pos_, ending.tag_, ending.lemma_ = (
         ending,
         "ROOT",
@@ -86,10 +95,6 @@ def _contracted_copula(sent: Any) -> None:
         "VBZ",
         "be",
     )
-    name.head, name.dep_ = ending, "nsubj"
-    for child in others:
-        child.head = ending
-    state.dep_ = "advmod" if state.pos_ == "ADV" else "acomp"
 
 
 def _copula_read_as_case(sent: Any) -> bool:
@@ -107,13 +112,7 @@ def _copula_read_as_case(sent: Any) -> bool:
         return False
     for child in [c for c in state.children if c.i != name.i and c.dep_ not in ("advmod",)]:
         child.head = ending
-    ending.head, ending.dep_, ending.pos_, ending.tag_, ending.lemma_ = (
-        ending,
-        "ROOT",
-        "AUX",
-        "VBZ",
-        "be",
-    )
+    _make_copula(ending)
     name.head = ending
     state.head, state.dep_ = ending, "acomp"
     return True
