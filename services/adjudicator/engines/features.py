@@ -95,12 +95,16 @@ class Features:
     outdated: float
     ended_later: float
     correction_target: DateValue | None = None
+    # One side calls off the other ("has been cancelled" against "will be held in Lisbon"):
+    # not a weighted feature, a rule (`jev`): the two are one thing's values whichever came
+    # first, though the learned match read them apart in one direction.
+    calls_off: bool = False
 
     def as_dict(self) -> dict[str, float]:
         return {
             name: float(getattr(self, name))
             for name in self.__slots__
-            if name != "correction_target"
+            if name not in ("correction_target", "calls_off")
         }
 
 
@@ -211,7 +215,8 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     # Calling a thing off ends whatever else was said of it ("planned for 14 June", "pushed
     # to July", "is at Quinta da Serra"): a rival of every other value, never its date's
     # correction, in either arrival order.
-    if _calls_off(a_low) != _calls_off(c_low):
+    calls_off = _calls_off(a_low) != _calls_off(c_low)
+    if calls_off:
         values_conflict, correction = True, 0.0
     compatible = not values_conflict or correction >= 1.0
 
@@ -282,6 +287,8 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         # Another value of the same attribute: one statement's attribute words all recur in the
         # other's, whatever context the other adds ("since the pilot results", a reason).
         contained = 1.0 if bare_values else containment(a_skeleton, c_skeleton)
+        if calls_off:  # "is off" names less of the thing than its plan did: either way round
+            contained = max(contained, containment(c_skeleton, a_skeleton))
         rival = contained**2 * float(values_conflict) * float(correction < 1.0)
         unrelated = 0.0
 
@@ -319,6 +326,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         outdated=outdated,
         ended_later=ended_later,
         correction_target=correction_target,
+        calls_off=calls_off,
     )
 
 

@@ -186,6 +186,8 @@ class JevEngine:
             stance["changed_rival"] = feats["rival"] * feats["transition"]
             stance["transition"] = 0.0
         p_contra = _sigmoid(_logit(STANCE_WEIGHTS, stance))
+        if best.features.calls_off and best.features.rival >= _CALLED_OFF_RIVAL:
+            p_contra = max(p_contra, _CALLED_OFF_MATCH)  # rival values; the timeline orders them
         scores = {"p_match": best.p_match, "p_contradicts": p_contra} | {
             f"p_{k}": v for k, v in window_p.items()
         }
@@ -197,7 +199,12 @@ class JevEngine:
 
     def _score(self, assertion: Assertion, candidate: CandidateFact) -> _Scored:
         features = extract_features(assertion, candidate)
-        return _Scored(candidate, features, _sigmoid(_logit(MATCH_WEIGHTS, features.as_dict())))
+        p_match = _sigmoid(_logit(MATCH_WEIGHTS, features.as_dict()))
+        if features.calls_off and features.rival >= _CALLED_OFF_RIVAL:
+            # A cancellation and what it calls off are values of one thing in either
+            # direction; the learned weights never saw one and read them apart one way.
+            p_match = max(p_match, _CALLED_OFF_MATCH)
+        return _Scored(candidate, features, p_match)
 
     @staticmethod
     def _window_probabilities(
@@ -293,6 +300,8 @@ class JevEngine:
         )
 
 
+_CALLED_OFF_RIVAL = 0.5
+_CALLED_OFF_MATCH = 0.9
 # A stated start at least this far from the fact's (and more than the coarser precision
 # spans: "in Q3" and "since 7 July" are one start) begins another stretch of the value.
 _STRETCH_GAP = timedelta(days=32)

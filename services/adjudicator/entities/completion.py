@@ -31,7 +31,7 @@ from services.adjudicator.entities.completion_repository import Completion
 from services.adjudicator.entities.mentions import Mention, ResolutionContext
 from services.adjudicator.entities.rules import Nominee, abbreviates, lone_forms, match_kind
 from shared.entities.nicknames import short_form_expansions
-from shared.entities.normalize import display_name
+from shared.entities.normalize import display_name, normalize_name
 
 __all__ = ["better_written", "lone_candidates", "take_full_name"]
 
@@ -142,6 +142,10 @@ def better_written(
     hit = next((h for h in call.exact.get(normalized, []) if h.entity_id == entity_id), None)
     if hit is None or hit.normalized_name != normalized or not _reads_better(written, name):
         return name
+    if normalize_name(name) != normalized:
+        return (
+            name  # completed to a full name since the aliases were read ("Pieter" → "… van Dijk")
+        )
     call.complete(Completion(entity_id, name, normalized, written, normalized))
     return written
 

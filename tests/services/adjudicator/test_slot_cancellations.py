@@ -43,3 +43,38 @@ async def test_a_plan_called_off_is_superseded_by_the_cancellation_in_any_order(
     assert all(p["valid_until"] == p["valid_from"] for p in plans)  # it never held
     assert off["superseded_by_fact_id"] is None
     assert all(f["contradiction_group_id"] is None for f in facts)
+
+
+@pytest.mark.parametrize("off_first", [False, True], ids=["in order", "cancellation first"])
+@pytest.mark.parametrize(
+    ("plan", "off"),
+    [
+        ("The leadership offsite will be held in Lisbon from 14 to 16 May.",
+         "The leadership offsite has been cancelled because of the travel freeze."),
+        ("The leadership offsite is booked for 14 May.",
+         "The leadership offsite has been called off."),
+        ("The leadership offsite is scheduled for 14 May.",
+         "We are no longer going ahead with the leadership offsite."),
+    ],
+)  # fmt: skip
+async def test_a_plan_and_its_cancellation_meet_whichever_arrives_first(
+    adj_service: AdjudicationService, corpus: Any, plan: str, off: str, off_first: bool
+) -> None:
+    docs = []
+    for text, said, start, end in (
+        (plan, day(2026, 3, 2), day(2026, 5, 14), day(2026, 5, 16)),
+        (off, day(2026, 4, 9), None, None),
+    ):
+        doc = await corpus.document("Offsite")
+        await corpus.claim(
+            doc, text, "leadership offsite", "is", None, said=said, valid_from=start,
+            valid_until=end, precision="day" if start else "unknown", kind="effective_period",
+        )  # fmt: skip
+        docs.append(doc)
+    await run(adj_service, corpus, *(reversed(docs) if off_first else docs))
+    facts = {f["label"].rstrip("."): f for f in await corpus.facts() if f["invalidated_at"] is None}
+    planned = next(f for label, f in facts.items() if label in plan)
+    called_off = next(f for label, f in facts.items() if label in off)
+    assert planned["superseded_by_fact_id"] == called_off["id"]
+    assert planned["valid_until"] == planned["valid_from"]
+    assert planned["contradiction_group_id"] is None
