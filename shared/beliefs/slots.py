@@ -13,7 +13,6 @@ at a time. The statements are in `slot_repository`.
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -26,18 +25,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.beliefs import slot_repository
 from shared.beliefs.timeline import Placement, SlotMember, place
+from shared.text.cancellations import CALLED_OFF
 
 __all__ = ["FUNCTIONAL_PREDICATES", "OWNED_BY_ESCAPE", "SlotKey", "settle_slots"]
 
 _NEVER = datetime.min.replace(tzinfo=UTC)
-# A value that calls off what the slot's other values planned: "the offsite has been
-# cancelled", "the launch was called off", "the migration is off".
-CANCELLED = re.compile(
-    r"\b(?:cancell?ed|called\s+off|scrapped|shelved|axed|"
-    r"(?:is|are|was|were|'s|’s)\s+(?:now\s+|officially\s+)?off\b(?!\s+(?:to|on|for|the)\b)|"
-    r"no\s+longer\s+(?:going\s+ahead|happening|planned|going\s+to\s+happen|on))",
-    re.IGNORECASE,
-)
 _ONE_DAY = timedelta(days=1)
 
 # One object at a time unless a claim says otherwise ("also works part-time at …"): a
@@ -175,7 +167,7 @@ async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) 
             item.said.append(r.asserted_at)
         item.concurrent |= bool(r.concurrent)
         item.announces_change |= r.phase == "start"
-        item.cancels = bool(CANCELLED.search(r.label))
+        item.cancels = bool(CALLED_OFF.search(r.label))
     return list(stored.values())
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from shared.text.cancellations import CALLED_OFF
+
 __all__ = ["Category", "find_categories", "strip_categories"]
 
 
@@ -78,23 +80,16 @@ _STANCE_AGAINST = (
 )
 _LEFT_STATUS = re.compile(rf"\bfrom\s+(?:{_STATUS_WORDS})\s+to\b")
 _STANCE = re.compile(rf"\b(?:({_STANCE_FOR})|({_STANCE_AGAINST}))\b")
-# Calling a thing off, in any voice: "we have called off the launch", "Zephyrine cancelled the
-# move", "we're no longer going ahead with the deal", "the offsite is off". The thing's status
-# becomes "cancelled", a rival of the plan it ends (`shared.beliefs.timeline`).
-_CALLED_OFF = re.compile(
-    r"\b(cancell?ed|cancell?ing|called\s+off|calling\s+off|call\s+off|scrapped|scrapping|"
-    r"shelved|axed|(?:no\s+longer|not)\s+going\s+ahead|(?<=is\s)off(?=\s*[.!]?$)|"
-    r"(?<='s\s)off(?=\s*[.!]?$)|(?<=’s\s)off(?=\s*[.!]?$))\b"
-)
 
 
 def find_categories(lowered: str) -> list[tuple[int, Category]]:
     """(position, value) of every status and stance stated in lower-cased `lowered`."""
     found = [(m.start(1), Category("status", m.group(1))) for m in _STATUS.finditer(lowered)]
+    # Calling a thing off in any voice ("we have called off the launch") is its status too.
     taken = {position for position, _ in found}
     found += [
         (m.start(1), Category("status", "cancelled"))
-        for m in _CALLED_OFF.finditer(lowered)
+        for m in CALLED_OFF.finditer(lowered)
         if not any(m.start(1) <= t < m.end(1) for t in taken)
     ]
     for match in _STANCE.finditer(lowered):
@@ -106,7 +101,7 @@ def find_categories(lowered: str) -> list[tuple[int, Category]]:
 def strip_categories(lowered: str) -> str:
     """`lowered` without its categorical values: what remains names the attribute."""
     without_status = _STATUS.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)], lowered)
-    without_status = _CALLED_OFF.sub(" ", without_status)
+    without_status = CALLED_OFF.sub(" ", without_status)
     # "went from amber to red": the status left is a value too, not part of the attribute.
     without_status = _LEFT_STATUS.sub(" to", without_status)
     return _STANCE.sub(" ", without_status)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
-from services.adjudicator.engines.categories import find_categories
+from services.adjudicator.engines.categories import Category
 from services.adjudicator.engines.corrections import (
     NEW_END,
     correction_cue,
@@ -215,7 +216,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     # Calling a thing off ends whatever else was said of it ("planned for 14 June", "pushed
     # to July", "is at Quinta da Serra"): a rival of every other value, never its date's
     # correction, in either arrival order.
-    calls_off = _calls_off(a_low) != _calls_off(c_low)
+    calls_off = _calls_off([a_text]) != _calls_off(c_texts)
     if calls_off:
         values_conflict, correction = True, 0.0
     compatible = not values_conflict or correction >= 1.0
@@ -330,10 +331,13 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     )
 
 
-def _calls_off(lowered: str) -> bool:
+def _calls_off(texts: Sequence[str]) -> bool:
+    """Whether a text says the thing is called off (its `cancelled` status; the values are
+    read once per text and cached)."""
     return any(
-        c.axis == "status" and c.value in ("cancelled", "canceled")
-        for _, c in find_categories(lowered)
+        isinstance(v, Category) and v.axis == "status" and v.value in ("cancelled", "canceled")
+        for text in texts
+        for v in extract_values(text)
     )
 
 

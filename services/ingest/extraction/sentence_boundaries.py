@@ -145,18 +145,26 @@ _DASHES = frozenset({"—", "–", "-", "--"})
 _FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 
 
+def _line_words(doc: Any, start: int) -> list[Any]:
+    """The words of the line opening at token `start`, past the spaces a masked mark left
+    inside it ("**Status:** amber")."""
+    line = []
+    for tok in doc[start:]:
+        if "\n" in tok.text:
+            break
+        if not tok.is_space:
+            line.append(tok)
+        if "\n" in tok.whitespace_:
+            break
+    return line
+
+
 def _split_at_comment(doc: Any, start: int) -> None:
     """A key-value line with a spaced dash and a clause after it states two things: "Status:
     amber — invoice preview slipped to 6 March", "Status: green - all milestones are on
     track". A dash before a bare phrase ("Next milestone: invoice preview - 20 Feb", "Budget:
     $120k — down from $150k") stays part of the value."""
-    line = []
-    for tok in doc[start:]:
-        if tok.is_space:
-            break
-        line.append(tok)
-        if "\n" in tok.whitespace_:
-            break
+    line = _line_words(doc, start)
     colon = next(i for i, t in enumerate(line) if t.text == ":")
     for at, tok in enumerate(line[colon + 2 : -1], start=colon + 2):
         spaced = bool(line[at - 1].whitespace_) and bool(tok.whitespace_)
@@ -229,14 +237,7 @@ def _split_trailing_note(doc: Any, start: int) -> None:
     """ "Team — $12 per editor / month (billed annually)": a bracketed clause that ends a
     "Key — value" line is a note of its own, parsed apart, so its verb never becomes the
     line's."""
-    line = []
-    for tok in doc[start:]:
-        if "\n" in tok.text:
-            break
-        if not tok.is_space:
-            line.append(tok)
-        if "\n" in tok.whitespace_:
-            break
+    line = _line_words(doc, start)
     if len(line) < 4 or line[-1].text != ")":
         return
     opening = next((t for t in reversed(line[:-1]) if t.text == "("), None)
