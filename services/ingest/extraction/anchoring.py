@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "ATTITUDE_VERBS",
+    "DatingHeads",
     "dating_subtrees",
     "governing_filter",
     "measured_subject",
@@ -57,14 +59,49 @@ def _own_clause(verb: Any) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class DatingHeads:
+    """Heads whose subtree dates the clause even inside a noun phrase or another clause: the
+    subject of a measurement ("revenue in Q3 was $4M": its own date words, not those of
+    another noun inside it) and what a "since" names (its whole subtree: "since the beta
+    started on 1 April", "since the merger in March")."""
+
+    measured: frozenset[int] = frozenset()
+    events: frozenset[int] = frozenset()
+
+    def date(self, root: Any, temporal: set[int]) -> bool:
+        x = root
+        for _ in range(64):
+            if x.i in self.events:
+                return True
+            if x.i in self.measured:
+                # "revenue in Q4", "the 2025 report"; not "a correction to yesterday's notes",
+                # which names the notes' day, not the period of the value it corrects.
+                return not any(
+                    t.pos_ in _NOMINAL and not _temporal_word(t, temporal)
+                    for t in _between(root, x)
+                )
+            if x.head.i == x.i:
+                return False
+            x = x.head
+        return False
+
+
+def _between(low: Any, high: Any) -> list[Any]:
+    """The tokens strictly between `low` and its ancestor `high`."""
+    found, x = [], low.head
+    while x.i != high.i and x.head.i != x.i:
+        found.append(x)
+        x = x.head
+    return found
+
+
 def governs(
-    root: Any, content: Any, temporal: set[int], through: frozenset[int] = frozenset()
+    root: Any, content: Any, temporal: set[int], through: DatingHeads = DatingHeads()
 ) -> bool:
-    """Whether the temporal phrase whose syntactic root is `root` dates `content`'s clause.
-    `through` are tokens whose subtree dates the clause even inside a noun phrase or another
-    clause: the subject of a measurement ("revenue in Q3 was $4M") and what a "since" names
-    ("since the beta started on 1 April")."""
-    if through and (root.i in through or any(a.i in through for a in root.ancestors)):
+    """Whether the temporal phrase whose syntactic root is `root` dates `content`'s clause;
+    `through` the heads that date it from inside a noun phrase or another clause."""
+    if through.date(root, temporal):
         return True
     x = root
     for _ in range(64):  # parses are trees; the bound only guards against a malformed one
@@ -155,6 +192,18 @@ def _span_root(tokens: Sequence[Any]) -> Any:
     return tokens[-1]
 
 
+def _phrase_root(tokens: Sequence[Any], temporal: set[int]) -> Any:
+    """The root of a temporal phrase. A span that is no one phrase ("to yesterday" of
+    "correction to yesterday's notes", its preposition governing the notes) is judged by its
+    possessive date word's own place in the parse: the notes', said in passing."""
+    indices = {t.i for t in tokens}
+    roots = [t for t in tokens if t.head.i not in indices or t.head.i == t.i]
+    possessive = [t for t in roots if t.dep_ == "poss" and _temporal_word(t, temporal)]
+    if len(roots) > 1 and possessive:
+        return possessive[-1]
+    return _span_root(tokens)
+
+
 # A temporal phrase that opens the clause after one of these is the clause's adverbial; the
 # small parser sometimes hangs it on the subject ("Since 10 March 2025 Project Falcon …").
 _OPENING_ADVERBIAL = re.compile(
@@ -203,17 +252,15 @@ def measured_subject(head: Any) -> bool:
     )
 
 
-def dating_subtrees(clause_tokens: Sequence[Any], content: Any) -> frozenset[int]:
-    """Heads whose whole subtree dates the clause: a measurement's subject names the period
-    the value covers ("Snowflake spend in October was $39,800", "the 2025 report puts it at
-    71%"), and a state that began with an event starts at that event ("has used the API since
-    the 2024 pilot")."""
-    heads: set[int] = set()
-    measured = any(_amount(t) for t in clause_tokens)
-    if measured and content.lemma_.lower() in _MEASURE_VERBS:
-        heads |= {c.i for c in content.children if c.dep_ in ("nsubj", "nsubjpass")}
-    heads |= {c.i for c in since_heads(content)}
-    return frozenset(heads)
+def dating_subtrees(clause_tokens: Sequence[Any], content: Any) -> DatingHeads:
+    """Heads that date the clause from inside: a measurement's subject names the period the
+    value covers ("Snowflake spend in October was $39,800", "the 2025 report puts it at 71%"),
+    and a state that began with an event starts at that event ("has used the API since the
+    2024 pilot")."""
+    measured: frozenset[int] = frozenset()
+    if any(_amount(t) for t in clause_tokens) and content.lemma_.lower() in _MEASURE_VERBS:
+        measured = frozenset(c.i for c in content.children if c.dep_ in ("nsubj", "nsubjpass"))
+    return DatingHeads(measured, frozenset(c.i for c in since_heads(content)))
 
 
 _AFTER = frozenset({"after", "following"})
@@ -297,6 +344,6 @@ def governing_filter(
         ]
         if not tokens:
             return True
-        return governs(_span_root(tokens), content, temporal, through)
+        return governs(_phrase_root(tokens, temporal), content, temporal, through)
 
     return keep
