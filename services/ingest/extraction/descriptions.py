@@ -16,7 +16,7 @@ from typing import Any
 
 from services.ingest.extraction.arguments import Phrase, entity_phrase
 from services.ingest.extraction.moves import object_of
-from services.ingest.extraction.names import is_name, is_person, name_span
+from services.ingest.extraction.names import ROLE_WORDS, is_name, is_person, name_span
 from services.ingest.extraction.placement_changes import Relation
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
@@ -107,6 +107,8 @@ def _bracketed_placement(subject: Phrase, subj_tok: Any, inside: set[int]) -> li
         words = [t for t in phrase.tokens if t.text not in "()"]
         if not words:
             continue
+        if any(t.lower_ in ROLE_WORDS for t in words):
+            continue  # "Priya Anand (Ops Manager)": her position, not where she works
         if is_team_head(" ".join(t.text for t in words)):
             found.append(Relation(subject, "member of", Phrase(tuple(words))))
         elif all(is_name(t) for t in words) and not is_given_name(normalize_name(words[0].text)):

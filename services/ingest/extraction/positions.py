@@ -116,9 +116,12 @@ def role_target(
                 if span:
                     return span
     for child in head.children:  # "the Northwind CTO"
-        if child.dep_ == "compound" and child.i in inside:
-            span = name_span(child)
-            if span:
+        if child.dep_ == "compound" and child.i in inside and not _function(child, head):
+            # "the Northwind CTO": the name runs into the capitalised title; "Ops Manager",
+            # "Procurement Lead" are titles whose function is no workplace.
+            span = tuple(t for t in name_span(child) or () if t.i < head.i)
+            # "Senior Staff Engineer", "Senior Product Manager": a grade and a function
+            if span and not all(t.lower_ in _GRADES | _DEPARTMENTS for t in span):
                 return span
     return None
 
@@ -132,6 +135,13 @@ _DEPARTMENTS = FUNCTION_WORDS | {
 # Roles that lead a part of an organisation; a chief's ("CTO of Fjord Analytics") "of" is the
 # organisation itself.
 _PART_LEADERS = frozenset({"head", "vp", "director", "manager", "lead", "svp", "evp", "avp"})
+
+
+# Words of a title's grade, capitalised with it: no organisation.
+_GRADES = frozenset(
+    {"senior", "junior", "staff", "principal", "lead", "associate", "assistant", "deputy"}
+    | {"acting", "interim", "executive", "general", "regional", "global", "chief", "vice"}
+)
 
 
 def _function(tok: Any, role: Any) -> bool:
