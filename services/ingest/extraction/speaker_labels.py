@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import replace
 
 from services.ingest.extraction.base import ExtractionInput
+from services.ingest.extraction.coref import is_honorific
 from services.ingest.extraction.markers import capitalised_at, mask_markers
 from services.ingest.extraction.unknown_words import is_english
 from shared.entities.given_names import is_given_name
@@ -30,9 +31,11 @@ _PART_LABELS = frozenset(
         "user", "assistant", "guest", "panelist", "audience",
     }
 )  # fmt: skip
+# A label may name the speaker's role or name in brackets: "Sabine Hart (CEO):", "Agent
+# (Chloé):", "Customer (Dr. Aaron Whitfield):".
 _LABEL_RE = re.compile(
     r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]*(?:[ \t][A-Z][\w'’.-]+){0,2})"
-    r"[ \t]*:)[ \t]+(?=\S)"
+    r"(?:[ \t]*\((?P<note>[^()\n:]{1,40})\))?[ \t]*:)[ \t]+(?=\S)"
 )
 # A chat's lower-case handle ("tavi: fyi sam r is out …"): one word, read as a label only when
 # every line of the passage carries one (`_chat_labels`).
@@ -41,6 +44,27 @@ _HANDLE_RE = re.compile(
 )
 # Words a lower-case line opens with before a colon that label the line, not a person.
 _NOT_HANDLES = frozenset({"fyi", "re", "fwd", "note", "update", "eta", "ps", "nb", "edit", "btw"})
+
+
+def _who(match: re.Match[str]) -> str:
+    """The name a label gives its speaker: a part's label with a person's name in brackets
+    ("Agent (Chloé)") is that person, a name with a role in brackets ("Sabine Hart (CEO)") the
+    name; honorifics go ("Dr. Aaron Whitfield" is Aaron Whitfield) and a name in capitals
+    ("SABINE HART") is written as a name."""
+    name, note = match.group("name"), (match.groupdict().get("note") or "").strip()
+    words = note.split()
+    while words and is_honorific(words[0]):
+        words = words[1:]
+    bracketed = " ".join(words)
+    if (
+        name.lower() in _PART_LABELS
+        and bracketed[:1].isupper()
+        and (is_given_name(words[0].lower()) or person_shaped(bracketed))
+    ):
+        name = bracketed
+    if name.isupper() and len(name) > 3:
+        name = name.title()
+    return name
 
 
 def speaker_label(text: str) -> tuple[str, str] | None:
@@ -52,7 +76,7 @@ def speaker_label(text: str) -> tuple[str, str] | None:
     match = _LABEL_RE.match(text)
     if match is None:
         return None
-    name = match.group("name")
+    name = _who(match)
     start, end = match.span("label")
     if name.lower() in _ROLE_KEYS | _PART_LABELS or not mask_markers(text)[start:end].strip():
         return None  # "Owner: Lucia Moreno", "Update: I moved to Berlin"
@@ -95,7 +119,7 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
         lines.append((offset, line, _LABEL_RE.match(line)))
         offset += len(line) + 1
     lines = _chat_labels(lines)
-    labels = Counter(m.group("name") for _, _, m in lines if m is not None)
+    labels = Counter(_who(m) for _, _, m in lines if m is not None)
     parts = {name for name in labels if name.lower() in _PART_LABELS}
     # Every line of a channel's page labelled ("Morwenna: Ingrid's back", "Ingrid: Good to be
     # back"): a chat log, whose labels are its speakers however rare the names or how often
@@ -131,7 +155,7 @@ def _unlabelled(
     given name's label is left to `speaker_label`."""
     if match is None:
         return piece
-    name = match.group("name")
+    name = _who(match)
     if name in parts:
         return replace(piece, text=_blanked(piece.text, match))
     if name in speakers:
