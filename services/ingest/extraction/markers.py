@@ -77,6 +77,15 @@ _GREETING_RE = re.compile(
     r"y'?all|[A-Z][\w'’-]+))?\s*[,!.:;—–-]+[ \t]*)(?=\S|\n)"
 )
 
+# The group a line is addressed to, before what it tells them ("Team, starting Monday Lucia
+# manages …", "heads up folks: as of March 1 …", "Everyone - the standup moves …"): whom it
+# is said to, never its subject. "Team:" alone is a key ("Team: Payments").
+_GROUPS = r"folks|everyone|everybody|all|y'?all|guys"
+_VOCATIVE_RE = re.compile(
+    rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:hi|hey|hello|heads[- ]up|fyi|ok(?:ay)?|so)"
+    rf"\s+)?(?:(?:{_GROUPS})\s*[,:;!—–]|(?:{_GROUPS}|team)\s*(?:,|\s[—–-]\s))[ \t]*)(?=\S)"
+)
+
 # A congratulation carrying the news it congratulates on: "Congrats to Yara Haddad, promoted to
 # Director of Engineering from 1 May", "Congratulations to Omar Said, named head of Risk". The
 # words before the name are masked, so the name is the subject of the participle after it.
@@ -127,6 +136,10 @@ def mask_markers(text: str) -> str:
     unbulleted = _unemphasised(_BULLET_RE.sub(lambda m: " " * len(m.group(0)), headerless))
     ungreeted = _GREETING_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), unbulleted
+    )
+    ungreeted = capitalised_at(
+        _VOCATIVE_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted),
+        [m.end() for m in _VOCATIVE_RE.finditer(ungreeted)],
     )
     ungreeted = _CONGRATS_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
