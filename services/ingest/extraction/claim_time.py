@@ -233,6 +233,8 @@ def tense_of(head: Any) -> Tense:
         return "past"
     if head.tag_ == "VBN" and words & {"have", "has", "'ve", "had"}:
         return "past"
+    if head.tag_ == "VBN" and not aux and any(c.dep_ == "nsubj" for c in head.children):
+        return "past"  # "The fix shipped on Tuesday": the tagger's participle is the past
     # A dated arrangement: "we are closing the office on 24 December", "the pilot ends on
     # 30 June" (present simple of a scheduled event, no auxiliary).
     if head.tag_ == "VBG" and words & _BE_FORMS and head.lemma_.lower() != "be":

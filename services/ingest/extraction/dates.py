@@ -174,6 +174,8 @@ class DateResolver:
             )
         if phrase.strip().isdigit() and len(phrase.strip()) != 4:
             return None  # "headcount is 64": a number NER took for a date
+        if _SHORT_DURATION.fullmatch(phrase.strip()):
+            return None  # "the timeout is 10s", "p99 is 250ms": a duration, not the 2010s
         key = (phrase.lower(), today, tense)
         if key not in self._cache:
             self._cache[key] = _parse_with_dateparser(phrase, today, tense)
@@ -183,6 +185,7 @@ class DateResolver:
         return Atom(hit.first, hit.last, hit.precision, start, start + len(phrase))
 
 
+_SHORT_DURATION = re.compile(r"\d+(?:\.\d+)?\s?(?:ms|s|secs?|m|mins?|h|hrs?|d)", re.IGNORECASE)
 _OPENS_BRACKET = re.compile(r"^\s*[(\[]\s*$")
 
 

@@ -159,7 +159,15 @@ def _participle_root(sent: Any) -> None:
     passive = verb.tag_ == "VBN" and any(
         c.dep_ in ("prep", "agent") and c.lower_ in ("to", "by") for c in verb.children
     )
-    if not passive and not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
+    # "The patch shipped on Monday.", "The release went out last Tuesday.": a full sentence
+    # whose past verb (written as a participle) the parser hung on its subject.
+    stated = (
+        verb.tag_ == "VBN"
+        and [t for t in sent if not t.is_space][-1].text in (".", "!")
+        and any(c.dep_ in ("prep", "npadvmod", "advmod", "prt") for c in verb.children)
+        and not any(t.pos_ in ("VERB", "AUX") and t.i != verb.i for t in sent)
+    )
+    if not passive and not stated and not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
         return
     _verb_over_subject(root, verb, "nsubjpass" if passive else "nsubj")
 
