@@ -112,6 +112,10 @@ class Frame:
     extras: tuple[Relation, ...] = ()
 
 
+# Appointments within the organisation the person already works for.
+_PROMOTIONS = frozenset({"promote", "reappoint"})
+
+
 def _first(head: Any, deps: tuple[str, ...], inside: set[int], skip: set[int]) -> Any | None:
     return next(
         (c for c in head.children if c.dep_ in deps and c.i in inside and c.i not in skip), None
@@ -221,7 +225,12 @@ def read_frame(
     said_of = next(
         (c for c in content.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in inside), None
     )
-    milestone = milestone_day(said_of, inside) if lemma == "be" and len(pred) == 1 else None
+    milestone = None
+    if lemma == "be" and len(pred) == 1:
+        # "Omar's last day at Initech is 30 June", and the day said first: "Today is Marcus
+        # Feld's last day at Brindle Health", "Friday will be my last day at Corvane".
+        said_as = _first(head, ("attr",), inside, set())
+        milestone = milestone_day(said_of, inside) or milestone_day(said_as, inside)
     if milestone is not None:
         subject, predicate_words, obj = milestone
         pred = [predicate_words]
@@ -404,6 +413,11 @@ def read_frame(
     former = held_before(content, head)
     main = Relation(subject, formerly(predicate) if former else predicate, obj)
     extras = [*with_roles(main), *origin]
+    if lemma in _PROMOTIONS and obj is not None and not any(is_role_word(t) for t in obj.tokens):
+        # "was promoted to VP of Engineering at Larkspur": a new title where the person
+        # already works. The date is the title's; the employment holds, from before it.
+        main = Relation(subject, "promote to", None)
+        extras.append(Relation(subject, "work for", obj, dated=False))
     if conjoined is not None:
         extras += conjoined_objects(main, conjoined, inside)
     extras += conjoined_places(main, inside)
