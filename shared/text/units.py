@@ -72,6 +72,11 @@ _GATHERING_HEADS = frozenset(
 )  # fmt: skip
 
 
+def is_gathering_word(word: str) -> bool:
+    """Whether one word names a kind of gathering ("Kickoff", "standup", "retro")."""
+    return word.lower() in _GATHERING_HEADS
+
+
 def is_gathering(text: str) -> bool:
     """Whether a phrase names a gathering one attends ("the Q3 planning", "Greaves's call"),
     its head written in lower case ("Summit", "Blue Summit" may be companies)."""
@@ -88,6 +93,8 @@ ORGANISATION_WORDS = frozenset(
         "technologies", "health", "logistics", "freight", "analytics", "solutions",
         "insurance", "consulting", "studio", "studios", "media", "markets", "university",
         "college", "school", "hospital", "institute", "trust", "fund", "airlines", "motors",
+        "supplies", "foods", "industries", "enterprises", "clinics", "pharma", "software",
+        "networks", "manufacturing", "associates", "limited", "llp", "shipping", "agency",
     }
 )  # fmt: skip
 # Words of a capitalised name that make it a thing's: "Mobile Platform", "Checkout API".

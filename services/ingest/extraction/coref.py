@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.addressees import Addressee
-from shared.text.units import person_shaped
+from services.ingest.extraction.unknown_words import english_word
+from shared.text.units import is_gathering_word, person_shaped
 
 __all__ = [
     "Mention",
@@ -126,10 +127,32 @@ def _weak_opener(mention: Mention, doc: Any) -> bool:
     word = span[0]
     if word.pos_ != "PROPN" or word.tag_ == "NNPS":  # "Challenges will come"
         return True
+    after = word.doc[word.i + 1] if word.i + 1 < len(word.doc) else None
     # "Glad it all worked out", "Thrilled you made it": a word before a pronoun subject
     # is no name (an organisation's name would be the subject itself).
-    after = word.doc[word.i + 1] if word.i + 1 < len(word.doc) else None
     return after is not None and after.pos_ == "PRON"
+
+
+_PLURAL = frozenset({"they", "them", "their", "theirs", "themselves"})
+
+
+def _a_gathering(mention: Mention, doc: Any) -> bool:
+    """Whether a mention of this passage names a meeting ("Kickoff call with Priya Anand",
+    "Demo for Harbourline went well"): what "they" said or want after it is the people met,
+    never the meeting ("it" may still mean the meeting)."""
+    if mention.position < 0:
+        return False
+    span = doc.char_span(mention.position, mention.position + len(mention.name))
+    if span is None:
+        return False
+    word = span.root
+    after = word.doc[word.i + 1] if word.i + 1 < len(word.doc) else None
+    return is_gathering_word(word.text) or (
+        len(span) == 1
+        and after is not None
+        and is_gathering_word(after.text)
+        and english_word(word)
+    )
 
 
 def _own_subject(token: Any, mention: Mention) -> bool:
@@ -257,6 +280,7 @@ class Rewriter:
                 if m.position < token.idx
                 and (m.label == "ORG" or (m.label == "PERSON" and not m.personal))
                 and not _weak_opener(m, token.doc)
+                and not (token.lower_ in _PLURAL and _a_gathering(m, token.doc))
                 and (token.sent.start, m.name) not in self._people
             ]
         else:
@@ -271,6 +295,11 @@ class Rewriter:
                 # "Kasimir Oduya is no longer with Trellisoft, he left them": a name that reads
                 # as a person's before one the small NER merely labelled a person.
                 before = [m for m in before if m.personal or person_shaped(m.name)]
+                # "Harrowgate Supplies has a new contact, Imelda Roche. She joined in April":
+                # a company shaped like a name, before a person named after it, is no "she".
+                last_person = max((m.position for m in before if m.label == "PERSON"), default=None)
+                if last_person is not None:
+                    before = [m for m in before if m.label != "ORG" or m.position > last_person]
         before = [m for m in before if not _own_subject(token, m) and not _relative_head(token, m)]
         if not before:
             return None
