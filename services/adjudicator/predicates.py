@@ -85,6 +85,10 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "start in": ("works_for", False),
     "begin at": ("works_for", False),
     "return to": ("works_for", False),
+    "come back to": ("works_for", False),
+    "be back at": ("works_for", False),
+    "be back with": ("works_for", False),
+    "be back on": ("member_of", False),
     "move to": ("works_for", False),
     "transfer to": ("works_for", False),
     "switch to": ("works_for", False),
@@ -309,9 +313,9 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
 # "on" stands for "is on the payments team" ("be" is filler): a team, or no placement at all.
 PLACEMENT_VERBS = frozenset(
     {
-        "join", "rejoin", "start", "begin", "return", "move", "transfer", "switch", "leave",
+        "join", "rejoin", "start", "begin", "return", "come", "move", "transfer", "switch", "leave",
         "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "poach", "on",
-        "stay", "remain", "at", "go", "lay", "let", "fire", "dismiss", "sign",
+        "stay", "remain", "at", "go", "lay", "let", "fire", "dismiss", "sign", "back",
     }
 )  # fmt: skip
 # Leading something: a team's member, or working on a project or product ("leads Lighthouse").
@@ -326,6 +330,7 @@ LEADERSHIP_PHRASES = frozenset(
 PHASES: dict[str, str] = {
     **dict.fromkeys(
         ("join", "rejoin", "start at", "start with", "start in", "begin at", "return to",
+         "come back to", "be back at", "be back with", "be back on",
          "move to", "transfer to", "switch to", "hire", "recruit", "poach", "relocate to",
          "go back to", "move onto", "move into", "start on", "take over", "take charge of",
          "take ownership of", "assume ownership of", "take responsibility for",

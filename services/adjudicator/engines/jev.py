@@ -19,6 +19,7 @@ from services.adjudicator.domain import (
     WindowAction,
 )
 from services.adjudicator.engines.features import Features, extract_features
+from services.adjudicator.engines.stints import another_stint
 from services.adjudicator.engines.values import DateValue
 
 __all__ = ["MATCH_WEIGHTS", "STANCE_WEIGHTS", "WINDOW_WEIGHTS", "JevEngine", "PlattCalibration"]
@@ -172,6 +173,9 @@ class JevEngine:
             p_none = 1.0 - (best.p_match if best else 0.0)
             scores = {"p_match": best.p_match} if best else {}
             return self._decision("add", None, p_none, "no existing fact states this", scores)
+        if another_stint(assertion, best.candidate):
+            why = "another stint of a placement that ended before it was said to hold"
+            return self._decision("add", None, best.p_match, why, {"p_match": best.p_match})
         feats = best.features.as_dict()
         feats["proposition_weight"] = 0.5 + 0.5 * feats["same_proposition"]
         feats["successor_signal"] = min(1.0, feats["rival"] + feats["transition"])
