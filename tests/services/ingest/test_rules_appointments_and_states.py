@@ -50,7 +50,7 @@ def _relations(extractor: RulesExtractor, text: str) -> set[tuple[str, str, str,
     [
         ("Acme appointed Rita Diaz as CFO in May.", "Rita Diaz", "Acme"),
         ("Fjordline has named Petter Aas as its new CEO.", "Petter Aas", "Fjordline"),
-        ("Kestrel Mills promoted Sofia Lind to chief operating officer in March.", "Sofia Lind",
+        ("Kestrel Mills named Sofia Lind as chief operating officer in March.", "Sofia Lind",
          "Kestrel Mills"),
         ("Last week Brightwave appointed Tomasz Nowak as general counsel.", "Tomasz Nowak",
          "Brightwave"),

@@ -46,7 +46,7 @@ def _relation(
             ("Marco Bell", "works_for", "start", "Veridian Cloud"),
         ),
         (
-            "Tariq Aziz was promoted to VP of Sales at Quorum Health last week.",
+            "Tariq Aziz was appointed VP of Sales at Quorum Health last week.",
             ("Tariq Aziz", "works_for", "start", "Quorum Health"),
         ),
         (

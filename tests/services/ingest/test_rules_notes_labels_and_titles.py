@@ -1,0 +1,232 @@
+"""Account notes, support transcripts and team announcements as other people write them (issue
+16): a day that names the notes a sentence corrects is no date of what it corrects, a title
+in brackets is no employer, a label may carry a role or a name in brackets, the group a line
+is addressed to is not its subject, "10s" is a timeout, a past verb the tagger reads as a
+participle is still the past, a last or first day may be said first, and a kind of meeting
+opening a sentence is no organisation "they" could mean."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from services.ingest.extraction.rules import RulesExtractor
+from tests.support.extracting import extract, stated_relations
+
+
+def _day(value: object) -> date | None:
+    return value.date() if value is not None else None  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Small correction to yesterday's notes: that should be 45 seats, not 40.",
+        "A quick fix to Monday's summary - the headcount is 14, not 12.",
+        "One amendment to last week's minutes: the budget is EUR 40k, not EUR 30k.",
+    ],
+)
+def test_the_day_of_the_notes_corrected_is_no_date_of_the_value(
+    extractor: RulesExtractor, text: str
+) -> None:
+    (claim,) = extract(extractor, text, "Account notes")
+    assert claim.claim_valid_from is None and claim.claim_valid_until is None
+
+
+@pytest.mark.parametrize(
+    ("text", "measured"),
+    [
+        ("Revenue in Q4 was EUR 4.2 million.", date(2025, 10, 1)),
+        ("Snowflake spend in October was 39,800 dollars.", date(2025, 10, 1)),
+        ("Headcount for 2027 is planned at 55.", date(2027, 1, 1)),
+    ],
+)
+def test_a_measurement_is_still_dated_by_its_subjects_period(
+    extractor: RulesExtractor, text: str, measured: date
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert _day(claim.claim_valid_from) == measured
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kickoff call with Priya Anand (Ops Manager).",
+        "We spoke to Tomasz Wolny (Procurement Lead) about the renewal.",
+        "Jonas Berg (IT Director) joined the call.",
+    ],
+)
+def test_a_title_in_brackets_after_a_person_is_no_employer(
+    extractor: RulesExtractor, text: str
+) -> None:
+    found = stated_relations(extract(extractor, text))
+    assert not [r for r in found if r[1] == "work for"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We met Dana Lee, the Northwind CTO.",
+        "Dana Lee, the Northwind CTO, signed the order.",
+        "The order was signed by Dana Lee, the Northwind CTO.",
+    ],
+)
+def test_a_name_before_a_capitalised_title_is_the_workplace(
+    extractor: RulesExtractor, text: str
+) -> None:
+    assert ("Dana Lee", "work for", "Northwind") in stated_relations(extract(extractor, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker_says"),
+    [
+        (
+            "Sabine Hart (CEO): I hired a new CTO last week.\n"
+            "Marc Dubois (CFO): I approved the budget.\n",
+            "Sabine Hart hired a new CTO last week",
+        ),
+        (
+            "Agent (Chloé): I've escalated this to the engineering team.\n"
+            "Customer (Dr. Aaron Whitfield): I run 14 scanners.\n",
+            "Chloé has escalated this to the engineering team",
+        ),
+        (
+            "SABINE HART: I hired a new CTO last week.\nTOMAS REYES: I'm moving to Berlin.\n",
+            "Sabine Hart hired a new CTO last week",
+        ),
+    ],
+)
+def test_a_label_with_a_role_or_name_in_brackets_is_its_speaker(
+    extractor: RulesExtractor, text: str, speaker_says: str
+) -> None:
+    assert speaker_says in [c.claim_text for c in extract(extractor, text, "Call")]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        (
+            "Team, starting Monday Lucia Ferraro will manage the Observability team.",
+            "Lucia Ferraro",
+        ),
+        ("heads up folks: Marta Quist now leads the Search team.", "Marta Quist"),
+        ("Everyone - Priya Raman is joining the Payments team next week.", "Priya Raman"),
+        ("Folks, Omar Said takes over the on-call rota from Friday.", "Omar Said"),
+    ],
+)
+def test_the_group_a_line_is_addressed_to_is_not_its_subject(
+    extractor: RulesExtractor, text: str, subject: str
+) -> None:
+    (claim,) = extract(extractor, text, "Team update")
+    assert claim.subject_text == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The default request timeout is 10s in prod.",
+        "Our p99 latency target is 250ms.",
+        "The health check interval is 5s.",
+    ],
+)
+def test_a_short_duration_is_no_date(extractor: RulesExtractor, text: str) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.claim_valid_from is None and claim.claim_valid_until is None
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "day"),
+    [
+        ("The fix shipped on Monday.", "The fix", date(2026, 6, 1)),
+        ("The patch shipped on Monday.", "The patch", date(2026, 6, 1)),
+        ("The release shipped last Friday.", "The release", date(2026, 5, 29)),
+        ("The hotfix landed on Monday.", "The hotfix", date(2026, 6, 1)),
+    ],
+)
+def test_a_past_verb_read_as_a_participle_is_the_past(
+    extractor: RulesExtractor, text: str, subject: str, day: date
+) -> None:
+    (claim,) = extract(extractor, text + "\n")
+    assert (claim.subject_text, _day(claim.claim_valid_from)) == (subject, day)
+
+
+@pytest.mark.parametrize(
+    ("text", "relation", "day"),
+    [
+        (
+            "Today is Marcus Feld's last day at Brindle Health.",
+            ("Marcus Feld", "leave", "Brindle Health"),
+            date(2026, 6, 2),
+        ),
+        (
+            "Friday is Omar Said's last day at Initech.",
+            ("Omar Said", "leave", "Initech"),
+            date(2026, 6, 5),
+        ),
+        (
+            "Monday is Priya Raman's first day at Lumio.",
+            ("Priya Raman", "join", "Lumio"),
+            date(2026, 6, 8),
+        ),
+    ],
+)
+def test_a_first_or_last_day_said_first_starts_or_ends_the_placement(
+    extractor: RulesExtractor, text: str, relation: tuple[str, str, str], day: date
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == relation
+    assert _day(claim.claim_valid_from) == day
+
+
+@pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("Kickoff call with Priya Anand. They're licensing 40 seats to start.", "licensing"),
+        ("Standup with the Lumio team. They want SSO by June.", "want"),
+        ("Demo for Harbourline went well. They asked for a trial.", "asked"),
+    ],
+)
+def test_a_kind_of_meeting_opening_a_sentence_is_no_antecedent(
+    extractor: RulesExtractor, text: str, verb: str
+) -> None:
+    gathering = text.split()[0]
+    (said,) = [c for c in extract(extractor, text, "Account notes") if verb in c.claim_text]
+    assert not said.claim_text.startswith(gathering)
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "employer"),
+    [
+        ("Katherine Osei has been promoted to VP of Engineering at Larkspur Analytics, "
+         "effective today.", "Katherine Osei", "Larkspur Analytics"),
+        ("Kestrel Mills promoted Sofia Lind to chief operating officer in May.", "Sofia Lind",
+         "Kestrel Mills"),
+        ("Orvane has promoted Dana Whitfield to Senior Staff Engineer.", "Dana Whitfield",
+         "Orvane"),
+    ],
+)  # fmt: skip
+def test_a_promotion_holds_the_employment_undated_and_starts_nothing(
+    extractor: RulesExtractor, text: str, person: str, employer: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.predicate_text == "promote to"  # the title's change, dated by the claim
+    assert [(r.subject_text, r.predicate_text, r.object_text, r.dated) for r in
+            claim.extra_relations] == [(person, "work for", employer, False)]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Harrowgate Supplies has a new accounts payable contact, Imelda Roche. She joined in "
+         "April.", "Imelda Roche"),
+        ("Kestrel Clinics hired Amara Obi as COO. She will oversee all sites.", "Amara Obi"),
+        ("Tallowmere Foods welcomed Ruth Aldana last week. She leads the clinical team.",
+         "Ruth Aldana"),
+    ],
+)  # fmt: skip
+def test_she_after_a_company_and_a_person_is_the_person(
+    extractor: RulesExtractor, text: str, person: str
+) -> None:
+    claims = extract(extractor, text)
+    assert claims[-1].subject_text == person
