@@ -36,6 +36,16 @@ def render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:
     return rewriter.render(sorted(phrase.tokens, key=lambda t: t.i), capitalise=False) or None
 
 
+def _line_key(phrase: Phrase) -> bool:
+    """Whether the phrase is the key of a key-value line ("Go-live date: 18 May")."""
+    first, last = phrase.tokens[0], phrase.tokens[-1]
+    if any(t.pos_ == "PROPN" or t.ent_type_ for t in phrase.tokens if t is not first):
+        return False  # "Project Nova status: green" is Project Nova's
+    after = last.doc[last.i + 1] if last.i + 1 < len(last.doc) else None
+    opens = all(t.is_space for t in first.doc[first.sent.start : first.i])
+    return opens and after is not None and after.text == ":"
+
+
 def subject_text(
     phrase: Phrase | None,
     rewriter: Rewriter,
@@ -50,11 +60,13 @@ def subject_text(
         described = _described_before(phrase, inp)
         if described is not None:
             return described
-    if topic and inp.speaker is None and attribution is None and is_bare(phrase):
+    keyed = phrase is not None and _line_key(phrase)
+    if topic and inp.speaker is None and attribution is None and (is_bare(phrase) or keyed):
         assert phrase is not None
         nouns = [t for t in phrase.tokens if t.pos_ == "NOUN"]
-        if len(nouns) < 2 or topic.lower() in (render(phrase, rewriter) or "").lower():
-            return topic
+        rendered = (render(phrase, rewriter) or "").lower()
+        if len(nouns) < 2 or topic.lower() in rendered or _line_key(phrase):
+            return topic  # "Go-live date: 18 May" in the Larkspur report is Larkspur's
         # "The search service runs on Solr" under the title "Search": a compound names its
         # own thing, which the title may only mention in part.
     if phrase is None and inp.speaker and attribution is None:

@@ -64,4 +64,7 @@ def _separated(content: Any, key: Any, *, after: bool) -> bool:
         return False
     if not after:
         return doc[at].head.i in (content.i, key.i)
-    return any(c.i > at and c.dep_ not in ("punct", "dep") for c in content.children)
+    # ("Headcount: 9": the parser may call a lone number after the colon punctuation.)
+    return any(
+        c.i > at and (c.dep_ not in ("punct", "dep") or c.pos_ == "NUM") for c in content.children
+    )

@@ -230,3 +230,26 @@ def test_she_after_a_company_and_a_person_is_the_person(
 ) -> None:
     claims = extract(extractor, text)
     assert claims[-1].subject_text == person
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Go-live date: 18 May 2026",
+        "Headcount: 9",
+        "Contract value: EUR 240k",
+        "Renewal date: 1 March",
+    ],
+)
+def test_a_common_key_of_a_report_line_is_the_reports_topics(
+    extractor: RulesExtractor, line: str
+) -> None:
+    text = f"Project: Larkspur CRM migration\n{line}\nStatus: Amber\n"
+    claims = extract(extractor, text, "Larkspur status w/e 27 Mar")
+    (claim,) = [c for c in claims if c.claim_text == line]
+    assert claim.subject_text == "Larkspur CRM migration"
+
+
+def test_a_named_key_keeps_its_name(extractor: RulesExtractor) -> None:
+    (claim,) = extract(extractor, "Project Nova status: green\n", "Portfolio status")
+    assert claim.subject_text == "Project Nova"
