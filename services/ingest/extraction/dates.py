@@ -270,8 +270,10 @@ def _build_atom(
         return Atom(first, last, "day", s, e, year_given="year" in g, is_range=True)
     if kind in ("mdy", "dmy"):
         mo, day = MONTHS[g["mon"].lower().rstrip(".")], int(g["day"])
-        if kind == "mdy" and g["mon"].lower() == "may" and "year" not in g:
-            return None  # "may 5" is far more often the modal than the month
+        if kind == "mdy" and g["mon"] == "may" and "year" not in g:
+            # "we may 5x it": in lower case the modal more often than the month; "on May 14",
+            # "Effective May 1," are the month
+            return None
         if "year" in g:
             y = int(g["year"])
         elif today is not None:
