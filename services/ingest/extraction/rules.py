@@ -72,6 +72,7 @@ __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 _RESCHEDULE_VERBS = frozenset(
     {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
 )
+_EXTENSION_VERBS = frozenset({"extend", "prolong"})
 _RESCHEDULE_PREPOSITIONS = frozenset({"to", "from", "until", "till", "for", "into"})
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
@@ -319,8 +320,10 @@ class RulesExtractor:
         if attribution is not None:
             held_by = holder_phrase(attribution.holder_tokens, inside)
             holder = holder_name(sorted(held_by.tokens, key=lambda t: t.i), rewriter, inp.speaker)
+            # The holder's role is held as of the telling, not at the time of what they say
+            # ("Sabine Hart, CEO of Fenwick, said the arm will ship in July").
             holder_roles = tuple(
-                Relation(Phrase(held_by.tokens), role.predicate, Phrase(role.target))
+                Relation(Phrase(held_by.tokens), role.predicate, Phrase(role.target), False)
                 for role in held_by.roles
             )
         frame = read_frame(content, inside, temporal, shared)
@@ -397,10 +400,23 @@ class RulesExtractor:
         # A date something moved to lies ahead or behind as the calendar says, whatever the
         # tense of "moved": the nearest reading.
         tense: Tense = "present" if reschedule else tense_of(content)
+        if _extended_to(content, temporal):
+            tense = "future"  # a period is extended into what lies ahead ("to the end of December")
         window = self._dates.resolve(
             text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
         )
         return settle_window(window, text[s:e], clause, content, reschedule=reschedule)
+
+
+def _extended_to(content: Any, temporal: set[int]) -> bool:
+    """ "was extended to the end of December", "extended through Q4": the new end of a period,
+    which lies ahead; not the date the extending was done ("In January we extended …")."""
+    return content.lemma_.lower() in _EXTENSION_VERBS and any(
+        c.dep_ == "prep"
+        and c.lower_ in ("to", "until", "till", "through", "into")
+        and any(t.i in temporal for t in c.subtree)
+        for c in content.children
+    )
 
 
 def _moves_a_date(content: Any, temporal: set[int]) -> bool:
