@@ -141,6 +141,8 @@ def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
     for child in head.children:
         if child.i not in inside:
             continue
+        if child.i > head.i and child.doc[child.left_edge.i - 1].text == ",":
+            continue  # "the PG16 upgrade, due March 31": an aside, not part of the name
         if child.dep_ in _NAME_DEPS or (
             child.dep_ == "prep"
             and child.lower_ in _COMPLEMENT_PREPOSITIONS
@@ -225,6 +227,15 @@ def entity_phrase(
             return Phrase(target)
     if named is not None and is_role_word(head):
         # "Our new VP of Sales, Camila Reyes, starts on Monday": the role's holder, named.
+        return Phrase(name_span(named) or (named,))
+    if (
+        named is not None
+        and head.pos_ == "NOUN"
+        and head.lower_ not in TEAM_HEADS
+        and any(c.dep_ in ("det", "poss") for c in head.children)
+    ):
+        # "The vendor, Corvane Systems, says …", "our biggest customer, Harbourline, renewed":
+        # the thing described is the one named.
         return Phrase(name_span(named) or (named,))
     if anchor_possessor and head.lower_ in _HEADQUARTERS:
         # "Acme's HQ is in Rotterdam": an organisation's headquarters are where it is located,

@@ -253,3 +253,83 @@ def test_a_common_key_of_a_report_line_is_the_reports_topics(
 def test_a_named_key_keeps_its_name(extractor: RulesExtractor) -> None:
     (claim,) = extract(extractor, "Project Nova status: green\n", "Portfolio status")
     assert claim.subject_text == "Project Nova"
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("The launch is on May 14.", date(2026, 5, 14)),
+        ("Effective May 1, Priya Raman leads the Payments team.", date(2026, 5, 1)),
+        ("As of May 4, the rate limit is 1000 requests per minute.", date(2026, 5, 4)),
+    ],
+)
+def test_may_before_a_day_is_the_month(extractor: RulesExtractor, text: str, day: date) -> None:
+    (claim,) = extract(extractor, text)
+    assert _day(claim.claim_valid_from) == day
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ("The contract was extended to the end of March.", date(2027, 3, 31)),
+        ("The hiring freeze was extended until 30 April.", date(2027, 4, 30)),
+        ("The pilot was extended through Q1.", date(2027, 3, 31)),
+    ],
+)
+def test_a_period_is_extended_into_what_lies_ahead(
+    extractor: RulesExtractor, text: str, end: date
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert _day(claim.claim_valid_until) == end
+
+
+def test_a_fronted_date_of_the_extending_keeps_its_reading(extractor: RulesExtractor) -> None:
+    (claim,) = extract(extractor, "In January we extended the pilot by a month.")
+    assert _day(claim.claim_valid_from) == date(2026, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("Sabine Hart, CEO of Fenwick Robotics, said the A7 arm will ship in July.", "Sabine Hart"),
+        ("Omar Said, CFO of Tessera Bank, said the audit closes in August.", "Omar Said"),
+        ("Lena Brandt, head of data at Corvane, said the migration ends in July.", "Lena Brandt"),
+    ],
+)
+def test_a_holders_role_holds_as_of_the_telling(
+    extractor: RulesExtractor, text: str, holder: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    roles = [r for r in claim.extra_relations if r.subject_text == holder]
+    assert roles and not any(r.dated for r in roles)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("The vendor, Corvane Systems, says the firmware fix is ready.", "Corvane Systems"),
+        ("Our biggest customer, Harbourline, renewed for two years.", "Harbourline"),
+        ("The payroll provider, Paystack Partners, charges 2300 pounds a month.",
+         "Paystack Partners"),
+    ],
+)  # fmt: skip
+def test_a_thing_described_then_named_is_the_one_named(
+    extractor: RulesExtractor, text: str, named: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert named in (claim.subject_text, claim.holder)
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("Priya Raman owns the PG16 upgrade, due March 31.", "the PG16 upgrade"),
+        ("Omar Said leads the billing migration, due in Q3.", "the billing migration"),
+        ("Lena Brandt runs the vendor review, planned for June.", "the vendor review"),
+    ],
+)
+def test_an_aside_after_a_comma_is_no_part_of_the_object(
+    extractor: RulesExtractor, text: str, thing: str
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert claim.object_text == thing
