@@ -86,6 +86,15 @@ _VOCATIVE_RE = re.compile(
     rf"\s+)?(?:(?:{_GROUPS})\s*[,:;!—–]|(?:{_GROUPS}|team)\s*(?:,|\s[—–-]\s))[ \t]*)(?=\S)"
 )
 
+# A notes line that opens with a person and a dash before what they did ("- Dana Kim - joined
+# Lumio last week", "Omar — is out until Friday"): the dash stands for the subject's comma, so
+# the parser reads the name apart from its verb; without it the line is a sentence.
+_NAME_DASH_RE = re.compile(
+    r"(?m)^(?P<lead>[ \t>*\-•]*[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,2})"
+    r"(?P<marker>[ \t]+[-–—][ \t]+)"
+    r"(?=(?:is|was|has|had|will|won't|joined|left|moved|started|leads|owns|runs|took|takes)\b)"
+)
+
 # A congratulation carrying the news it congratulates on: "Congrats to Yara Haddad, promoted to
 # Director of Engineering from 1 May", "Congratulations to Omar Said, named head of Risk". The
 # words before the name are masked, so the name is the subject of the participle after it.
@@ -142,6 +151,9 @@ def mask_markers(text: str) -> str:
         [m.end() for m in _VOCATIVE_RE.finditer(ungreeted)],
     )
     ungreeted = _CONGRATS_RE.sub(
+        lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
+    )
+    ungreeted = _NAME_DASH_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
     )
     unframed = _FRAME_RE.sub(_unframed, ungreeted)

@@ -95,6 +95,8 @@ class RoleLine:
     note: tuple[int, int] | None = None
     # "Members: Jin Park, Lea Novak": the holders after the first, each holding it alike.
     others: tuple[tuple[Any, ...], ...] = ()
+    # "Priya Nandakumar — Director, Payments (reports to Tomás Ferreira)": her manager.
+    reports_to: tuple[Any, ...] | None = None
 
 
 _HEADING_WORDS = 5
@@ -310,5 +312,10 @@ def role_claim(
         object_text=obj,
         extra_relations=tuple(
             ExtractedRelation(render(other), line.verb, obj) for other in line.others
+        )
+        + (
+            (ExtractedRelation(holder, "report to", render(line.reports_to), False),)
+            if line.reports_to
+            else ()
         ),
     )

@@ -52,6 +52,7 @@ from services.ingest.extraction.mentions import (
     subject_things,
     title_topic,
 )
+from services.ingest.extraction.person_lines import person_line
 from services.ingest.extraction.role_lines import (
     heading_topic,
     opened_at,
@@ -263,7 +264,11 @@ class RulesExtractor:
                 topic = document_topic  # the heading's block ended
             found: list[tuple[ExtractedClaim, str]] = []
             clauses = None
-            line = (member_line(sent) if lists_members(inp) else None) or role_line(sent)
+            line = (
+                (member_line(sent) if lists_members(inp) else None)
+                or role_line(sent)
+                or person_line(sent)
+            )
             if line is not None:  # "Owner: Lucia Moreno": no clause the parser reads well
                 render = Rewriter(
                     named, first_person, inp.document_title, inp.base_offset, short_forms, lone

@@ -333,3 +333,50 @@ def test_an_aside_after_a_comma_is_no_part_of_the_object(
 ) -> None:
     (claim,) = extract(extractor, text)
     assert claim.object_text == thing
+
+
+@pytest.mark.parametrize(
+    ("line", "relations"),
+    [
+        ("- Priya Nandakumar — Director, Payments (reports to Tomás Ferreira)",
+         {("Priya Nandakumar", "member of", "Payments"),
+          ("Priya Nandakumar", "report to", "Tomás Ferreira")}),
+        ("* Jonah Abebe - Staff Engineer, Risk", {("Jonah Abebe", "member of", "Risk")}),
+        ("Omar Said – Head of Platform, Lumio Labs", {("Omar Said", "work for", "Lumio Labs")}),
+    ],
+)  # fmt: skip
+def test_an_org_chart_line_places_its_person(
+    extractor: RulesExtractor, line: str, relations: set[tuple[str, str, str]]
+) -> None:
+    found = stated_relations(extract(extractor, line + "\n", "Org chart"))
+    assert relations <= found
+
+
+def test_an_org_chart_line_without_a_unit_is_in_the_pages_team(extractor: RulesExtractor) -> None:
+    (claim,) = extract(
+        extractor, "- Wen Li – VP Engineering (since 1 April)\n", "Platform team page"
+    )
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        "Wen Li",
+        "member of",
+        "Platform team",
+    )
+    assert _day(claim.claim_valid_from) == date(2026, 4, 1)
+
+
+@pytest.mark.parametrize(
+    ("line", "relation"),
+    [
+        ("- Dana Kim - joined Lumio last week", ("Dana Kim", "join", "Lumio")),
+        ("- Omar Said — moved to the Risk team in May", ("Omar Said", "move to", "the Risk team")),
+        (
+            "* Priya Raman – leads the Payments team now",
+            ("Priya Raman", "lead", "the Payments team"),
+        ),
+    ],
+)
+def test_a_person_and_a_dash_before_what_they_did_is_its_subject(
+    extractor: RulesExtractor, line: str, relation: tuple[str, str, str]
+) -> None:
+    claims = extract(extractor, line + "\n", "Standup notes")
+    assert relation in stated_relations(claims)
