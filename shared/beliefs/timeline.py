@@ -15,7 +15,8 @@ the facts arrived in (spec/contradictions-corroboration-supersession.md):
 - Values stated from the same start conflict: they form a contradiction group.
 - A value with no stated start precedes the dated values said no earlier than it, and is
   closed at the first of their starts. Undated values said at different times succeed each
-  other only when the later one says the change ("joined", "moved to", "now"); it then
+  other when the later one says the change ("joined", "moved to", "now") or was said weeks
+  later (two sources in one week disagree; a month apart, the value changed); it then
   supersedes the earlier with an unknown end (or its own end, said with the change: "has left
   Finch. She is now at Lumen"). An undated value that has ended ("formerly at
   Birch Labs", "left Acme") does not conflict with one that holds. Otherwise undated rivals
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from uuid import UUID
 
 __all__ = ["Placement", "SlotMember", "place"]
@@ -95,6 +96,21 @@ def _said_later(later: SlotMember, earlier: SlotMember) -> bool:
     return later.said_first > earlier.said_first
 
 
+# Undated values said this far apart describe different times, not the same one: "Acme has
+# 120 seats" in February and "Acme has 200 seats" in April are a change, said or not. (Two
+# sources giving two prices in one week disagree.)
+_APART = timedelta(days=28)
+
+
+def _says_the_change(later: SlotMember, earlier: SlotMember) -> bool:
+    """Whether the undated `later` is the value that followed the undated `earlier`: it says it
+    is the change ("now", "joined") and was said later, or it was said weeks later."""
+    if not _said_later(later, earlier):
+        return False
+    assert later.said_first is not None and earlier.said_first is not None
+    return later.announces_change or later.said_first - earlier.said_first >= _APART
+
+
 def _own(m: SlotMember) -> Placement:
     precision = m.precision if m.stated_until is not None else "open"
     if m.stated_from is None and m.stated_until is None:
@@ -139,9 +155,7 @@ def _conflict(a: SlotMember, b: SlotMember) -> bool:
             # "Anya Roth, formerly of Birch Labs, leads research at Tessel": one value has
             # ended, the other holds; nothing says they ever held at the same time.
             return False
-        return not (a.announces_change and _said_later(a, b)) and not (
-            b.announces_change and _said_later(b, a)
-        )
+        return not _says_the_change(a, b) and not _says_the_change(b, a)
     dated, undated = (a, b) if a.stated_from is not None else (b, a)
     # An undated value said no later than a dated one precedes it; one said later conflicts
     # with it unless it says it is the change.
@@ -194,9 +208,13 @@ def _announced_after(m: SlotMember, undated: Sequence[SlotMember]) -> SlotMember
     partner at Lumen"): the same said-on time is enough."""
 
     def follows(u: SlotMember) -> bool:
-        return _said_later(u, m) or (m.stated_until is not None and _said_no_earlier(u, m))
+        if m.stated_from is None and m.stated_until is None and _says_the_change(u, m):
+            return True  # an undated value said weeks after another undated one
+        return u.announces_change and (
+            _said_later(u, m) or (m.stated_until is not None and _said_no_earlier(u, m))
+        )
 
-    change = [u for u in undated if u.value != m.value and u.announces_change and follows(u)]
+    change = [u for u in undated if u.value != m.value and follows(u)]
     return min(change, key=lambda u: (u.said_first, u.value, u.order_key)) if change else None
 
 

@@ -139,11 +139,22 @@ def test_an_undated_change_said_later_supersedes_with_an_unknown_end() -> None:
     assert placed[new.fact_id].superseded_by is None
 
 
-def test_undated_rivals_without_a_change_conflict() -> None:
-    a = _member("acme", None, said=_at(1))
-    b = _member("globex", None, said=_at(5))
+def test_undated_rivals_said_in_one_week_without_a_change_conflict() -> None:
+    a = _member("acme", None, said=_at(1, 5))
+    b = _member("globex", None, said=_at(1, 12))
     placed = place([a, b])
     assert placed[a.fact_id].rivals == {b.fact_id}
+
+
+@pytest.mark.parametrize("months", [2, 3, 11])
+def test_undated_rivals_said_weeks_apart_succeed_each_other(months: int) -> None:
+    # "Acme Tooling has 120 seats" in January, "has 200 seats" months later: a change.
+    old, new = _member("120", None, said=_at(1)), _member("200", None, said=_at(1 + months))
+    for members in ([old, new], [new, old]):
+        placed = place(members)
+        assert placed[old.fact_id].superseded_by == new.fact_id
+        assert placed[new.fact_id].superseded_by is None
+        assert placed[old.fact_id].rivals == placed[new.fact_id].rivals == frozenset()
 
 
 def test_an_undated_value_that_has_ended_does_not_conflict_with_one_that_holds() -> None:
