@@ -303,7 +303,8 @@ TITLE_WORDS = frozenset(
         "welcome", "handover", "glossary", "faq", "summary", "minutes", "agenda", "recap",
         "postmortem", "incident", "all-hands", "town", "hall", "dm", "q&a", "page", "wiki",
         "w/e", "wk", "ending", "email", "e-mail", "mail", "memo", "announcement",
-        "newsletter", "changelog", "notice", "about",
+        "newsletter", "changelog", "notice", "about", "crm", "qbr", "escalation", "renewal",
+        "kickoff", "onboarding", "debrief", "followup", "follow-up", "1:1", "one-on-one",
     }
 )  # fmt: skip
 

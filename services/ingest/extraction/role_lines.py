@@ -43,7 +43,7 @@ __all__ = [
 _ROLE_VERBS = {
     "owner": "own", "dri": "own", "assignee": "own",
     "lead": "lead", "head": "lead", "pm": "lead", "captain": "lead", "coordinator": "lead",
-    "em": "lead", "tl": "lead", "sponsor": "own",
+    "em": "lead", "tl": "lead", "sponsor": "own", "csm": "own",
     "champion": "lead",
     # An infobox's officers ("CEO: Hana Sato" on the Corvane page): employed by the topic.
     "ceo": "work for", "cto": "work for", "cfo": "work for", "coo": "work for",
@@ -56,7 +56,7 @@ _KINDS = frozenset(
         "project", "tech", "technical", "product", "program", "programme", "engineering",
         "team", "account", "delivery", "release", "interim", "acting", "exec", "executive",
         "business", "design", "main", "primary", "overall", "new", "current", "workstream",
-        "eng", "dev", "qa", "ops", "the",
+        "eng", "dev", "qa", "ops", "the", "incoming", "outgoing",
     }
 )  # fmt: skip
 _LINE_RE = re.compile(

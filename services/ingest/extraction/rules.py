@@ -73,6 +73,12 @@ __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 _RESCHEDULE_VERBS = frozenset(
     {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
 )
+# Keys of a report's lines whose date lies ahead of the report ("Renewal: November 30").
+_AHEAD_KEY_RE = re.compile(
+    r"\s*(?:[\w'’-]+\s+){0,3}?(?:renewal|go-live|golive|launch|deadline|due|eta|cutover|"
+    r"cut-over|expiry|expires|next\s+\w+|target)(?:\s+date)?\s*(?::|\s[-–—]\s)",
+    re.IGNORECASE,
+)
 _EXTENSION_VERBS = frozenset({"extend", "prolong"})
 _RESCHEDULE_PREPOSITIONS = frozenset({"to", "from", "until", "till", "for", "into"})
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
@@ -405,6 +411,8 @@ class RulesExtractor:
         # A date something moved to lies ahead or behind as the calendar says, whatever the
         # tense of "moved": the nearest reading.
         tense: Tense = "present" if reschedule else tense_of(content)
+        if _AHEAD_KEY_RE.match(text[s:e]):
+            tense = "future"  # "Renewal: November 30", "Next review - 3 June": what is coming
         if _extended_to(content, temporal):
             tense = "future"  # a period is extended into what lies ahead ("to the end of December")
         window = self._dates.resolve(

@@ -11,6 +11,7 @@ from dataclasses import replace
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import is_honorific
 from services.ingest.extraction.markers import capitalised_at, mask_markers
+from services.ingest.extraction.names import ROLE_WORDS
 from services.ingest.extraction.unknown_words import is_english
 from shared.entities.given_names import is_given_name
 from shared.text.units import person_shaped
@@ -33,6 +34,7 @@ _PART_LABELS = frozenset(
 )  # fmt: skip
 # A label may name the speaker's role or name in brackets: "Sabine Hart (CEO):", "Agent
 # (Chloé):", "Customer (Dr. Aaron Whitfield):".
+_ROLE_ABBREVIATIONS = frozenset({"csm", "dri", "pm", "em", "tl", "ae", "sdr"})
 _LABEL_RE = re.compile(
     r"^(?P<lead>[ \t>*\-•]*)(?P<label>(?P<name>[A-Z][\w'’.-]*(?:[ \t][A-Z][\w'’.-]+){0,2})"
     r"(?:[ \t]*\((?P<note>[^()\n:]{1,40})\))?[ \t]*:)[ \t]+(?=\S)"
@@ -80,6 +82,8 @@ def speaker_label(text: str) -> tuple[str, str] | None:
     start, end = match.span("label")
     if name.lower() in _ROLE_KEYS | _PART_LABELS or not mask_markers(text)[start:end].strip():
         return None  # "Owner: Lucia Moreno", "Update: I moved to Berlin"
+    if name.split()[-1].lower() in ROLE_WORDS | _ROLE_ABBREVIATIONS:
+        return None  # "Incoming CSM: Marcus Oyelaran", "Project Lead: Ana Ruiz": a role's key
     said = text[match.end() :]
     if not (
         is_given_name(name.split()[0].lower())

@@ -380,3 +380,34 @@ def test_a_person_and_a_dash_before_what_they_did_is_its_subject(
 ) -> None:
     claims = extract(extractor, line + "\n", "Standup notes")
     assert relation in stated_relations(claims)
+
+
+@pytest.mark.parametrize(
+    ("line", "relation"),
+    [
+        (
+            "Incoming CSM: Marcus Oyelaran (effective 1 July)",
+            ("Marcus Oyelaran", "own", "Acme Tooling"),
+        ),
+        ("Project Lead: Ana Ruiz", ("Ana Ruiz", "lead", "Acme Tooling")),
+        ("Account owner: Lena Park", ("Lena Park", "own", "Acme Tooling")),
+    ],
+)
+def test_a_role_key_of_an_account_note_is_no_speaker(
+    extractor: RulesExtractor, line: str, relation: tuple[str, str, str]
+) -> None:
+    (claim,) = extract(extractor, line + "\n", "CRM notes - Acme Tooling")
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == relation
+
+
+@pytest.mark.parametrize(
+    ("line", "day"),
+    [
+        ("Renewal: 30 January", date(2027, 1, 30)),
+        ("Go-live date: 14 February", date(2027, 2, 14)),
+        ("Deadline: 3 April", date(2027, 4, 3)),
+    ],
+)
+def test_a_coming_dates_key_reads_it_ahead(extractor: RulesExtractor, line: str, day: date) -> None:
+    (claim,) = extract(extractor, line + "\n", "Account notes - Acme Tooling")
+    assert _day(claim.claim_valid_from) == day
