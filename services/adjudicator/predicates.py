@@ -105,6 +105,8 @@ SYNONYMS: dict[str, tuple[str, bool]] = {
     "retire from": ("works_for", False),
     # "Ines Moreau, chief of staff at Arvo, resigned": the post's organisation as the object
     "resign": ("works_for", False),
+    # "Tom Egan is out as CTO of Lumio": the post's organisation, left
+    "be out as": ("works_for", False),
     "step down": ("works_for", False),
     "retire": ("works_for", False),
     # Being let go ends the employment; the active voice's subject is the employer ("Acme
@@ -315,7 +317,7 @@ PLACEMENT_VERBS = frozenset(
     {
         "join", "rejoin", "start", "begin", "return", "come", "move", "transfer", "switch", "leave",
         "quit", "depart", "exit", "resign", "step", "retire", "recruit", "hire", "poach", "on",
-        "stay", "remain", "at", "go", "lay", "let", "fire", "dismiss", "sign", "back",
+        "stay", "remain", "at", "go", "lay", "let", "fire", "dismiss", "sign", "back", "out",
     }
 )  # fmt: skip
 # Leading something: a team's member, or working on a project or product ("leads Lighthouse").
@@ -341,7 +343,7 @@ PHASES: dict[str, str] = {
     ),
     **dict.fromkeys(
         ("leave", "quit", "depart", "exit", "resign from", "step down from", "retire from",
-         "resign", "step down", "retire",
+         "resign", "step down", "retire", "be out as",
          "move from", "transfer from", "relocate from", "move away from", "step back from",
          "step away from", "migrate from", "cease to be part of", "hand over", "hand off",
          "lay off", "lay off from", "let go", "let to go", "fire", "fire from", "dismiss"),

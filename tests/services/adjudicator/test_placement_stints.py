@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from services.adjudicator.service import AdjudicationService
+from services.adjudicator.vocabulary import PredicateVocabulary
 from tests.support.adjudication import day, run
 
 _LEFT = day(2025, 2, 27)
@@ -49,3 +50,18 @@ async def test_a_placement_taken_up_again_after_it_ended_is_another_stint(
     (first,) = [f for f in stints if f["valid_until"] is not None]
     assert first["valid_until"] <= day(2025, 2, 28)
     assert all(f["contradiction_group_id"] is None for f in stints)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "phase"),
+    [
+        ("be out as", "end"),  # "Tom Egan is out as CTO of Lumio"
+        ("be back at", "start"),
+        ("come back to", "start"),
+        ("rejoin", "start"),
+    ],
+)
+def test_leaving_and_returning_phrases_end_or_start_the_employment(phrase: str, phase: str) -> None:
+    directed = PredicateVocabulary().normalize_directed(phrase)
+    assert directed is not None
+    assert (directed.predicate, directed.phase, directed.placement) == ("works_for", phase, True)
