@@ -162,10 +162,15 @@ def _values_of(text: str) -> tuple[Value, ...]:
     for match in _NUMBER_WORDS.finditer(lowered):
         found.append((match.start(), (float(_words_to_number(match.group(0))), "")))
     for match in _NUMBER.finditer(lowered):
-        if match.group(2).strip():
-            number = float(match.group(2).replace(",", ""))
-            unit = (match.group(1) or "") + (match.group(3) or "").lower()
-            found.append((match.start(), (number, unit)))
+        figures = match.group(2).replace(",", "")
+        if not figures.strip():
+            continue
+        unit = (match.group(1) or "") + (match.group(3) or "").lower()
+        if figures.count(".") > 1:
+            # "3.1.2", "10.20.0.5": a version or an address, a value by its digits alone
+            found.append((match.start(), (0.0, "#" + figures)))
+            continue
+        found.append((match.start(), (float(figures), unit)))
     return tuple(value for _, value in sorted(found, key=lambda item: item[0]))
 
 
