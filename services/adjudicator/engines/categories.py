@@ -40,7 +40,11 @@ _STATUS_WORDS = (
     # "SSO is enabled for all tenants", "the launch is behind schedule").
     "open|closed|enabled|disabled|available|unavailable|online|offline|delayed|postponed|"
     "on schedule|behind schedule|ahead of schedule|approved|pending|suspended|archived|"
-    "under review"
+    "under review|"
+    # A system's health ("the payments gateway is down", "is back up", "has been restored");
+    # "up 20%", "down 5%" are changes of an amount.
+    r"down(?!\s*\d|\s+(?:to|by|from)\b)|up(?!\s*\d|\s+(?:to|by|from)\b)|degraded|operational|healthy|unhealthy|broken|restored|"
+    "resolved|unresolved|fixed|mitigated|reopened"
 )
 _STATUS = re.compile(
     r"\b(?:is|are|was|were|be|been|being|remains?|remained|stays?|stayed|turned|turns|"

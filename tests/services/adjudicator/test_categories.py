@@ -128,3 +128,37 @@ def test_calling_a_thing_off_in_any_voice_is_its_cancelled_status(text: str) -> 
 
 def test_off_before_more_words_is_no_cancellation() -> None:
     assert find_categories("the offsite is off to a good start") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("The payments gateway is down.", "down"),
+        ("The payments gateway is back up.", "up"),
+        ("Checkout has been restored for EU customers.", "restored"),
+        ("The escalation is resolved.", "resolved"),
+    ],
+)
+def test_a_systems_health_is_a_status(text: str, status: str) -> None:
+    assert [c.value for _, c in find_categories(text.lower())] == [status]
+
+
+@pytest.mark.parametrize(
+    "text", ["Revenue is up 20%.", "The team is down to 14 people.", "Churn is down by 2 points."]
+)
+def test_an_amount_going_up_or_down_is_no_status(text: str) -> None:
+    assert find_categories(text.lower()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The Harbor CLI is on version 3.1.2.", (0.0, "#3.1.2")),
+        ("The VPN gateway address is 10.20.0.5.", (0.0, "#10.20.0.5")),
+        ("We pinned the SDK to 2.4.0 last week.", (0.0, "#2.4.0")),
+    ],
+)
+def test_a_dotted_version_or_address_is_one_value_not_a_crash(
+    text: str, value: tuple[float, str]
+) -> None:
+    assert value in extract_values(text)
