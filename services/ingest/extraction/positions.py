@@ -120,8 +120,14 @@ def role_target(
             # "the Northwind CTO": the name runs into the capitalised title; "Ops Manager",
             # "Procurement Lead" are titles whose function is no workplace.
             span = tuple(t for t in name_span(child) or () if t.i < head.i)
-            # "Senior Staff Engineer", "Senior Product Manager": a grade and a function
-            if span and not all(t.lower_ in _GRADES | _DEPARTMENTS for t in span):
+            # "Senior Staff Engineer", "Senior Product Manager": a grade and a function;
+            # "Chief Operating Officer", "Account Director": English words of a title, where
+            # an employer is a name ("the Northwind CTO") or one NER calls an organisation.
+            titled = all(
+                t.lower_ in _GRADES | _DEPARTMENTS or (english_word(t) and t.ent_type_ != "ORG")
+                for t in span
+            )
+            if span and not titled:
                 return span
     return None
 

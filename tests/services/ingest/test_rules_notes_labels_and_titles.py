@@ -411,3 +411,22 @@ def test_a_role_key_of_an_account_note_is_no_speaker(
 def test_a_coming_dates_key_reads_it_ahead(extractor: RulesExtractor, line: str, day: date) -> None:
     (claim,) = extract(extractor, line + "\n", "Account notes - Acme Tooling")
     assert _day(claim.claim_valid_from) == day
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "employer"),
+    [
+        ("Harbourline Ferries has appointed Colm Brady as Chief Operating Officer.", "Colm Brady",
+         "Harbourline Ferries"),
+        ("Westbury Mills has named Priyanka Desai as Chief Financial Officer.", "Priyanka Desai",
+         "Westbury Mills"),
+        ("Pavel Hruby (Account Director) takes over the Ostrander Hotels account.", "Pavel Hruby",
+         None),
+    ],
+)  # fmt: skip
+def test_the_words_of_a_title_are_no_employer(
+    extractor: RulesExtractor, text: str, person: str, employer: str | None
+) -> None:
+    found = stated_relations(extract(extractor, text))
+    employers = {o for s, p, o in found if s == person and p in ("join", "work for")}
+    assert employers == ({employer} if employer else set())
