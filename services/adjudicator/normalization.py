@@ -346,16 +346,22 @@ class Normalizer:
                 # (not "the minimum supported Android version", no one's view). A status is
                 # likewise the one that holds when it is said: weekly reports saying "green",
                 # then "amber", then "red" are the project's changes, not three rival claims
-                # (a dated one is placed by its date).
+                # (a dated one is placed by its date). So is a report line's value.
                 phase="start"
                 if _NOW_RE.search(statement)
                 or _CAME_TO_RE.search(statement)
                 or (reads_as_person(anchor.name) and _takes_a_stance(statement))
                 or (claim.window.valid_from is None and _states_a_status(statement))
+                or (claim.window.valid_from is None and _REPORT_LINE.match(statement) is not None)
                 or VALUE_SET.search(statement.lower()) is not None
                 else "state",
             ),
         )
+
+
+# A report's key line ("Headcount: 9", "Contract value: EUR 240k"): the value as of the
+# report, as a status is, so weekly reports' values succeed each other in said order.
+_REPORT_LINE = re.compile(r"^[^:\n]{1,40}:\s*(?:\S+\s*){1,6}$")
 
 
 def _takes_a_stance(statement: str) -> bool:
