@@ -9,6 +9,7 @@ from typing import Any
 
 from services.ingest.extraction.addressees import Addressee
 from services.ingest.extraction.unknown_words import english_word
+from shared.entities.given_names import is_given_name
 from shared.text.units import is_gathering_word, person_shaped
 
 __all__ = [
@@ -155,6 +156,12 @@ def _a_gathering(mention: Mention, doc: Any) -> bool:
     )
 
 
+def _personal_name(mention: Mention) -> bool:
+    """A mention the NER calls a person, or that opens with a common given name."""
+    first = mention.name.split()[0] if mention.name.split() else ""
+    return mention.label == "PERSON" or is_given_name(first.lower())
+
+
 def _own_subject(token: Any, mention: Mention) -> bool:
     """Whether `mention` is the subject of the clause whose object the pronoun `token` is
     ("Tom hired her" is never Tom: that would be "herself"), or the noun phrase the pronoun
@@ -295,11 +302,11 @@ class Rewriter:
                 # "Kasimir Oduya is no longer with Trellisoft, he left them": a name that reads
                 # as a person's before one the small NER merely labelled a person.
                 before = [m for m in before if m.personal or person_shaped(m.name)]
-                # "Harrowgate Supplies has a new contact, Imelda Roche. She joined in April":
-                # a company shaped like a name, before a person named after it, is no "she".
-                last_person = max((m.position for m in before if m.label == "PERSON"), default=None)
-                if last_person is not None:
-                    before = [m for m in before if m.label != "ORG" or m.position > last_person]
+                # "Harrowgate Supplies has a new contact, Imelda Roche. She joined in April",
+                # "today is Josefine Aalto's last day at Brisk Ledger. She's off to …": a
+                # company shaped like a name is no "she" beside a person's name.
+                if any(_personal_name(m) for m in before):
+                    before = [m for m in before if m.label != "ORG" or _personal_name(m)]
         before = [m for m in before if not _own_subject(token, m) and not _relative_head(token, m)]
         if not before:
             return None

@@ -223,6 +223,8 @@ def test_a_promotion_holds_the_employment_undated_and_starts_nothing(
         ("Kestrel Clinics hired Amara Obi as COO. She will oversee all sites.", "Amara Obi"),
         ("Tallowmere Foods welcomed Ruth Aldana last week. She leads the clinical team.",
          "Ruth Aldana"),
+        ("Today is Josefine Aalto's last day at Brisk Ledger. She is off to Halcyon Pay.",
+         "Josefine Aalto"),
     ],
 )  # fmt: skip
 def test_she_after_a_company_and_a_person_is_the_person(
