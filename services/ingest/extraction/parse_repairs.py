@@ -152,7 +152,25 @@ def _participle_root(sent: Any) -> None:
     if root.pos_ not in ("NOUN", "PROPN"):
         return
     verb = next((c for c in root.children if c.dep_ == "acl" and c.pos_ == "VERB"), None)
-    if verb is None or verb.i != root.i + 1:
+    if verb is None:
+        # "The fix for the login timeout shipped on Monday.": the participle hung on the
+        # last noun of the subject's phrase, the sentence's only verb.
+        verbs = [t for t in sent if t.pos_ in ("VERB", "AUX")]
+        inner = verbs[0] if len(verbs) == 1 else None
+        if (
+            inner is not None
+            and inner.dep_ == "acl"
+            and inner.tag_ == "VBN"
+            and inner.lemma_.lower() in _HAPPENINGS
+            and inner.head.i != root.i
+            and inner.i > root.i
+            and root in inner.head.ancestors
+            and not any(c.dep_ in ("dobj", "nsubj", "nsubjpass") for c in inner.children)
+            and _full_stop(sent)
+        ):
+            _verb_over_subject(root, inner, "nsubj")
+        return
+    if verb.i != root.i + 1:
         return
     # A headline's passive without its auxiliary: "Starter plan price raised to $12 per
     # user", "Helios budget cut to $80k in March" (the price is what was raised).
@@ -163,13 +181,32 @@ def _participle_root(sent: Any) -> None:
     # whose past verb (written as a participle) the parser hung on its subject.
     stated = (
         verb.tag_ == "VBN"
-        and [t for t in sent if not t.is_space][-1].text in (".", "!")
+        and verb.lemma_.lower() in _HAPPENINGS
+        and _full_stop(sent)
         and any(c.dep_ in ("prep", "npadvmod", "advmod", "prt") for c in verb.children)
         and not any(t.pos_ in ("VERB", "AUX") and t.i != verb.i for t in sent)
     )
     if not passive and not stated and not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
         return
     _verb_over_subject(root, verb, "nsubjpass" if passive else "nsubj")
+
+
+# Verbs of what a thing does by itself ("the patch shipped", "the migration finished"), whose
+# participle after a noun is the past of the sentence, not a passive modifier ("the meeting
+# held on 3 March").
+_HAPPENINGS = frozenset(
+    {
+        "ship", "land", "launch", "finish", "start", "end", "close", "open", "go", "fail",
+        "arrive", "expire", "begin", "happen", "break", "crash", "slip", "merge", "deploy",
+        "release", "roll", "wrap", "complete", "resume", "stop", "recover", "restart", "run",
+    }
+)  # fmt: skip
+
+
+def _full_stop(sent: Any) -> bool:
+    """Whether the sentence ends as a full sentence does (whitespace after it aside)."""
+    words = [t for t in sent if not t.is_space]
+    return bool(words) and words[-1].text in (".", "!")
 
 
 def _verb_over_subject(root: Any, verb: Any, dep: str) -> None:

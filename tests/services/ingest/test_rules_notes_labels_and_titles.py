@@ -142,6 +142,16 @@ def test_a_short_duration_is_no_date(extractor: RulesExtractor, text: str) -> No
         ("The patch shipped on Monday.", "The patch", date(2026, 6, 1)),
         ("The release shipped last Friday.", "The release", date(2026, 5, 29)),
         ("The hotfix landed on Monday.", "The hotfix", date(2026, 6, 1)),
+        (
+            "The fix for the login timeout shipped on Monday.",
+            "The fix for the login timeout",
+            date(2026, 6, 1),
+        ),
+        (
+            "The migration of the billing database finished on Friday.",
+            "The migration of the billing database",
+            date(2026, 5, 29),
+        ),
     ],
 )
 def test_a_past_verb_read_as_a_participle_is_the_past(
