@@ -209,10 +209,16 @@ def entity_phrase(
         named = _named_in_role_object(head, inside)
     if keep_roles and is_role_word(head):
         # "reports to the CTO, Marcus Webb": the role's holder is named; it is that person
-        # (the parser may hang the name on the verb instead of the role).
+        # (the parser may hang the name on the verb instead of the role), who holds the role
+        # where it names ("spoke to the Ostwind CTO, Ravi Kumar": Ravi works for Ostwind).
         named = named or _named_after(head, inside)
         if named is not None:
-            return Phrase(name_span(named) or (named,))
+            holder = name_span(named) or (named,)
+            target = role_target(head, inside, _nameable_target)
+            if target is None or holder[0] in target:
+                return Phrase(holder)
+            predicate = role_predicate(head.lower_, _text(target))
+            return Phrase(holder, (Role(predicate, target, _core(head, inside)),))
     if holds_position(head, inside) and not keep_roles:
         target = role_target(head, inside, _nameable_target)
         if named is not None:  # "Northwind's CTO, Dana Whitfield"

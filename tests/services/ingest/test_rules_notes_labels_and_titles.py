@@ -442,3 +442,17 @@ def test_the_words_of_a_title_are_no_employer(
     found = stated_relations(extract(extractor, text))
     employers = {o for s, p, o in found if s == person and p in ("join", "work for")}
     assert employers == ({employer} if employer else set())
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "employer"),
+    [
+        ("We spoke to the Ostwind CTO, Ravi Kumar, about pricing.", "Ravi Kumar", "Ostwind"),
+        ("I met the Halden Group CFO, Ines Moreau, on Monday.", "Ines Moreau", "Halden Group"),
+        ("We thanked the Quorvia COO, Rashida Mbeki, for the intro.", "Rashida Mbeki", "Quorvia"),
+    ],
+)
+def test_a_person_met_in_their_role_works_where_it_is_held(
+    extractor: RulesExtractor, text: str, person: str, employer: str
+) -> None:
+    assert (person, "work for", employer) in stated_relations(extract(extractor, text))
