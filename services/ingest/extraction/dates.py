@@ -152,6 +152,8 @@ class DateResolver:
     def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> Atom | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
         s, e = m.span()
+        if g.get("mon") == "may" and _DATE_PREPOSITION.search(m.string[:s]):
+            g["mon"] = "May"  # "finished on may 27": after a preposition, the month
         if kind.startswith("lead_"):  # the leading preposition is not part of the date
             s = min(m.start(k) for k in ("part", "rel", "mon", "year", "wda") if k in g)
             part = re.match(r"(early|mid|late)\b", m.group(0), re.I)
@@ -185,6 +187,7 @@ class DateResolver:
         return Atom(hit.first, hit.last, hit.precision, start, start + len(phrase))
 
 
+_DATE_PREPOSITION = re.compile(r"\b(?:on|by|until|till|from|since|before|after|of)\s+$", re.I)
 _SHORT_DURATION = re.compile(r"\d+(?:\.\d+)?\s?(?:ms|s|secs?|m|mins?|h|hrs?|d)", re.IGNORECASE)
 _OPENS_BRACKET = re.compile(r"^\s*[(\[]\s*$")
 

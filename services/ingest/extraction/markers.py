@@ -79,11 +79,11 @@ _GREETING_RE = re.compile(
 
 # The group a line is addressed to, before what it tells them ("Team, starting Monday Lucia
 # manages …", "heads up folks: as of March 1 …", "Everyone - the standup moves …"): whom it
-# is said to, never its subject. "Team:" alone is a key ("Team: Payments").
+# is said to, never its subject. "Team:" and "People:" alone are keys ("Team: Payments").
 _GROUPS = r"folks|everyone|everybody|all|y'?all|guys"
 _VOCATIVE_RE = re.compile(
     rf"(?im)^(?P<lead>[ \t>*\-•]*)(?P<marker>(?:(?:hi|hey|hello|heads[- ]up|fyi|ok(?:ay)?|so)"
-    rf"\s+)?(?:(?:{_GROUPS})\s*[,:;!—–]|(?:{_GROUPS}|team)\s*(?:,|\s[—–-]\s))[ \t]*)(?=\S)"
+    rf"\s+)?(?:(?:{_GROUPS})\s*[,:;!—–]|(?:{_GROUPS}|team|people)\s*(?:,|\s[—–-]\s))[ \t]*)(?=\S)"
 )
 
 # A notes line that opens with a person and a dash before what they did ("- Dana Kim - joined

@@ -456,3 +456,18 @@ def test_a_person_met_in_their_role_works_where_it_is_held(
     extractor: RulesExtractor, text: str, person: str, employer: str
 ) -> None:
     assert (person, "work for", employer) in stated_relations(extract(extractor, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("The cutover rehearsal finished on may 27.", date(2026, 5, 27)),
+        ("the freeze lasted until may 20", date(2026, 5, 20)),
+        ("we shipped it by may 3", date(2026, 5, 3)),
+    ],
+)
+def test_a_lower_case_may_after_a_preposition_is_the_month(
+    extractor: RulesExtractor, text: str, day: date
+) -> None:
+    (claim,) = extract(extractor, text)
+    assert day in (_day(claim.claim_valid_from), _day(claim.claim_valid_until))
