@@ -8,9 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ingest.extraction.addressees import Addressee
-from services.ingest.extraction.unknown_words import english_word
-from shared.entities.given_names import is_given_name
-from shared.text.units import is_gathering_word, person_shaped
+from services.ingest.extraction.antecedents import (
+    PLURAL_PRONOUNS,
+    Mention,
+    a_gathering,
+    own_subject,
+    personal_name,
+    relative_head,
+    weak_opener,
+)
+from shared.text.units import person_shaped
 
 __all__ = [
     "Mention",
@@ -28,7 +35,7 @@ _ORG_PRONOUNS = {"it", "they", "them", "itself", "themselves"}
 _ORG_POSSESSIVE = {"its", "their", "theirs"}
 _FIRST_SINGULAR = {"i", "me", "myself"}
 _REFLEXIVES = {"itself", "themselves", "himself", "herself"}
-_FIRST_PLURAL = {"we", "us", "ourselves"}
+_FIRSTPLURAL_PRONOUNS = {"we", "us", "ourselves"}
 _DOC_NOUNS = {"document", "report", "spec", "specification", "memo", "page", "proposal", "doc"}
 _DOC_NOUNS |= {"meeting", "notes", "rfc", "note", "minutes", "call"}
 _CONTRACTIONS = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'ll": "will", "’ll": "will"}
@@ -59,23 +66,6 @@ def _dummy_it(token: Any) -> bool:
             or (attr is None and not any(c.dep_ == "prep" for c in head.children))
         )
     return head.lemma_ in ("take", "seem", "feel", "look", "sound", "make") or clause
-
-
-@dataclass(frozen=True)
-class Mention:
-    """A named PERSON or ORG seen at `position` (local offset; negative means in the context);
-    `char_start`/`char_end` are absolute offsets when the mention is inside the passage."""
-
-    name: str
-    label: str
-    position: int
-    char_start: int | None = None
-    char_end: int | None = None
-    # The subject of its clause: what a later subject "it"/"she" most likely continues.
-    is_subject: bool = False
-    # Read as a person's name ("Bea Costa") whatever label the small NER gave it: what "she"
-    # means when no mention is labelled a person.
-    personal: bool = False
 
 
 def third_person(lemma: str) -> str:
@@ -113,83 +103,6 @@ def context_mentions(context: str | None, known: Mapping[str, str]) -> list[Ment
 
 # "Dr. Lena Brandt" and "Lena Brandt" are one person: a title of address is no part of a name.
 _HONORIFICS = frozenset({"dr", "prof", "mr", "mrs", "ms", "mx", "sir", "dame", "rev", "hon"})
-
-
-def _weak_opener(mention: Mention, doc: Any) -> bool:
-    """Whether a one-word mention of this passage opening a sentence is no name "it" or
-    "they" may mean: there a capital says nothing, and the small NER calls "Glad it all
-    worked out" a person named Glad and "Challenges will come" an organisation. An
-    organisation the NER calls a person ("Kestrel signed. They …") stays one."""
-    if mention.position < 0:
-        return False
-    span = doc.char_span(mention.position, mention.position + len(mention.name))
-    if span is None or len(span) != 1 or not span[0].is_sent_start:
-        return False
-    word = span[0]
-    if word.pos_ != "PROPN" or word.tag_ == "NNPS":  # "Challenges will come"
-        return True
-    after = word.doc[word.i + 1] if word.i + 1 < len(word.doc) else None
-    # "Glad it all worked out", "Thrilled you made it": a word before a pronoun subject
-    # is no name (an organisation's name would be the subject itself).
-    return after is not None and after.pos_ == "PRON"
-
-
-_PLURAL = frozenset({"they", "them", "their", "theirs", "themselves"})
-
-
-def _a_gathering(mention: Mention, doc: Any) -> bool:
-    """Whether a mention of this passage names a meeting ("Kickoff call with Priya Anand",
-    "Demo for Harbourline went well"): what "they" said or want after it is the people met,
-    never the meeting ("it" may still mean the meeting)."""
-    if mention.position < 0:
-        return False
-    span = doc.char_span(mention.position, mention.position + len(mention.name))
-    if span is None:
-        return False
-    word = span.root
-    after = word.doc[word.i + 1] if word.i + 1 < len(word.doc) else None
-    return is_gathering_word(word.text) or (
-        len(span) == 1
-        and after is not None
-        and is_gathering_word(after.text)
-        and english_word(word)
-    )
-
-
-def _personal_name(mention: Mention) -> bool:
-    """A mention the NER calls a person, or that opens with a common given name."""
-    first = mention.name.split()[0] if mention.name.split() else ""
-    return mention.label == "PERSON" or is_given_name(first.lower())
-
-
-def _own_subject(token: Any, mention: Mention) -> bool:
-    """Whether `mention` is the subject of the clause whose object the pronoun `token` is
-    ("Tom hired her" is never Tom: that would be "herself"), or the noun phrase the pronoun
-    is inside ("the team behind it" is never the team)."""
-    if token.dep_ not in ("dobj", "dative", "pobj"):
-        return False
-    holder = token.head.head if token.dep_ == "pobj" else None
-    if holder is not None and holder.pos_ in ("NOUN", "PROPN"):
-        first, last = holder.left_edge, holder.right_edge
-        if first.idx <= mention.position < last.idx + len(last.text):
-            return True
-    verb = token.head.head if token.dep_ == "pobj" else token.head
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subject is None or subject.tag_ == "PRP":
-        return False
-    first, last = subject.left_edge, subject.right_edge
-    return bool(first.idx <= mention.position < last.idx + len(last.text))
-
-
-def _relative_head(token: Any, mention: Mention) -> bool:
-    """Whether `mention` is the noun the pronoun's relative clause modifies: "joins from
-    Harwick Ports, where she was head of freight" is never Harwick Ports."""
-    verb = token.head
-    if verb.dep_ != "relcl" or token.dep_ not in ("nsubj", "nsubjpass"):
-        return False
-    noun = verb.head
-    first, last = noun.left_edge, noun
-    return bool(first.idx <= mention.position < last.idx + len(last.text))
 
 
 def is_honorific(word: str) -> bool:
@@ -286,8 +199,8 @@ class Rewriter:
                 for m in self._mentions
                 if m.position < token.idx
                 and (m.label == "ORG" or (m.label == "PERSON" and not m.personal))
-                and not _weak_opener(m, token.doc)
-                and not (token.lower_ in _PLURAL and _a_gathering(m, token.doc))
+                and not weak_opener(m, token.doc)
+                and not (token.lower_ in PLURAL_PRONOUNS and a_gathering(m, token.doc))
                 and (token.sent.start, m.name) not in self._people
             ]
         else:
@@ -305,9 +218,9 @@ class Rewriter:
                 # "Harrowgate Supplies has a new contact, Imelda Roche. She joined in April",
                 # "today is Josefine Aalto's last day at Brisk Ledger. She's off to …": a
                 # company shaped like a name is no "she" beside a person's name.
-                if any(_personal_name(m) for m in before):
-                    before = [m for m in before if m.label != "ORG" or _personal_name(m)]
-        before = [m for m in before if not _own_subject(token, m) and not _relative_head(token, m)]
+                if any(personal_name(m) for m in before):
+                    before = [m for m in before if m.label != "ORG" or personal_name(m)]
+        before = [m for m in before if not own_subject(token, m) and not relative_head(token, m)]
         if not before:
             return None
         subject_like = token.dep_ in ("nsubj", "nsubjpass") or (
@@ -343,7 +256,7 @@ class Rewriter:
             return self._speaker
         if self._speaker and low in ("my", "mine"):
             return f"{self._speaker}'s"
-        if self._speaker and low in _FIRST_PLURAL and token.tag_ == "PRP":
+        if self._speaker and low in _FIRSTPLURAL_PRONOUNS and token.tag_ == "PRP":
             return f"{self._speaker} and others"
         if self._speaker and low in ("our", "ours"):
             return f"{self._speaker}'s"

@@ -1,7 +1,9 @@
 """Repairs of dependency misparses of the small English model that lose a clause's subject.
 
-Both are classes, not sentences: each is recognised from the tree's shape alone and rewritten
+Each is a class, not a sentence: each is recognised from the tree's shape alone and rewritten
 into the tree the parser gives the same sentence when it gets it right.
+
+The repairs of a noun left as the root with its verb under it are in `root_repairs`.
 
 - **A plural noun modifier read as the root.** "The payments API is hosted in Frankfurt",
   "The claims dashboards are owned by Amara" come out as a noun root ("payments") with the
@@ -63,6 +65,12 @@ from services.ingest.extraction.appositive_repairs import repair_appositive_hold
 from services.ingest.extraction.function_heads import repair_function_heads
 from services.ingest.extraction.noun_as_verb import repair_noun_as_verb
 from services.ingest.extraction.preposition_marks import repair_preposition_marks
+from services.ingest.extraction.root_repairs import (
+    repair_finite_modifier_root,
+    repair_noun_root,
+    repair_participle_modifier,
+    repair_participle_root,
+)
 from services.ingest.extraction.state_phrases import repair_state_phrases
 
 __all__ = ["LABEL_DEP", "repair_parse"]
@@ -73,17 +81,16 @@ LABEL_DEP = "line_label"
 _MAX_LABEL_WORDS = 3
 
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
-_MODIFIER_DEPS = frozenset({"compound", "amod", "det", "nummod", "poss"})
 
 
 def repair_parse(doc: Any) -> Any:
     """A spaCy pipeline component (after the parser): fix the two misparses in place."""
     for sent in list(doc.sents):
-        _noun_root(sent)
+        repair_noun_root(sent)
         repair_noun_as_verb(sent)
-        _participle_root(sent)
-        _finite_modifier_root(sent)
-        _participle_modifier_as_verb(sent)
+        repair_participle_root(sent)
+        repair_finite_modifier_root(sent)
+        repair_participle_modifier(sent)
         _double_subject(sent)
         _subject_of_a_noun(sent)
         repair_state_phrases(sent)
@@ -95,163 +102,6 @@ def repair_parse(doc: Any) -> Any:
         repair_function_heads(sent)
         repair_preposition_marks(sent)
     return doc
-
-
-def _noun_root(sent: Any) -> None:
-    root = sent.root
-    if root.pos_ not in ("NOUN", "PROPN"):
-        return
-    verb = next((c for c in root.children if c.dep_ == "relcl" and c.pos_ in ("VERB", "AUX")), None)
-    if verb is None:
-        return
-    subject = next((c for c in verb.children if c.dep_ in _SUBJECT_DEPS), None)
-    if subject is None or subject.i <= root.i or subject.pos_ not in ("NOUN", "PROPN"):
-        return
-    doc = root.doc
-    # Only the modifiers of one noun phrase may stand between the "root" and the subject.
-    if any(doc[k].dep_ not in _MODIFIER_DEPS for k in range(root.i + 1, subject.i)):
-        return
-    before = [c for c in root.children if c.i < root.i]
-    after = [c for c in root.children if c.i > root.i and c.i != verb.i]
-    verb.head, verb.dep_ = verb, "ROOT"
-    root.head, root.dep_ = subject, "compound"
-    for child in before:
-        child.head = subject
-    for child in after:
-        child.head = verb
-
-
-# The tagger reads "left" of "…, Pavel Novak, left in March" as a participle too.
-_FINITE_OR_PAST = frozenset({"VBD", "VBZ", "VBN"})
-
-
-def _finite_modifier_root(sent: Any) -> None:
-    """ "The head of legal at Orrin Group, Pavel Novak, left in March": the parser hangs the
-    verb on the long subject as a modifier after its closing comma, leaving the sentence with
-    a noun for its root and no verb: the verb is the root and the phrase its subject."""
-    root = sent.root
-    if root.pos_ not in ("NOUN", "PROPN"):
-        return
-    verb = next(
-        (
-            c
-            for c in root.children
-            if c.dep_ == "acl" and c.tag_ in _FINITE_OR_PAST and c.i > root.i
-        ),
-        None,
-    )
-    if verb is None or any(c.dep_ in _SUBJECT_DEPS for c in verb.children):
-        return
-    if root.doc[verb.i - 1].text != ",":
-        return  # only after the phrase's closing comma
-    _verb_over_subject(root, verb, "nsubj")
-
-
-def _participle_root(sent: Any) -> None:
-    root = sent.root
-    if root.pos_ not in ("NOUN", "PROPN"):
-        return
-    verb = next((c for c in root.children if c.dep_ == "acl" and c.pos_ == "VERB"), None)
-    if verb is None:
-        # "The fix for the login timeout shipped on Monday.": the participle hung on the
-        # last noun of the subject's phrase, the sentence's only verb.
-        verbs = [t for t in sent if t.pos_ in ("VERB", "AUX")]
-        inner = verbs[0] if len(verbs) == 1 else None
-        if (
-            inner is not None
-            and inner.dep_ == "acl"
-            and inner.tag_ == "VBN"
-            and inner.lemma_.lower() in _HAPPENINGS
-            and inner.head.i != root.i
-            and inner.i > root.i
-            and root in inner.head.ancestors
-            and not any(c.dep_ in ("dobj", "nsubj", "nsubjpass") for c in inner.children)
-            and _full_stop(sent)
-        ):
-            _verb_over_subject(root, inner, "nsubj")
-        return
-    if verb.i != root.i + 1:
-        return
-    # A headline's passive without its auxiliary: "Starter plan price raised to $12 per
-    # user", "Helios budget cut to $80k in March" (the price is what was raised).
-    passive = verb.tag_ == "VBN" and any(
-        c.dep_ in ("prep", "agent") and c.lower_ in ("to", "by") for c in verb.children
-    )
-    # "The patch shipped on Monday.", "The release went out last Tuesday.": a full sentence
-    # whose past verb (written as a participle) the parser hung on its subject.
-    stated = (
-        verb.tag_ == "VBN"
-        and verb.lemma_.lower() in _HAPPENINGS
-        and _full_stop(sent)
-        and any(c.dep_ in ("prep", "npadvmod", "advmod", "prt") for c in verb.children)
-        and not any(t.pos_ in ("VERB", "AUX") and t.i != verb.i for t in sent)
-    )
-    if not passive and not stated and not any(c.dep_ in ("dobj", "oprd") for c in verb.children):
-        return
-    _verb_over_subject(root, verb, "nsubjpass" if passive else "nsubj")
-
-
-# Verbs of what a thing does by itself ("the patch shipped", "the migration finished"), whose
-# participle after a noun is the past of the sentence, not a passive modifier ("the meeting
-# held on 3 March").
-_HAPPENINGS = frozenset(
-    {
-        "ship", "land", "launch", "finish", "start", "end", "close", "open", "go", "fail",
-        "arrive", "expire", "begin", "happen", "break", "crash", "slip", "merge", "deploy",
-        "release", "roll", "wrap", "complete", "resume", "stop", "recover", "restart", "run",
-    }
-)  # fmt: skip
-
-
-def _full_stop(sent: Any) -> bool:
-    """Whether the sentence ends as a full sentence does (whitespace after it aside)."""
-    words = [t for t in sent if not t.is_space]
-    return bool(words) and words[-1].text in (".", "!")
-
-
-def _verb_over_subject(root: Any, verb: Any, dep: str) -> None:
-    """Make `verb` the root and the noun `root` its subject; the noun's dependents after the
-    verb are the verb's."""
-    after = [c for c in root.children if c.i > verb.i]
-    verb.head, verb.dep_ = verb, "ROOT"
-    root.head, root.dep_ = verb, dep
-    for child in after:
-        child.head = verb
-
-
-def _participle_modifier_as_verb(sent: Any) -> None:
-    root = sent.root
-    if root.pos_ != "VERB" or root.tag_ not in ("VBN", "VBD"):
-        return
-    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
-    thing = next((c for c in root.children if c.dep_ == "dobj"), None)
-    if subject is None or thing is None or subject.i != root.i - 1 or subject.pos_ == "PRON":
-        return
-    if not any(c.dep_ == "det" for c in subject.children):
-        return  # "Maria supported the plan": a subject of its own, not a modifier
-    copula = next(
-        (
-            c
-            for c in root.children
-            if c.i > thing.i
-            and c.lemma_ == "be"
-            and c.dep_ in ("advcl", "conj", "ccomp")
-            and not any(g.dep_ in _SUBJECT_DEPS for g in c.children)
-            and any(g.dep_ in ("attr", "acomp") for g in c.children)
-        ),
-        None,
-    )
-    if copula is None:
-        return
-    rest = [c for c in root.children if c.i not in (subject.i, thing.i, copula.i)]
-    copula.head, copula.dep_ = copula, "ROOT"
-    thing.head, thing.dep_ = copula, "nsubj"
-    root.head, root.dep_ = thing, "amod"
-    subject.head, subject.dep_ = thing, "amod"
-    for child in [c for c in subject.children if c.dep_ == "det"]:
-        child.head = thing
-    for child in rest:
-        child.head = copula
 
 
 def _subject_of_a_noun(sent: Any) -> None:
