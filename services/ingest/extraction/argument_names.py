@@ -39,11 +39,17 @@ def render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:
 def _line_key(phrase: Phrase) -> bool:
     """Whether the phrase is the key of a key-value line ("Go-live date: 18 May")."""
     first, last = phrase.tokens[0], phrase.tokens[-1]
+    doc = first.doc
+    if last.i + 1 >= len(doc) or doc[last.i + 1].text != ":":
+        return False
     if any(t.pos_ == "PROPN" or t.ent_type_ for t in phrase.tokens if t is not first):
         return False  # "Project Nova status: green" is Project Nova's
-    after = last.doc[last.i + 1] if last.i + 1 < len(last.doc) else None
-    opens = all(t.is_space for t in first.doc[first.sent.start : first.i])
-    return opens and after is not None and after.text == ":"
+    # It opens its line: only the spaces a masked bullet left before it (no walk to the
+    # sentence's start, which is long in a huge passage).
+    at = first.i
+    while at > 0 and doc[at - 1].is_space and "\n" not in doc[at - 1].text:
+        at -= 1
+    return at == 0 or doc[at].is_sent_start or "\n" in doc[at - 1].text
 
 
 def subject_text(

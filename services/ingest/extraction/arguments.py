@@ -95,7 +95,10 @@ _HEADQUARTERS = frozenset({"hq", "headquarters"})
 
 def _opens_line(tok: Any) -> bool:
     """The first word of its sentence, after any masked bullet or mark ("- **Headcount:** 8")."""
-    return tok.is_sent_start or all(t.is_space for t in tok.doc[tok.sent.start : tok.i])
+    at = tok.i  # back over the spaces only: no walk to the start of a long sentence
+    while at > 0 and tok.doc[at - 1].is_space and "\n" not in tok.doc[at - 1].text:
+        at -= 1
+    return at == 0 or tok.doc[at].is_sent_start or "\n" in tok.doc[at - 1].text
 
 
 def is_bare(phrase: Phrase | None) -> bool:
@@ -105,7 +108,7 @@ def is_bare(phrase: Phrase | None) -> bool:
     if phrase is None or not phrase.tokens:
         return False
     first = phrase.tokens[0]
-    if len(phrase.tokens) == 1 and _opens_line(first) and first.lower_ in ATTRIBUTE_HEADS:
+    if len(phrase.tokens) == 1 and first.lower_ in ATTRIBUTE_HEADS and _opens_line(first):
         return True  # "Status: green" on a line of its own: the tagger may call "Status" a name
     if entity_like(phrase):
         return False
