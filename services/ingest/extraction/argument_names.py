@@ -12,7 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from services.ingest.extraction.arguments import PLACE_HEADS, Phrase, entity_like, is_bare
+from services.ingest.extraction.arguments import (
+    PLACE_HEADS,
+    Phrase,
+    entity_like,
+    is_bare,
+    opens_line,
+)
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import Rewriter
 from shared.text.units import is_team_head
@@ -44,12 +50,7 @@ def _line_key(phrase: Phrase) -> bool:
         return False
     if any(t.pos_ == "PROPN" or t.ent_type_ for t in phrase.tokens if t is not first):
         return False  # "Project Nova status: green" is Project Nova's
-    # It opens its line: only the spaces a masked bullet left before it (no walk to the
-    # sentence's start, which is long in a huge passage).
-    at = first.i
-    while at > 0 and doc[at - 1].is_space and "\n" not in doc[at - 1].text:
-        at -= 1
-    return at == 0 or doc[at].is_sent_start or "\n" in doc[at - 1].text
+    return opens_line(first)
 
 
 def subject_text(

@@ -48,6 +48,7 @@ __all__ = [
     "holds_position",
     "is_bare",
     "is_role_word",
+    "opens_line",
     "position_workplace",
     "role_predicate",
 ]
@@ -93,7 +94,7 @@ _SITE_HEADS = PLACE_HEADS | {
 _HEADQUARTERS = frozenset({"hq", "headquarters"})
 
 
-def _opens_line(tok: Any) -> bool:
+def opens_line(tok: Any) -> bool:
     """The first word of its sentence, after any masked bullet or mark ("- **Headcount:** 8")."""
     at = tok.i  # back over the spaces only: no walk to the start of a long sentence
     while at > 0 and tok.doc[at - 1].is_space and "\n" not in tok.doc[at - 1].text:
@@ -108,7 +109,7 @@ def is_bare(phrase: Phrase | None) -> bool:
     if phrase is None or not phrase.tokens:
         return False
     first = phrase.tokens[0]
-    if len(phrase.tokens) == 1 and first.lower_ in ATTRIBUTE_HEADS and _opens_line(first):
+    if len(phrase.tokens) == 1 and first.lower_ in ATTRIBUTE_HEADS and opens_line(first):
         return True  # "Status: green" on a line of its own: the tagger may call "Status" a name
     if entity_like(phrase):
         return False

@@ -66,6 +66,7 @@ from services.ingest.extraction.function_heads import repair_function_heads
 from services.ingest.extraction.noun_as_verb import repair_noun_as_verb
 from services.ingest.extraction.preposition_marks import repair_preposition_marks
 from services.ingest.extraction.root_repairs import (
+    SUBJECT_DEPS,
     repair_finite_modifier_root,
     repair_noun_root,
     repair_participle_modifier,
@@ -79,8 +80,6 @@ __all__ = ["LABEL_DEP", "repair_parse"]
 # name of our own, so no label the parser assigns ("dep" included) is mistaken for one.
 LABEL_DEP = "line_label"
 _MAX_LABEL_WORDS = 3
-
-_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 
 
 def repair_parse(doc: Any) -> Any:
@@ -113,7 +112,7 @@ def _subject_of_a_noun(sent: Any) -> None:
             tok.dep_ in ("nsubj", "nsubjpass")
             and tok.i < head.i
             and head.pos_ in ("NOUN", "PROPN")
-            and head.dep_ in _SUBJECT_DEPS
+            and head.dep_ in SUBJECT_DEPS
         ):
             tok.dep_ = "compound"
             for child in [c for c in tok.children if c.dep_ == "det"]:
@@ -180,7 +179,7 @@ def _swallowed_subject(sent: Any) -> None:
         return
     doc = verb.doc
     first = min([verb.i, *(c.i for c in verb.children if c.dep_ in ("aux", "auxpass"))])
-    subject = next((c for c in verb.children if c.dep_ in _SUBJECT_DEPS), None)
+    subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
     if subject is not None:
         _subject_inside_fronted_phrase(verb, subject, first)
         return
@@ -283,7 +282,7 @@ def _label_before_clause(sent: Any) -> None:
             for t in doc[colon.i + 1 : sent.end]
             if t.pos_ in ("VERB", "AUX")
             and t.dep_ not in ("aux", "auxpass")
-            and any(c.dep_ in _SUBJECT_DEPS and c.i > colon.i for c in t.children)
+            and any(c.dep_ in SUBJECT_DEPS and c.i > colon.i for c in t.children)
         ),
         None,
     )

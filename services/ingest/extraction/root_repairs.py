@@ -15,13 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "SUBJECT_DEPS",
     "repair_finite_modifier_root",
     "repair_noun_root",
     "repair_participle_modifier",
     "repair_participle_root",
 ]
 
-_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 _MODIFIER_DEPS = frozenset({"compound", "amod", "det", "nummod", "poss"})
 
 
@@ -32,7 +33,7 @@ def repair_noun_root(sent: Any) -> None:
     verb = next((c for c in root.children if c.dep_ == "relcl" and c.pos_ in ("VERB", "AUX")), None)
     if verb is None:
         return
-    subject = next((c for c in verb.children if c.dep_ in _SUBJECT_DEPS), None)
+    subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
     if subject is None or subject.i <= root.i or subject.pos_ not in ("NOUN", "PROPN"):
         return
     doc = root.doc
@@ -68,7 +69,7 @@ def repair_finite_modifier_root(sent: Any) -> None:
         ),
         None,
     )
-    if verb is None or any(c.dep_ in _SUBJECT_DEPS for c in verb.children):
+    if verb is None or any(c.dep_ in SUBJECT_DEPS for c in verb.children):
         return
     if root.doc[verb.i - 1].text != ",":
         return  # only after the phrase's closing comma
@@ -164,7 +165,7 @@ def repair_participle_modifier(sent: Any) -> None:
             if c.i > thing.i
             and c.lemma_ == "be"
             and c.dep_ in ("advcl", "conj", "ccomp")
-            and not any(g.dep_ in _SUBJECT_DEPS for g in c.children)
+            and not any(g.dep_ in SUBJECT_DEPS for g in c.children)
             and any(g.dep_ in ("attr", "acomp") for g in c.children)
         ),
         None,
