@@ -5,12 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import datetime
 from functools import partial
 from typing import Any
 
 from services.ingest.extraction.addressees import addressee
-from services.ingest.extraction.anchoring import governing_filter
 from services.ingest.extraction.argument_names import object_text, subject_text
 from services.ingest.extraction.arguments import (
     Phrase,
@@ -32,14 +30,13 @@ from services.ingest.extraction.claim_fields import (
 from services.ingest.extraction.claim_time import (
     claim_kind,
     date_since_then,
-    settle_window,
     share_job_change_dates,
     temporal_tokens,
-    tense_of,
 )
+from services.ingest.extraction.claim_windows import WindowReader
 from services.ingest.extraction.clauses import Clause, note_clause, split_clauses
 from services.ingest.extraction.coref import Mention, Rewriter, ShortForms
-from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
+from services.ingest.extraction.dates import DateResolver
 from services.ingest.extraction.frames import Relation, read_frame
 from services.ingest.extraction.markers import mask_markers
 from services.ingest.extraction.mentions import (
@@ -69,18 +66,6 @@ from services.ingest.extraction.successors import left_held_post, took_over_from
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
 
-# Verbs of moving a date: "moved from June 8 to June 9" states the new date.
-_RESCHEDULE_VERBS = frozenset(
-    {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
-)
-# Keys of a report's lines whose date lies ahead of the report ("Renewal: November 30").
-_AHEAD_KEY_RE = re.compile(
-    r"\s*(?:[\w'’-]+\s+){0,3}?(?:renewal|go-live|golive|launch|deadline|due|eta|cutover|"
-    r"cut-over|expiry|expires|next\s+\w+|target)(?:\s+date)?\s*(?::|\s[-–—]\s)",
-    re.IGNORECASE,
-)
-_EXTENSION_VERBS = frozenset({"extend", "prolong"})
-_RESCHEDULE_PREPOSITIONS = frozenset({"to", "from", "until", "till", "for", "into"})
 _PRONOUN_RE = re.compile(r"\b(he|she|him|her|his|hers|it|its|they|them|their)\b", re.I)
 _CONTEXT_NER_CHARS = 300
 # Passages opening with a pronoun for a thing or an organisation named just before.
@@ -104,6 +89,7 @@ class RulesExtractor:
         self._nlp: Any | None = None
         self._batch_size = batch_size
         self._dates = DateResolver()
+        self._windows = WindowReader(self._dates)
         self.last_sentence_count = 0
 
     def _pipeline(self) -> Any:
@@ -345,8 +331,7 @@ class RulesExtractor:
         )
         first, last = clause.tokens[0], clause.tokens[-1]
         local_start, local_end = first.idx, last.idx + len(last.text)
-        reschedule = _moves_a_date(content, temporal)
-        window = self._window(inp.text, clause, content, inp.said_on, temporal, reschedule)
+        window = self._windows.read(inp.text, clause, content, inp.said_on, temporal)
         kind = claim_kind(content, clause, window)
         claim_text = rewriter.render(clause.tokens)
         if clause.subject_tokens:
@@ -390,61 +375,6 @@ class RulesExtractor:
             extra_relations=extra_relations(frame, rewriter, (subject_name, object_name)),
         )
         return claim, content.lemma_.lower()
-
-    def _window(
-        self,
-        text: str,
-        clause: Clause,
-        content: Any,
-        said_on: datetime | None,
-        temporal: set[int],
-        reschedule: bool,
-    ) -> TimeWindow | None:
-        first, last = clause.tokens[0], clause.tokens[-1]
-        s, e = first.idx, last.idx + len(last.text)
-        ents = [
-            (ent.start_char - s, ent.end_char - s)
-            for ent in first.doc.ents
-            if ent.label_ in ("DATE", "TIME") and ent.start_char >= s and ent.end_char <= e
-        ]
-        keep = governing_filter(clause.tokens, content, temporal)
-        # A date something moved to lies ahead or behind as the calendar says, whatever the
-        # tense of "moved": the nearest reading.
-        tense: Tense = "present" if reschedule else tense_of(content)
-        if _AHEAD_KEY_RE.match(text[s:e]):
-            tense = "future"  # "Renewal: November 30", "Next review - 3 June": what is coming
-        if _extended_to(content, temporal):
-            tense = "future"  # a period is extended into what lies ahead ("to the end of December")
-        window = self._dates.resolve(
-            text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
-        )
-        return settle_window(window, text[s:e], clause, content, reschedule=reschedule)
-
-
-def _extended_to(content: Any, temporal: set[int]) -> bool:
-    """ "was extended to the end of December", "extended through Q4": the new end of a period,
-    which lies ahead; not the date the extending was done ("In January we extended …")."""
-    return content.lemma_.lower() in _EXTENSION_VERBS and any(
-        c.dep_ == "prep"
-        and c.lower_ in ("to", "until", "till", "through", "into")
-        and any(t.i in temporal for t in c.subtree)
-        for c in content.children
-    )
-
-
-def _moves_a_date(content: Any, temporal: set[int]) -> bool:
-    """ "moved from June 8 to June 9", "was pushed back to 14 July", "has been postponed until
-    3 June": a verb of moving with a date it moved to (or from), on the verb or its particle."""
-    if content.lemma_.lower() not in _RESCHEDULE_VERBS:
-        return False
-    heads = [content, *(c for c in content.children if c.dep_ in ("prt", "advmod"))]
-    return any(
-        c.dep_ == "prep"
-        and c.lower_ in _RESCHEDULE_PREPOSITIONS
-        and any(g.dep_ == "pobj" and g.i in temporal for g in c.children)
-        for head in heads
-        for c in head.children
-    )
 
 
 def _pronoun_subject(sent: Any) -> bool:

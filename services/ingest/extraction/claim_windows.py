@@ -1,0 +1,96 @@
+"""When a claim holds in the world: the window its clause's own date words give, read in the
+tense the clause's verb (or a report line's key) sets.
+
+A date something is moved to, a period extended to, and a report key's coming date ("Renewal:
+November 30") read ahead or as the calendar says, whatever the verb's tense; everything else
+follows the verb (``claim_time.tense_of``) and is settled by ``claim_time.settle_window``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from services.ingest.extraction.anchoring import governing_filter
+from services.ingest.extraction.claim_time import settle_window, tense_of
+from services.ingest.extraction.clauses import Clause
+from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
+
+__all__ = ["WindowReader"]
+
+# Verbs of moving a date: "moved from June 8 to June 9" states the new date.
+_RESCHEDULE_VERBS = frozenset(
+    {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
+)
+# Keys of a report's lines whose date lies ahead of the report ("Renewal: November 30").
+_AHEAD_KEY_RE = re.compile(
+    r"\s*(?:[\w'’-]+\s+){0,3}?(?:renewal|go-live|golive|launch|deadline|due|eta|cutover|"
+    r"cut-over|expiry|expires|next\s+\w+|target)(?:\s+date)?\s*(?::|\s[-–—]\s)",
+    re.IGNORECASE,
+)
+_EXTENSION_VERBS = frozenset({"extend", "prolong"})
+_RESCHEDULE_PREPOSITIONS = frozenset({"to", "from", "until", "till", "for", "into"})
+
+
+class WindowReader:
+    """Reads a clause's world-time window with one shared date resolver."""
+
+    def __init__(self, dates: DateResolver) -> None:
+        self._dates = dates
+
+    def read(
+        self,
+        text: str,
+        clause: Clause,
+        content: Any,
+        said_on: datetime | None,
+        temporal: set[int],
+    ) -> TimeWindow | None:
+        """The window of the date words inside ``clause`` that govern ``content``."""
+        reschedule = _moves_a_date(content, temporal)
+        first, last = clause.tokens[0], clause.tokens[-1]
+        s, e = first.idx, last.idx + len(last.text)
+        ents = [
+            (ent.start_char - s, ent.end_char - s)
+            for ent in first.doc.ents
+            if ent.label_ in ("DATE", "TIME") and ent.start_char >= s and ent.end_char <= e
+        ]
+        keep = governing_filter(clause.tokens, content, temporal)
+        # A date something moved to lies ahead or behind as the calendar says, whatever the
+        # tense of "moved": the nearest reading.
+        tense: Tense = "present" if reschedule else tense_of(content)
+        if _AHEAD_KEY_RE.match(text[s:e]):
+            tense = "future"  # "Renewal: November 30", "Next review - 3 June": what is coming
+        if _extended_to(content, temporal):
+            tense = "future"  # a period is extended into what lies ahead ("to the end of December")
+        window = self._dates.resolve(
+            text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
+        )
+        return settle_window(window, text[s:e], clause, content, reschedule=reschedule)
+
+
+def _extended_to(content: Any, temporal: set[int]) -> bool:
+    """ "was extended to the end of December", "extended through Q4": the new end of a period,
+    which lies ahead; not the date the extending was done ("In January we extended …")."""
+    return content.lemma_.lower() in _EXTENSION_VERBS and any(
+        c.dep_ == "prep"
+        and c.lower_ in ("to", "until", "till", "through", "into")
+        and any(t.i in temporal for t in c.subtree)
+        for c in content.children
+    )
+
+
+def _moves_a_date(content: Any, temporal: set[int]) -> bool:
+    """ "moved from June 8 to June 9", "was pushed back to 14 July", "has been postponed until
+    3 June": a verb of moving with a date it moved to (or from), on the verb or its particle."""
+    if content.lemma_.lower() not in _RESCHEDULE_VERBS:
+        return False
+    heads = [content, *(c for c in content.children if c.dep_ in ("prt", "advmod"))]
+    return any(
+        c.dep_ == "prep"
+        and c.lower_ in _RESCHEDULE_PREPOSITIONS
+        and any(g.dep_ == "pobj" and g.i in temporal for g in c.children)
+        for head in heads
+        for c in head.children
+    )
