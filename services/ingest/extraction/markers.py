@@ -40,6 +40,11 @@ _MARKER_RE = re.compile(
     r"yep|yeah|yup|yes|sure|ok(?:ay)?|kk|noted|ack|np|lol|haha)\b[,!.]?\s+"
     r"(?=[a-z]))"
 )
+# The writer's pleasure before the news: "We're delighted", "I am so pleased", "Thrilled".
+_PLEASED = (
+    r"(?:(?:i\s*['’]?m|i\s+am|we\s*['’]?re|we\s+are)\s+)?(?:\w+\s+)?(?:delighted|pleased|"
+    r"happy|excited|thrilled|proud|glad)"
+)
 # "just confirming Nadia signed the MSA", "turns out the outage was …", "so the plan is that
 # from 1 June Ben takes over …": a frame without a subject around the news it carries. The
 # news then opens the sentence, capitalised as it would be without the frame, so the parser
@@ -49,15 +54,27 @@ _FRAME_RE = re.compile(
     r"|(?:it\s+)?turns\s+out(?:\s+that)?\s+"
     rf"|(?:so\s+)?the\s+plan\s+is(?:\s+that)?\s+{_NEWS_OPENS}"
     # "I'm delighted to share that Priyanka has been promoted", "We are pleased to announce
-    # that …": the writer's pleasure frames the news it announces.
-    r"|(?:i\s*['’]?m|i\s+am|we\s*['’]?re|we\s+are)\s+(?:\w+\s+)?(?:delighted|pleased|happy|"
-    r"excited|thrilled|proud|glad)\s+to\s+(?:share|announce|confirm|report|say|let\s+(?:you|"
-    r"everyone|you\s+all)\s+know)(?:\s+that)?\s+)(?P<first>\w?)"
+    # that …", "Happy to report the migration finished": the writer's pleasure frames the news
+    # it announces, with or without its "I'm"/"we're".
+    rf"|{_PLEASED}\s+to\s+(?:share|announce|confirm|report|say|let\s+(?:you|"
+    r"everyone|you\s+all)\s+know)(?:\s+that)?\s+"
+    r")(?P<first>\w?)"
+)
+# "We're thrilled to welcome Dana Ruiz as our CMO": the welcome itself is the news, said by
+# "we" ("We welcome Dana Ruiz as …"; the parser reads a bare "Welcome" after blanks as a name).
+_WELCOME_RE = re.compile(
+    r"(?im)^(?P<lead>[ \t>*\-•]*(?:i|we))(?P<marker>\s*['’]?(?:m|re)\s+|\s+(?:am|are)\s+)?"
+    r"(?P<pleased>(?:\w+\s+)?(?:delighted|pleased|happy|excited|thrilled|proud|glad)\s+to)"
+    r"(?=\s+welcome\s)"
 )
 
 
 def _unframed(m: re.Match[str]) -> str:
     return m.group("lead") + " " * len(m.group("marker")) + m.group("first").upper()
+
+
+def _unpleased(m: re.Match[str]) -> str:
+    return m.group("lead") + " " * (len(m.group(0)) - len(m.group("lead")))
 
 
 # A chat tail after what was said ("I'm on the Infra team btw", "it ships Friday lol"): tone,
@@ -156,7 +173,7 @@ def mask_markers(text: str) -> str:
     ungreeted = _NAME_DASH_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
     )
-    unframed = _FRAME_RE.sub(_unframed, ungreeted)
+    unframed = _WELCOME_RE.sub(_unpleased, _FRAME_RE.sub(_unframed, ungreeted))
     unmarked = capitalised_at(
         _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unframed),
         [m.end() for m in _MARKER_RE.finditer(unframed)],

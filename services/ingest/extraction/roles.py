@@ -12,7 +12,7 @@ from typing import Any
 from services.ingest.extraction.arguments import Phrase, entity_phrase, is_role_word
 from services.ingest.extraction.descriptions import GOVERNING_BODIES
 from services.ingest.extraction.former import FORMERLY
-from services.ingest.extraction.moves import is_place, object_of
+from services.ingest.extraction.moves import is_place, is_unit, object_of
 from services.ingest.extraction.names import is_name, is_organisation, is_person
 from services.ingest.extraction.placement_changes import Relation
 
@@ -26,6 +26,7 @@ __all__ = [
     "reporting_line",
     "role_holder",
     "succession",
+    "welcomes_someone",
     "with_roles",
 ]
 
@@ -37,6 +38,7 @@ __all__ = [
 APPOINTMENTS = {
     "name": "join", "appoint": "join", "promote": "join", "elect": "join", "tap": "join",
     "choose": "join", "select": "join", "install": "join", "reappoint": "join",
+    "welcome": "join",
     "serve": "work for", "act": "work for", "remain": "work for", "continue": "work for",
     "stay": "work for", "step": "leave", "resign": "leave", "retire": "leave",
 }  # fmt: skip
@@ -96,7 +98,7 @@ def held_at(head: Any, inside: set[int], skip: set[int]) -> Phrase | None:
 
 def appointment(
     head: Any, subj_tok: Any | None, inside: set[int], skip: set[int]
-) -> tuple[Phrase, Phrase] | None:
+) -> tuple[Phrase, Phrase | None] | None:
     """(the one appointed, where) when an organisation puts a named person into a role:
     "Acme appointed Rita Diaz as CFO", "Fjordline has named Petter Aas as its new CEO",
     "Kestrel Mills promoted Sofia Lind to chief operating officer". The role's own "of X"
@@ -116,6 +118,9 @@ def appointment(
     if person is None:
         return None
     role = role or _role_given(head, person, inside)
+    welcome = head.lemma_.lower() == "welcome"
+    if welcome and role is None:
+        return _welcomed_to(head, person, inside)
     if role is None or role.i in skip:
         return None
     where = entity_phrase(role, inside)
@@ -129,9 +134,32 @@ def appointment(
         if subj_tok is not None and subj_tok.lemma_.lower() in GOVERNING_BODIES:
             subj_tok = _governed(subj_tok)
         if subj_tok is None or subj_tok.i not in inside or not is_organisation(subj_tok):
-            return None
+            # "Please welcome Dana Ruiz as our new CMO": she joins, where the writers are.
+            return (entity_phrase(person, inside), None) if welcome else None
         where = entity_phrase(subj_tok, inside)
     return entity_phrase(person, inside), where
+
+
+def welcomes_someone(head: Any, inside: set[int]) -> bool:
+    """Whether a clause welcomes a named person into a role or a named team or organisation
+    ("Please welcome Dana Ruiz as our new CMO", "welcome Omar to the Halden team")."""
+    return head.lemma_.lower() == "welcome" and appointment(head, None, inside, set()) is not None
+
+
+def _welcomed_to(head: Any, person: Any, inside: set[int]) -> tuple[Phrase, Phrase] | None:
+    """ "welcome Dana Ruiz to the Fenwick team", "welcomed Omar to Halden": the named team or
+    organisation someone is welcomed to is one they join ("welcome her to the team" names
+    none)."""
+    for holder in (head, person):
+        for c in holder.children:
+            pobj = object_of(c) if c.dep_ == "prep" and c.lower_ == "to" else None
+            if pobj is None or pobj.i not in inside:
+                continue
+            where = entity_phrase(pobj, inside)
+            named = any(t.pos_ == "PROPN" for t in where.tokens)
+            if named and (is_organisation(pobj) or is_unit(where)):
+                return entity_phrase(person, inside), where
+    return None
 
 
 # Whom someone reports to, said as the other's role: "Noor's manager is Dana Kim", "Dana Kim

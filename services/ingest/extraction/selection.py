@@ -10,6 +10,7 @@ from typing import Any
 from services.ingest.extraction.attribution import ATTRIBUTION_VERBS, speaking_frankly
 from services.ingest.extraction.clauses import Clause
 from services.ingest.extraction.names import is_name
+from services.ingest.extraction.roles import welcomes_someone
 from shared.entities.given_names import is_given_name
 from shared.entities.normalize import normalize_name
 
@@ -135,6 +136,10 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     nod = _acknowledgement(clause.head, words) and not (
         clause.shared_subject is not None and _names_someone(words)
     )
+    if clause.head.lemma_.lower() == "welcome" and _names_someone(words):
+        # "Please welcome Dana Ruiz as our new CMO", "Welcome Omar to the Halden team": an
+        # announcement of who joins, not a greeting nor advice; "We welcome Dana" greets.
+        return None if welcomes_someone(clause.head, {t.i for t in clause.tokens}) else "social"
     if _SOCIAL_RE.search(text) or nod:
         return "social"
     if _BOILERPLATE_RE.search(text):

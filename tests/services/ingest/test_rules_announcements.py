@@ -1,0 +1,77 @@
+"""Announcements as others write them (issue 16): a welcome names who joins and, where the
+role or the team says it, where; the writer's pleasure ("Happy to report …") frames the news
+with or without its "we"; a welcome with neither is a greeting."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.ingest.extraction.rules import RulesExtractor
+from tests.support.extracting import extract, stated_relations
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("Please welcome Dana Ruiz as Fenwick's new CMO.", ("Dana Ruiz", "join", "Fenwick")),
+        (
+            "We're thrilled to welcome Dana Ruiz as CMO of Fenwick.",
+            ("Dana Ruiz", "join", "Fenwick"),
+        ),
+        (
+            "I am very pleased to welcome Omar Said to the Halden team.",
+            ("Omar Said", "join", "the Halden team"),
+        ),
+        (
+            "We are delighted to welcome Priya Anand as head of sales at Corvane.",
+            ("Priya Anand", "join", "Corvane"),
+        ),
+    ],
+)
+def test_a_welcome_into_a_role_or_team_is_joining_it(
+    extractor: RulesExtractor, text: str, joined: tuple[str, str, str]
+) -> None:
+    assert joined in stated_relations(extract(extractor, text, "Announcement"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please welcome Dana Ruiz as our new CMO.",
+        "We're excited to welcome Lena Fischer as our Head of Design!",
+        "Welcome Marco Bell as our new engineering manager.",
+    ],
+)
+def test_a_welcome_as_our_role_is_kept_about_the_one_welcomed(
+    extractor: RulesExtractor, text: str
+) -> None:
+    (claim,) = extract(extractor, text, "Announcement")
+    assert claim.subject_text in ("Dana Ruiz", "Lena Fischer", "Marco Bell")
+    assert claim.predicate_text == "join"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Welcome to the team, Dana!",
+        "We welcome Dana Ruiz.",
+        "Please welcome Ana and Tom!",
+    ],
+)
+def test_a_welcome_with_no_role_or_team_is_a_greeting(extractor: RulesExtractor, text: str) -> None:
+    assert extract(extractor, text, "Announcement") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "news"),
+    [
+        ("Happy to report that the migration finished on Tuesday.", "The migration finished"),
+        ("Excited to share that Omar Said is joining Halden as CFO.", "Omar Said is joining"),
+        ("So pleased to announce we closed the Series B.", "We closed the Series B"),
+    ],
+)
+def test_the_writers_pleasure_without_a_subject_frames_the_news(
+    extractor: RulesExtractor, text: str, news: str
+) -> None:
+    (claim,) = extract(extractor, text, "Update")
+    assert claim.claim_text.startswith(news)
