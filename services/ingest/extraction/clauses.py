@@ -155,6 +155,9 @@ def _clause_start(head: Any) -> int:
     return start
 
 
+_CLAUSE_JOINS = frozenset({",", ";", "-", "–", "—"})
+
+
 def _leading_clause(root: Any) -> Any | None:
     """A clause with its own subject that the parser hung under a later verb ("Olumide moved
     to the SRE team, so he now leads on-call" parses "moved" as a complement of "leads")."""
@@ -178,8 +181,9 @@ def _leading_clause(root: Any) -> Any | None:
             between = root.doc[c.right_edge.i + 1 : root.i]
             # The comma may hang on the clause's last word ("I'm against moving it to
             # Frankfurt, latency will suffer"): it is then the clause's right edge.
-            separated = c.right_edge.text in (",", ";") or any(
-                t.text in (",", ";") or t.lower_ in _SPLIT_MARKS for t in between
+            # A dash joins one on too ("Please ignore my last email - Ben is not leaving").
+            separated = c.right_edge.text in _CLAUSE_JOINS or any(
+                t.text in _CLAUSE_JOINS or t.lower_ in _SPLIT_MARKS for t in between
             )
             marks = [m.lower_ for m in c.children if m.dep_ == "mark"]
             if separated and (not marks or marks[0] in _FRONTED_SPLIT_MARKS):

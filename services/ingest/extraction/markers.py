@@ -13,7 +13,10 @@ _MARKER_WORDS = (
     r"edit|edited|ps|p\.s\.|important|announcement|clarification|addendum|erratum|summary|"
     r"tl;?dr|recap|context|background|action|action\s+item|decision|outcome|result|"
     r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?|"
-    r"quick\s+one|one\s+more\s+thing|fwiw|tbh|afaik|iirc"
+    r"quick\s+one|one\s+more\s+thing|fwiw|tbh|afaik|iirc|"
+    # A retraction of what was said before it, then the statement that holds instead.
+    r"fix|quick\s+fix|small\s+fix|scratch\s+that|strike\s+that|ignore\s+that|disregard\s+that|my\s+bad|"
+    r"(?:please\s+)?(?:ignore|disregard)\s+my\s+(?:last|previous|earlier)\s+(?:email|message|note|mail|msg)"
 )
 # "Small news:", "Quick reminder —", "Big update:": a size or mood word before the marker.
 _MARKER_QUALIFIERS = (

@@ -50,6 +50,8 @@ The repairs of a noun left as the root with its verb under it are in `root_repai
   Whitfield, said …", "Our head of design at Lumen, Ana Ruiz, left in May".
 - **A preposition read as a start clause's mark** (`preposition_marks`): "consulting for
   Ostrava Robotics starting this month".
+- **A rejected alternative read as a second name** (`rejected_alternatives`): "it was Maria
+  Kowalczyk, not Marta, who signed", "is Head of Research, not Design".
 - **A manner of work read as the object.** "works for Fabrikam part-time", "joined Contoso
   part-time in May" make "time" the head of the object phrase, with the organisation its
   compound (or a second object beside it), so the employer was stored as "Fabrikam
@@ -65,6 +67,7 @@ from services.ingest.extraction.appositive_repairs import repair_appositive_hold
 from services.ingest.extraction.function_heads import repair_function_heads
 from services.ingest.extraction.noun_as_verb import repair_noun_as_verb
 from services.ingest.extraction.preposition_marks import repair_preposition_marks
+from services.ingest.extraction.rejected_alternatives import repair_rejected_alternatives
 from services.ingest.extraction.root_repairs import (
     SUBJECT_DEPS,
     repair_finite_modifier_root,
@@ -100,6 +103,7 @@ def repair_parse(doc: Any) -> Any:
         repair_appositive_holders(sent)
         repair_function_heads(sent)
         repair_preposition_marks(sent)
+        repair_rejected_alternatives(sent)
     return doc
 
 

@@ -157,6 +157,8 @@ def drop_reason(sent: Any, clause: Clause, content: Any, attributed: bool) -> st
     head = clause.head
     if _presentational(head, first):
         return "boilerplate"
+    if _cleft(head):
+        return "fragment"  # "It was Maria, not Marta, who signed": the relative clause says it
     if (
         head.tag_ == "VB"
         and _subject(head) is None
@@ -232,6 +234,21 @@ def _presentational(head: Any, first: Any) -> bool:
         and head.lemma_.lower() == "be"
         and not named
         and not any(c.dep_ == "neg" for c in head.children)
+    )
+
+
+def _cleft(head: Any) -> bool:
+    """ "It was Maria Kowalczyk who signed the contract", "It's Fenwick that owns the gateway":
+    the copula only puts the name in focus; the relative clause states the claim about it."""
+    subject = _subject(head)
+    return (
+        head.lemma_.lower() == "be"
+        and subject is not None
+        and subject.lower_ == "it"
+        and any(
+            c.dep_ == "attr" and is_name(c) and any(r.dep_ == "relcl" for r in c.children)
+            for c in head.children
+        )
     )
 
 
