@@ -9,6 +9,7 @@ rival date, in either arrival order.
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 from services.adjudicator.engines.categories import find_categories
 from services.adjudicator.engines.values import DateValue, Value, extract_values, same_value
@@ -20,6 +21,10 @@ __all__ = [
     "moved_away",
     "moved_date",
     "replaced_values",
+    "shifted",
+    "shifted_by",
+    "without_rejected",
+    "without_shift",
 ]
 
 # "not on" corrects only as a replaced value ("is on 14 May, not on 12 May"); "is not on the
@@ -33,8 +38,26 @@ CORRECTION = re.compile(
 # "has been postponed until 3 June", "rescheduled for Friday"): the new date of the dated
 # fact it names. The fact's own date is the one replaced.
 _MOVE_VERB = r"\b(?:rescheduled|postponed|pushed|delayed|brought|moved|slipped|shifted|bumped)"
+# The thing moved may stand between the verb and its new date ("we've moved the Albury Foods
+# kickoff to 16 June").
+_MOVED_THING = r"(?:\s+(?:the|our|their|its|this|that|your)\s+[^,;.]{1,60}?)?"
 _MOVED_TO = re.compile(
-    _MOVE_VERB + r"(?:\s+(?:back|out|forward|up))?\s+(?:to|until|till|for|into)\s+([^,;]+)"
+    _MOVE_VERB
+    + r"(?:\s+(?:back|out|forward|up))?"
+    + _MOVED_THING
+    + r"\s+(?:to|until|till|for|into)\s+([^,;]+)"
+)
+# A date moved by a stated stretch rather than to a date: "pushed back a week", "postponed by
+# two days", "delayed by 3 weeks", "brought forward a day". The new date is the fact's own
+# date moved by it.
+_SHIFT_UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "fortnight": 14}
+_SHIFT_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_SHIFTED = re.compile(
+    _MOVE_VERB
+    + r"(?P<way>\s+(?:back|out|forward|up))?"
+    + _MOVED_THING
+    + r"\s+(?:by\s+)?(?:another|(?P<count>a|an|one|two|three|four|five|six|\d{1,2}))\s+"
+    r"(?P<unit>days?|weeks?|fortnight)\b"
 )
 _MOVED = re.compile(_MOVE_VERB)
 # A period whose end moved ("the freeze was extended through 21 March").
@@ -42,6 +65,12 @@ NEW_END = re.compile(r"\b(extended|extends|prolonged|shortened|cut short|curtail
 _FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+?)(?:[.;]|,\s|$)")
 # "is on 14 May, not 12 May", "on 14 May instead of 12 May": the value it replaces.
 _NOT_OLD = re.compile(r"(?:,\s*not|\binstead of|\brather than)\s+(?:on\s+|at\s+|the\s+)?([^,;.]+)")
+
+
+def without_rejected(text: str) -> str:
+    """The text without the value it rejects: "Lucia is Head of Research, not Design" states
+    Head of Research; the rejected "Design" is no word of what it says."""
+    return _NOT_OLD.sub("", text)
 
 
 def correction_cue(lowered: str) -> bool:
@@ -59,6 +88,47 @@ def _names_status(target: str) -> bool:
     """Whether what something moved to is a status ("slipped to at risk", "pushed to on
     hold"): read as "is <target>", a status is the first thing stated."""
     return any(position == len("is ") for position, _ in find_categories("is " + target))
+
+
+def shifted_by(lowered: str) -> timedelta | None:
+    """The stretch a claim moves a date by ("pushed back a week": 7 days; "brought forward two
+    days": -2 days), or None."""
+    match = _SHIFTED.search(lowered)
+    if match is None:
+        return None
+    count = match.group("count") or "one"  # "delayed by another week"
+    days = (int(count) if count.isdigit() else _SHIFT_COUNTS[count]) * _SHIFT_UNITS[
+        match.group("unit")
+    ]
+    earlier = match.group(0).startswith("brought") or (match.group("way") or "").strip() in (
+        "forward",
+        "up",
+    )
+    return timedelta(days=-days if earlier else days)
+
+
+_STRETCH = re.compile(
+    r"\s+(?:by\s+)?(?:another|a|an|one|two|three|four|five|six|\d{1,2})\s+(?:days?|weeks?|fortnight)"
+    r"\b(?:\s+again)?",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_AGENT = re.compile(
+    r"^\s*(?:we|i|they)(?:\s*['’]?ve|\s+have|\s+had)?\s+", re.IGNORECASE
+)
+
+
+def without_shift(text: str) -> str:
+    """What a shift is said of, without its stretch or the writers who moved it: "We've delayed
+    the launch by another week" is said of "delayed the launch"."""
+    return _FIRST_PERSON_AGENT.sub("", _STRETCH.sub("", text))
+
+
+def shifted(anchor: DateValue, by: timedelta) -> DateValue | None:
+    """A day `anchor` moved by `by`; None when the anchor is no whole day."""
+    if anchor.year is None or anchor.month is None or anchor.day is None:
+        return None
+    moved = date(anchor.year, anchor.month, anchor.day) + by
+    return DateValue(moved.year, moved.month, moved.day)
 
 
 def moved_date(lowered: str) -> DateValue | None:

@@ -15,6 +15,10 @@ from services.adjudicator.engines.corrections import (
     moved_away,
     moved_date,
     replaced_values,
+    shifted,
+    shifted_by,
+    without_rejected,
+    without_shift,
 )
 from services.adjudicator.engines.skeletons import (
     TRANSITION,
@@ -153,11 +157,13 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         correction = 1.0  # "was extended through 21 March": the end it had is replaced
     subject = assertion.subject_name
     # The subject named one way first, so a fronted adverbial before an alias is found too.
+    # What each says, without a value it rejects ("Head of Research, not Design").
+    a_says, c_says = without_rejected(a_text), without_rejected(candidate.statement)
     a_skeleton = content_tokens(
-        without_fronted(without_subject(a_text, subject), "subject"), skeleton=True
+        without_fronted(without_subject(a_says, subject), "subject"), skeleton=True
     )
     c_skeleton = content_tokens(
-        without_fronted(without_subject(candidate.statement, subject), "subject"), skeleton=True
+        without_fronted(without_subject(c_says, subject), "subject"), skeleton=True
     )
     same_attribute = containment(a_skeleton, c_skeleton) >= 1.0
     moved_to = None if relation else moved_date(a_low)
@@ -169,6 +175,34 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     ):
         # "The Falcon release has slipped to 29 March" of the release due on 15 March.
         correction, correction_target = 1.0, moved_to
+    # "The Tern app release has been pushed back a week" of the release due on 14 April moves
+    # it to 21 April; heard the other way round, the dated plan said before the shift is the
+    # date the shift moves.
+    a_shift, c_shift = (None, None) if relation else (shifted_by(a_low), shifted_by(c_low))
+    if a_shift is not None or c_shift is not None:
+        # What is shifted is one of the two's attribute, whichever says less of it.
+        a_of, c_of = (
+            content_tokens(
+                without_fronted(without_subject(without_shift(t), subject), "subject"),
+                skeleton=True,
+            )
+            for t in (a_says, c_says)
+        )
+        same_attribute = max(containment(a_of, c_of), containment(c_of, a_of)) >= 1.0
+    if not correction and same_attribute and a_shift is not None and c_anchor is not None:
+        correction_target = shifted(c_anchor, a_shift)
+        correction = 1.0 if correction_target is not None else 0.0
+    a_anchor = _window_date(a_win)
+    if (
+        not correction
+        and same_attribute
+        and c_shift is not None
+        and c_anchor is None
+        and a_anchor is not None
+        and _said_before(assertion, candidate)
+    ):
+        correction_target = shifted(a_anchor, c_shift)
+        correction = 1.0 if correction_target is not None else 0.0
     # The other way round: the fact is a dated thing whose date a later source already moved,
     # and the assertion an older source's date for it, the one that was replaced. Said
     # before the move, it is support for the thing (its window stays); said after, it is a
@@ -228,7 +262,10 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         same_predicate if relation else 1.0 if bare_values else similarity(a_skeleton, c_skeleton)
     )
     lexical = max(
-        similarity(content_tokens(a_text, skeleton=False), content_tokens(t, skeleton=False))
+        similarity(
+            content_tokens(a_says, skeleton=False),
+            content_tokens(without_rejected(t), skeleton=False),
+        )
         for t in c_texts
     )
 

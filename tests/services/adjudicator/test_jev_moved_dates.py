@@ -268,3 +268,51 @@ def test_a_version_in_the_name_is_no_value_beside_the_corrected_date(
     decision = decide(late, existing)
     assert decision.action == "confirm", decision.rationale
     assert decision.new_window is None
+
+
+@pytest.mark.parametrize(
+    ("stated", "corrected"),
+    [
+        ("Dana is Head of Design.", "Dana is Head of Research, not Design."),
+        (
+            "Dana's job title is Principal Designer.",
+            "Dana's job title is Staff Researcher, not Principal Designer.",
+        ),
+        (
+            "Dana is based in the Lyon office.",
+            "Dana is based in the Paris office rather than the Lyon office.",
+        ),
+    ],
+)
+@pytest.mark.parametrize("corrected_first", [False, True], ids=["fact first", "correction first"])
+def test_a_correction_naming_the_facts_words_to_reject_them_does_not_repeat_it(
+    stated: str, corrected: str, corrected_first: bool
+) -> None:
+    # The rejected words are no part of what the correction says: it never confirms the fact.
+    said = assertion(stated, "Dana", said=day(2026, 4, 10))
+    correction = assertion(corrected, "Dana", said=day(2026, 4, 12))
+    first, second = (correction, said) if corrected_first else (said, correction)
+    decision = decide(second, fact(first, similarity=0.85))
+    assert decision.action != "confirm"
+
+
+@pytest.mark.parametrize(
+    ("shift", "moved_to"),
+    [
+        ("The Ledger API launch has been pushed back a week.", day(2025, 11, 12)),
+        ("The Ledger API launch is postponed by two days.", day(2025, 11, 7)),
+        ("The Ledger API launch was brought forward by 3 days.", day(2025, 11, 2)),
+        ("We've delayed the Ledger API launch by another week.", day(2025, 11, 12)),
+    ],
+)
+@pytest.mark.parametrize("shift_first", [False, True], ids=["plan first", "shift first"])
+def test_a_date_moved_by_a_stretch_moves_the_dated_fact_by_it(
+    shift: str, moved_to: datetime, shift_first: bool
+) -> None:
+    planned = _planned()
+    shifted = assertion(shift, "Ledger API", said=day(2025, 10, 20))
+    first, second = (shifted, planned) if shift_first else (planned, shifted)
+    decision = decide(second, fact(first, similarity=0.8))
+    assert (decision.action, decision.candidate_id) == ("adjust", "fact-1")
+    assert decision.new_window is not None
+    assert decision.new_window.valid_from == moved_to
