@@ -66,6 +66,15 @@ _ATOMS: list[tuple[str, str]] = [
         r"(?:[T ](?P<hh>\d{2}):(?P<mi>\d{2})(?::\d{2})?(?P<off>Z|[+-]\d{2}:?\d{2})?)?\b",
     ),
     ("iso_month", r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])\b(?!-)"),
+    # "05/14/2026", "14/05/2026", "9/14": a numeric day, read only when one number can be no
+    # month (an ambiguous "03/04/2026" is March 4 in one country and 3 April in another);
+    # "24/7" is a rota, not 24 July.
+    (
+        "numeric",
+        r"(?<![\d/.])(?!24/7\b)(?:(?P<dm_d>1[3-9]|2\d|3[01])/(?P<dm_m>0?[1-9]|1[0-2])"
+        r"|(?P<md_m>0?[1-9]|1[0-2])/(?P<md_d>1[3-9]|2\d|3[01]))"
+        r"(?:/(?P<ny>(?:19|20)\d{2}|\d{2}))?(?![\d/])",
+    ),
     # "21 to 27 September", "23–25 Sept 2026", "June 3-5": days of one month, a range.
     (
         "day_span",

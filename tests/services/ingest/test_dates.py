@@ -340,3 +340,32 @@ def test_a_short_weekday_after_its_lead_word_is_that_day(
 @pytest.mark.parametrize("text", ["the sun is out", "we sat on the panel", "wed works"])
 def test_a_short_weekday_without_a_lead_word_is_no_date(text: str) -> None:
     assert DateResolver().resolve(text, datetime(2026, 6, 2, 9, 0, tzinfo=UTC), "present") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "day"),
+    [
+        ("The audit is on 05/14/2026.", "future", date(2026, 5, 14)),
+        ("The audit is on 14/05/2026.", "future", date(2026, 5, 14)),
+        ("back in the office on 9/14", "future", date(2026, 9, 14)),
+        ("Invoice 12/31/25 was paid", "past", date(2025, 12, 31)),
+        ("the kickoff moved to 23/2", "present", date(2026, 2, 23)),
+    ],
+)
+def test_a_numeric_date_is_read_when_one_number_can_be_no_month(
+    text: str, tense: str, day: date
+) -> None:
+    assert _window(text, tense=tense) == (day, day, "day")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The audit is on 03/04/2026.",  # March 4 or 3 April: left undated
+        "we offer 24/7 support",
+        "about 1/3 of the team",
+        "the split is 50/50",
+    ],
+)
+def test_an_ambiguous_numeric_date_or_a_ratio_is_no_date(text: str) -> None:
+    assert DateResolver().resolve(text, MONDAY, "present") is None
