@@ -17,6 +17,7 @@ from services.ingest.extraction.antecedents import (
     relative_head,
     weak_opener,
 )
+from shared.entities.places import is_known_place
 from shared.text.units import person_shaped
 
 __all__ = [
@@ -33,6 +34,8 @@ _PERSON_PRONOUNS = {"he", "him", "she", "himself", "herself"}
 _PERSON_POSSESSIVE = {"his", "hers"}
 _ORG_PRONOUNS = {"it", "they", "them", "itself", "themselves"}
 _ORG_POSSESSIVE = {"its", "their", "theirs"}
+# The subject pronouns a possessive continues within its clause ("she … her cousin").
+_SUBJECT_OF = {"her": ("she",), "hers": ("she",), "his": ("he",)}
 _FIRST_SINGULAR = {"i", "me", "myself"}
 _REFLEXIVES = {"itself", "themselves", "himself", "herself"}
 _FIRSTPLURAL_PRONOUNS = {"we", "us", "ourselves"}
@@ -144,6 +147,26 @@ class ShortForms:
 _NO_SHORT_FORMS = ShortForms({})
 
 
+def clause_subject(token: Any) -> Any | None:
+    """The subject before `token` of the clause `token` is in (through the nouns and
+    prepositions above it, to the first verb)."""
+    verb = token.head
+    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+        verb = verb.head
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject if subject is not None and subject.i < token.i else None
+
+
+def _bound_subject(token: Any) -> Any | None:
+    """ "She moved to Glasgow with her cousin", "He told Ana about his promotion": the
+    "she"/"he" subject a possessive her/his continues within its clause, which means whom that
+    subject means (or, unresolved, no one), not the nearest name."""
+    subject = clause_subject(token)
+    if subject is None or subject.lower_ not in _SUBJECT_OF.get(token.lower_, ()):
+        return None
+    return subject
+
+
 def in_main_clause(token: Any) -> bool:
     """Whether `token` hangs on its sentence's main verb (or a verb coordinated with it), not
     on a reported, relative or adverbial clause."""
@@ -210,6 +233,9 @@ class Rewriter:
                 if m.position < token.idx
                 and (m.label in wanted or (personal and (m.personal or person_shaped(m.name))))
                 and m.name != self._speaker
+                # "Jess moved to Glasgow with her partner": the small NER calls the city a
+                # person, but no "she" means a large city.
+                and not (personal and is_known_place(m.name))
             ]
             if personal and any(m.personal or person_shaped(m.name) for m in before):
                 # "Kasimir Oduya is no longer with Trellisoft, he left them": a name that reads
@@ -269,7 +295,8 @@ class Rewriter:
         if low in _PERSON_PRONOUNS or (low == "her" and token.tag_ == "PRP"):
             return self._named(token, ("PERSON",), possessive=False)
         if low in _PERSON_POSSESSIVE or (low == "her" and token.tag_ == "PRP$"):
-            return self._named(token, ("PERSON",), possessive=True)
+            bound = _bound_subject(token)
+            return self._named(bound or token, ("PERSON",), possessive=True)
         if low in _ORG_PRONOUNS and token.tag_ == "PRP" and not _dummy_it(token):
             named = self._named(token, ("ORG",), possessive=False, nearby=True)
             return named or self._title_for_it(token)

@@ -57,11 +57,15 @@ def is_place(phrase: Phrase) -> bool:
     if len(words) >= 2 and words[-1].lemma_.lower() in _SITE_HEADS:
         # "the Birmingham office", "the Dublin region": a named site is a place of its own.
         return any(t.ent_type_ in _PLACE_LABELS or is_name(t) for t in words[:-1])
-    if not words or any(t.ent_type_ == "PERSON" for t in words):
+    if not words:
         return False
     text = "".join(t.text_with_ws for t in words).strip()
     if is_known_place(text):
-        return True  # the small model calls "Oslo" an organization in "moved to Oslo"
+        # The small model calls "Oslo" an organization in "moved to Oslo" and "Glasgow" a
+        # person in "Jess moved to Glasgow": a large city's whole name is the city.
+        return True
+    if any(t.ent_type_ == "PERSON" for t in words):
+        return False
     return all(t.ent_type_ == "LOC" for t in words)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from services.ingest.extraction.arguments import Phrase, entity_phrase
 from services.ingest.extraction.moves import is_unit, object_of
 from services.ingest.extraction.names import is_person
+from shared.entities.places import is_known_place
 
 __all__ = ["TAKE_OWNERSHIP", "ownership_change"]
 
@@ -68,7 +69,10 @@ def _passes_itself(head: Any, subj_tok: Any | None, receiver: Any) -> bool:
         and subj_tok.dep_ == "nsubj"
         and subj_tok.pos_ in ("NOUN", "PROPN")
         and is_person(receiver)
+        and not is_known_place(receiver.text)  # "moved to Glasgow", which NER calls a person
         and not is_person(subj_tok)
+        # "My sister Jess moved to …": a person described, then named
+        and not any(c.dep_ == "appos" and is_person(c) for c in subj_tok.children)
     )
 
 

@@ -1,0 +1,58 @@
+"""What people tell an assistant about their lives (issue 16): a large city is a place however
+the small NER labels it ("Jess moved to Glasgow" was employment at Glasgow, "My sister Jess
+moved to Glasgow" Glasgow taking ownership of Jess), and a possessive her/his continues its
+clause's she/he rather than the nearest name."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.ingest.extraction.rules import RulesExtractor
+from tests.support.extracting import extract
+
+
+@pytest.mark.parametrize(
+    ("text", "who", "where"),
+    [
+        ("Jess moved to Glasgow in May.", "Jess", "Glasgow"),
+        ("Jess Kerr moved to Glasgow.", "Jess Kerr", "Glasgow"),
+        ("My sister Jess moved to Glasgow in March.", "Jess", "Glasgow"),
+        ("My brother Tom moved to Dublin last year.", "Tom", "Dublin"),
+    ],
+)
+def test_moving_to_a_large_city_is_relocating_there(
+    extractor: RulesExtractor, text: str, who: str, where: str
+) -> None:
+    (claim,) = extract(extractor, text, "Chat")
+    assert (claim.subject_text, claim.predicate_text, claim.object_text) == (
+        who,
+        "relocate to",
+        where,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (
+            "Jess Kerr messaged me. She has moved to Glasgow with her cousin.",
+            "Jess Kerr has moved to Glasgow with Jess Kerr's cousin",
+        ),
+        ("Jess moved to Glasgow with her partner.", "Jess moved to Glasgow with Jess's partner"),
+        (
+            "Ana Ruiz called. She told Tom about her promotion.",
+            "Ana Ruiz told Tom about Ana Ruiz's promotion",
+        ),
+    ],
+)
+def test_a_possessive_continues_its_clauses_subject(
+    extractor: RulesExtractor, text: str, says: str
+) -> None:
+    assert says in [c.claim_text for c in extract(extractor, text, "Chat")]
+
+
+def test_a_possessive_whose_subject_means_no_one_named_stays_a_pronoun(
+    extractor: RulesExtractor,
+) -> None:
+    (claim,) = extract(extractor, "She told Tom about her promotion.", "Chat")
+    assert claim.claim_text == "She told Tom about her promotion"
