@@ -155,7 +155,8 @@ def _clause_start(head: Any) -> int:
     return start
 
 
-_CLAUSE_JOINS = frozenset({",", ";", "-", "–", "—"})
+_COMMAS = frozenset({",", ";"})
+_CLAUSE_JOINS = _COMMAS | {"-", "–", "—"}
 
 
 def _leading_clause(root: Any) -> Any | None:
@@ -181,9 +182,11 @@ def _leading_clause(root: Any) -> Any | None:
             between = root.doc[c.right_edge.i + 1 : root.i]
             # The comma may hang on the clause's last word ("I'm against moving it to
             # Frankfurt, latency will suffer"): it is then the clause's right edge.
-            # A dash joins one on too ("Please ignore my last email - Ben is not leaving").
-            separated = c.right_edge.text in _CLAUSE_JOINS or any(
-                t.text in _CLAUSE_JOINS or t.lower_ in _SPLIT_MARKS for t in between
+            # A dash joins an imperative on too ("Please ignore my last email - Ben is not
+            # leaving"); after a statement it more often opens an aside about it.
+            joins = _CLAUSE_JOINS if imperative else _COMMAS
+            separated = c.right_edge.text in joins or any(
+                t.text in joins or t.lower_ in _SPLIT_MARKS for t in between
             )
             marks = [m.lower_ for m in c.children if m.dep_ == "mark"]
             if separated and (not marks or marks[0] in _FRONTED_SPLIT_MARKS):

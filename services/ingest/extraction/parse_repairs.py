@@ -74,6 +74,7 @@ from services.ingest.extraction.root_repairs import (
     repair_noun_root,
     repair_participle_modifier,
     repair_participle_root,
+    repair_passing_verb_as_noun,
 )
 from services.ingest.extraction.state_phrases import repair_state_phrases
 
@@ -93,6 +94,7 @@ def repair_parse(doc: Any) -> Any:
         repair_participle_root(sent)
         repair_finite_modifier_root(sent)
         repair_participle_modifier(sent)
+        repair_passing_verb_as_noun(sent)
         _double_subject(sent)
         _subject_of_a_noun(sent)
         repair_state_phrases(sent)

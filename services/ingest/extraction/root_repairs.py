@@ -7,7 +7,10 @@ under it (`parse_repairs` runs these in its order; the misparses are described t
 - a subject read as a noun the verb modifies ("The trustees named Colm Byrne director of
   programmes", "The patch shipped on Monday.", "The fix for the login timeout shipped on
   Monday.": the participle of a verb of what a thing does by itself is the past);
-- a participle modifier read as the verb ("The minimum supported Android version … is 11").
+- a participle modifier read as the verb ("The minimum supported Android version … is 11");
+- a verb of passing read as a plural noun ("Ownership of the ledger service moves to the
+  Platform team", "Support for the mobile app moves to Tomas Berg": "moves" the object of
+  "of", with the service its compound).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "SUBJECT_DEPS",
+    "repair_passing_verb_as_noun",
     "repair_finite_modifier_root",
     "repair_noun_root",
     "repair_participle_modifier",
@@ -181,3 +185,43 @@ def repair_participle_modifier(sent: Any) -> None:
         child.head = thing
     for child in rest:
         child.head = copula
+
+
+# Verbs a duty or an ownership passes on with ("moves to", "passes to", "shifts to").
+_PASSING_FORMS = {
+    "moves": "move", "passes": "pass", "shifts": "shift", "transfers": "transfer",
+    "goes": "go", "returns": "return", "falls": "fall",
+}  # fmt: skip
+_RECEIVING_PREPOSITIONS = frozenset({"to", "into", "under"})
+
+
+def repair_passing_verb_as_noun(sent: Any) -> None:
+    """ "Ownership of the ledger service moves to the Platform team": the parser reads "moves"
+    as a plural noun, the object of "of", with "the ledger service" its modifiers, and leaves
+    "Ownership" the root. The word is the verb, the root its subject and the noun before the
+    word the object of "of"."""
+    root = sent.root
+    if root.pos_ != "NOUN":
+        return
+    doc = root.doc
+    for word in sent:
+        base = _PASSING_FORMS.get(word.lower_)
+        if base is None or word.dep_ != "pobj" or word.head.head.i != root.i:
+            continue
+        after = [c for c in (*word.children, *root.children) if c.i > word.i]
+        if not any(c.dep_ == "prep" and c.lower_ in _RECEIVING_PREPOSITIONS for c in after):
+            continue
+        noun = doc[word.i - 1]
+        if noun.head.i != word.i or noun.pos_ not in ("NOUN", "PROPN"):
+            continue
+        preposition = word.head
+        modifiers = [c for c in word.children if c.i < noun.i]
+        noun.head, noun.dep_ = preposition, "pobj"
+        for modifier in modifiers:
+            modifier.head = noun
+        for child in after:
+            child.head = word
+        word.head, word.dep_ = word, "ROOT"
+        word.pos_, word.tag_, word.lemma_ = "VERB", "VBZ", base
+        root.head, root.dep_ = word, "nsubj"
+        return

@@ -41,6 +41,13 @@ def _main(extractor: RulesExtractor, text: str) -> ExtractedClaim:
          "Omar Haddad"),
         ("Last month Kofi handed the onboarding checklist to Lena Fischer.",
          "the onboarding checklist", "Lena Fischer"),
+        # The present "moves"/"transfers"/"passes", which the small parser reads as a noun.
+        ("Ownership of the ledger service moves to the Platform team on 1 March.",
+         "the ledger service", "the Platform team"),
+        ("Ownership of the billing repo transfers to the Payments team in March.",
+         "the billing repo", "the Payments team"),
+        ("Responsibility for the payroll system passes to Ana Ruiz on 1 June.",
+         "the payroll system", "Ana Ruiz"),
     ],
 )  # fmt: skip
 def test_a_thing_passing_to_someone_is_owned_by_them_from_then_on(
