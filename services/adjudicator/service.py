@@ -97,13 +97,16 @@ def _sqlstate(exc: DBAPIError) -> str | None:
 
 
 def _effective_claim(row: ClaimRow) -> ClaimRow:
-    """Fill the subject a claim left implicit: the speaker for first person, else the document."""
+    """Fill the subject a claim left implicit: the speaker for first person or none."""
     view = row.view
     subject = view.subject_text
     if subject and subject.strip().lower() in _FIRST_PERSON:
         subject = row.speaker or subject
     if not subject:
-        subject = row.speaker or row.document_title
+        # Without a speaker, "we" (and a clause with no subject at all) is no one a relation
+        # could name: "We use Grafyx" on a page titled "Wiki" made "Wiki uses Grafyx". The
+        # claim is an observation anchored on the document (`_fallback_mention`).
+        subject = row.speaker
     holder = view.holder
     if holder and holder.strip().lower() in _FIRST_PERSON and row.speaker:
         holder = row.speaker

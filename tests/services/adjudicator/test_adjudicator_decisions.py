@@ -221,6 +221,25 @@ async def test_first_person_claim_is_anchored_on_the_speaker(adj_service, corpus
     assert fact["subject"] == "Caroline"
 
 
+async def test_a_subjectless_claim_without_a_speaker_is_an_observation_on_the_document(
+    adj_service, corpus
+):
+    # "We use Grafyx" on a page titled "Observability wiki" once made the relation
+    # "Observability wiki uses Grafyx": the writers are no entity a relation could name.
+    doc = await corpus.document("Observability wiki")
+    await corpus.claim(
+        doc, "We use Grafyx for metrics.", None, "use", "Grafyx", said=day(2026, 2, 10)
+    )
+    await corpus.claim(
+        doc, "We switched to Obsero last week.", None, "switch to", "Obsero", said=day(2026, 4, 1)
+    )
+    await run(adj_service, corpus, doc)
+    facts = await corpus.facts()
+    assert {(f["kind"], f["subject"], f["predicate"]) for f in facts} == {
+        ("observation", "Observability wiki", None)
+    }
+
+
 async def test_unknown_predicate_is_dropped_and_reported(adj_service, corpus):
     doc = await corpus.document("Notes")
     claim = await corpus.claim(
