@@ -17,7 +17,7 @@ from services.ingest.extraction.claim_time import settle_window, tense_of
 from services.ingest.extraction.clauses import Clause
 from services.ingest.extraction.dates import DateResolver, Tense, TimeWindow
 
-__all__ = ["WindowReader"]
+__all__ = ["WindowReader", "rescheduled_thing"]
 
 # Verbs of moving a date: "moved from June 8 to June 9" states the new date.
 _RESCHEDULE_VERBS = frozenset(
@@ -62,12 +62,17 @@ class WindowReader:
         tense: Tense = "present" if reschedule else tense_of(content)
         if _AHEAD_KEY_RE.match(text[s:e]):
             tense = "future"  # "Renewal: November 30", "Next review - 3 June": what is coming
+        said = text[s:e]
         if _extended_to(content, temporal):
             tense = "future"  # a period is extended into what lies ahead ("to the end of December")
-        window = self._dates.resolve(
-            text[s:e], said_on, tense, ents, keep=keep, reschedule=reschedule
-        )
-        return settle_window(window, text[s:e], clause, content, reschedule=reschedule)
+            # "extended to the end of April" is its new end, as "extended until …" says: read
+            # the "to" as the bound "by" (same length, so offsets hold).
+            for prep in content.children:
+                if prep.dep_ == "prep" and prep.lower_ == "to" and s <= prep.idx < e:
+                    at = prep.idx - s
+                    said = said[:at] + "by" + said[at + 2 :]
+        window = self._dates.resolve(said, said_on, tense, ents, keep=keep, reschedule=reschedule)
+        return settle_window(window, said, clause, content, reschedule=reschedule)
 
 
 def _extended_to(content: Any, temporal: set[int]) -> bool:
@@ -93,4 +98,38 @@ def _moves_a_date(content: Any, temporal: set[int]) -> bool:
         and any(g.dep_ == "pobj" and g.i in temporal for g in c.children)
         for head in heads
         for c in head.children
+    )
+
+
+_STRETCH_UNITS = frozenset({"day", "week", "month", "fortnight"})
+
+
+def rescheduled_thing(
+    content: Any, subject: Any | None, inside: set[int], temporal: set[int]
+) -> Any | None:
+    """ "We've pushed the Tern app release back by a week", "we moved the Albury kickoff to
+    16 June": the thing whose date the writers moved, which the claim is about (as "the
+    kickoff was moved to 16 June" says); None for any other clause."""
+    if content.lemma_.lower() not in _RESCHEDULE_VERBS:
+        return None
+    if subject is not None and subject.pos_ != "PRON":
+        return None  # "Acme pushed the launch": the agent is named
+    thing = next((c for c in content.children if c.dep_ == "dobj" and c.i in inside), None)
+    if thing is None or thing.pos_ == "PRON":
+        return None
+    stretch = any(
+        t.lemma_.lower() in _STRETCH_UNITS
+        and t.i not in {s.i for s in thing.subtree}
+        and _counted(t)
+        for t in content.subtree
+        if t.i in inside
+    )
+    return thing if stretch or _moves_a_date(content, temporal) else None
+
+
+def _counted(unit: Any) -> bool:
+    """ "a week", "two days", "another week": a stretch of time, not "last month"."""
+    return any(
+        (c.dep_ == "nummod") or (c.dep_ == "det" and c.lower_ in ("a", "an", "another", "one"))
+        for c in unit.children
     )

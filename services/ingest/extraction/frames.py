@@ -22,6 +22,7 @@ from services.ingest.extraction.arguments import (
     is_role_word,
 )
 from services.ingest.extraction.claim_time import value_change
+from services.ingest.extraction.claim_windows import rescheduled_thing
 from services.ingest.extraction.coordination import (
     conjoined_objects,
     conjoined_places,
@@ -406,6 +407,9 @@ def read_frame(
             attribute and entity_like(changed_phrase)
         ):
             subject, obj = changed_phrase, None
+    rescheduled = rescheduled_thing(content, subj_tok, inside, temporal)
+    if rescheduled is not None:  # "we've pushed the release back a week": the release's date
+        subject, obj = entity_phrase(rescheduled, inside, anchor_possessor=True), None
     handed_on = succession(head, inside, skip)
     if handed_on is not None:  # "replaced Tom Hart as head of the Sales team"
         obj, predecessor = handed_on

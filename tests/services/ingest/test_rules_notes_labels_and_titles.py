@@ -295,6 +295,22 @@ def test_a_period_is_extended_into_what_lies_ahead(
     assert _day(claim.claim_valid_until) == end
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The hiring freeze is extended to the end of April.",
+        "The pilot has been extended to 30 June.",
+        "Our Acme trial got extended to the end of next month.",
+    ],
+)
+def test_a_period_extended_to_a_date_ends_there_and_starts_where_it_did(
+    extractor: RulesExtractor, text: str
+) -> None:
+    # Its new end, as "extended until …" says, not an event in the last days of April.
+    (claim,) = extract(extractor, text)
+    assert claim.claim_valid_from is None and claim.claim_valid_until is not None
+
+
 def test_a_fronted_date_of_the_extending_keeps_its_reading(extractor: RulesExtractor) -> None:
     (claim,) = extract(extractor, "In January we extended the pilot by a month.")
     assert _day(claim.claim_valid_from) == date(2026, 1, 1)

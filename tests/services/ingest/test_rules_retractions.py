@@ -62,3 +62,25 @@ def test_a_retraction_opens_the_statement_that_holds(
 ) -> None:
     (claim,) = extract(extractor, text, "Email")
     assert claim.claim_text.startswith(holds)
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("Heads up: we've pushed the Tern app release back by a week.", "the Tern app release"),
+        ("We've postponed the board offsite until 3 June.", "the board offsite"),
+        ("I've delayed the demo by two days.", "the demo"),
+    ],
+)
+def test_a_thing_the_writers_rescheduled_is_the_claims_subject(
+    extractor: RulesExtractor, text: str, thing: str
+) -> None:
+    (claim,) = extract(extractor, text, "Update")
+    assert claim.subject_text == thing
+
+
+def test_a_named_agent_or_a_move_to_a_place_keeps_its_subject(extractor: RulesExtractor) -> None:
+    (moved,) = extract(extractor, "We moved the payments API to the Dublin region.", "Update")
+    assert (moved.subject_text, moved.object_text) == ("the payments API", "the Dublin region")
+    (pushed,) = extract(extractor, "Acme pushed the launch to May.", "Update")
+    assert pushed.subject_text == "Acme"
