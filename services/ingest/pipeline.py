@@ -30,7 +30,7 @@ from services.ingest.chunking import (
 from services.ingest.config import IngestSettings
 from services.ingest.domain import normalize_claim_text, stored_text
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput
-from services.ingest.extraction.signatures import author
+from services.ingest.extraction.signatures import author, passage_writer
 from services.ingest.formats import Turn, classify, normalize_media_type, parse_turns
 from services.ingest.runtime import ModelRuntime
 from services.ingest.segments import segments
@@ -337,7 +337,7 @@ class Pipeline:
                         document_title=document.title,
                         context=context(paragraph_start + start),
                         base_offset=paragraph_start + start,
-                        author=writer,
+                        author=passage_writer(text, paragraph_start, passage, writer),
                         headings=section_headings(chunk.section_path),
                     )
                     passages.append(_Passage(index, inp, None))

@@ -61,7 +61,12 @@ from services.ingest.extraction.sections import lists_members, member_line, sect
 from services.ingest.extraction.selection import drop_reason
 from services.ingest.extraction.signatures import signature, signature_claim
 from services.ingest.extraction.spacy_pipeline import SPACY_MODEL, load_pipeline
-from services.ingest.extraction.speaker_labels import speaker_label, speaker_lines
+from services.ingest.extraction.speaker_labels import (
+    introduced,
+    part_label_blanked,
+    speaker_label,
+    speaker_lines,
+)
 from services.ingest.extraction.successors import left_held_post, took_over_from
 
 __all__ = ["SPACY_MODEL", "RulesExtractor", "load_rules_extractor"]
@@ -356,6 +361,9 @@ class RulesExtractor:
                     evidence.append(span)
         subject_name = subject_text(main.subject, rewriter, topic, inp, attribution)
         object_name = object_text(main.object, rewriter, topic, inp)
+        if main.predicate == "be" and object_name and object_name in (subject_name, inp.speaker):
+            # "I'm Tomasz Wrobel", "it's Tomasz again", said by him: an introduction
+            return None
         claim = ExtractedClaim(
             claim_text=claim_text,
             char_start=start,
@@ -395,8 +403,9 @@ def _with_speaker_label(inp: ExtractionInput) -> ExtractionInput:
     ("Dmitri: blocked on access to the S3 bucket")."""
     if inp.speaker is not None:
         return inp
-    found = speaker_label(inp.text)
+    found = speaker_label(inp.text, introduced(f"{inp.context or ''}\n{inp.text}"))
     if found is None:
-        return inp
+        blanked = part_label_blanked(inp.text)  # "Assistant: Congratulations!"
+        return inp if blanked is None else replace(inp, text=blanked)
     name, text = found
     return replace(inp, speaker=name, text=text)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput, Span
 from shared.entities.given_names import is_given_name
 
-__all__ = ["Signature", "author", "signature", "signature_claim"]
+__all__ = ["Signature", "author", "passage_writer", "signature", "signature_claim"]
 
 # "Thanks for everything," and "Thank you for your patience!" close an email as "Thanks," does.
 _THANKS_FOR = r"(?:\s+for\s+[\w'’]+(?:\s+[\w'’]+){0,4})"
@@ -73,6 +73,26 @@ def author(text: str) -> str | None:
     if header is not None and is_given_name(header.group("name").split()[0].lower()):
         return header.group("name")
     return None
+
+
+# "On Mon, 3 Mar 2026 at 09:12, Omar Haddad <omar@…> wrote:", "Omar Haddad wrote:": whose words
+# the quoted lines after it are.
+_WROTE_RE = re.compile(
+    r"(?im)^[ \t>]*(?:on\b[^\n]*?,[ \t]*)?\"?(?P<name>[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3})"
+    r"\"?[ \t]*(?:<[^>\n]*>)?[ \t]*wrote[ \t]*:[ \t]*$"
+)
+
+
+def passage_writer(text: str, start: int, passage: str, writer: str | None) -> str | None:
+    """Whom "I" means in the passage of an email at `start`: the email's writer, but in lines
+    quoted from an earlier message ("> I'm moving to our Berlin office in May") the one its
+    "… wrote:" line names, or no one: a reply's quote is not its writer's word."""
+    lines = [line for line in passage.splitlines() if line.strip()]
+    said = [line for line in lines if not _WROTE_RE.match(line)]
+    if not said or not all(line.lstrip().startswith(">") for line in said):
+        return writer
+    quoted = list(_WROTE_RE.finditer(text, 0, start + len(passage)))
+    return quoted[-1].group("name") if quoted else None
 
 
 def signature(text: str) -> Signature | None:

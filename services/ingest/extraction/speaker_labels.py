@@ -11,12 +11,12 @@ from dataclasses import replace
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import is_honorific
 from services.ingest.extraction.markers import capitalised_at, mask_markers
-from services.ingest.extraction.names import ROLE_WORDS
+from services.ingest.extraction.names import CALENDAR_WORDS, ROLE_WORDS
 from services.ingest.extraction.unknown_words import is_english
 from shared.entities.given_names import is_given_name
 from shared.text.units import person_shaped
 
-__all__ = ["speaker_label", "speaker_lines"]
+__all__ = ["introduced", "part_label_blanked", "speaker_label", "speaker_lines"]
 
 # Lines that must carry a speaker's label before a passage is read line by line.
 _LABELLED_LINES = 2
@@ -69,7 +69,7 @@ def _who(match: re.Match[str]) -> str:
     return name
 
 
-def speaker_label(text: str) -> tuple[str, str] | None:
+def speaker_label(text: str, introductions: dict[str, str] | None = None) -> tuple[str, str] | None:
     """ "Selam: backfill for July is done" in meeting notes: the person who said the line and
     the line with the label blanked (offsets unchanged), or None. Only a label that opens with
     a common given name, or a person's full name, is a speaker, and a single unlisted word
@@ -79,7 +79,10 @@ def speaker_label(text: str) -> tuple[str, str] | None:
     if match is None:
         return None
     name = _who(match)
+    introductions = introductions or {}
     start, end = match.span("label")
+    if name.lower() in _PART_LABELS and name.lower() in introductions:
+        return introductions[name.lower()], _blanked(text, match)  # "User: we moved …"
     if name.lower() in _ROLE_KEYS | _PART_LABELS or not mask_markers(text)[start:end].strip():
         return None  # "Owner: Lucia Moreno", "Update: I moved to Berlin"
     if name.split()[-1].lower() in ROLE_WORDS | _ROLE_ABBREVIATIONS:
@@ -92,6 +95,16 @@ def speaker_label(text: str) -> tuple[str, str] | None:
     ):
         return None
     return name, _blanked(text, match)
+
+
+def part_label_blanked(text: str) -> str | None:
+    """A line a conversation's part says ("Assistant: Congratulations!", "Customer: I run 14
+    scanners") with the part's label blanked, or None: the label is no word of what is said,
+    though it names no one."""
+    match = _LABEL_RE.match(text)
+    if match is None or _who(match).lower() not in _PART_LABELS:
+        return None
+    return _blanked(text, match)
 
 
 # Keys of a report's lines that a first-person line may follow ("Status: I think we're fine").
@@ -151,6 +164,34 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
     return pieces
 
 
+# "User: hi! I'm Tomasz Wrobel", "Customer: this is Dr. Aaron Whitfield", "Caller: my name is
+# Ana Ruiz": a conversation's part that introduces itself is that person from then on.
+_INTRODUCTION_RE = re.compile(
+    r"(?im)^[ \t>*\-•]*(?P<part>[A-Za-z]+)[ \t]*:[ \t]*(?:(?:hi|hey|hello|hiya)\b[ \t,!.]*)?"
+    r"(?:(?:i\s*['’]?m|i\s+am|my\s+name\s+is|this\s+is)[ \t]+"
+    r"(?P<name>(?-i:[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’-]+){0,3}))"
+    # "hey, it's Tomasz Wrobel again": a full name only ("it's Monday" is no one).
+    r"|it\s*['’]?s[ \t]+(?P<full>(?-i:[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+){1,2})))"
+)
+
+
+def introduced(text: str) -> dict[str, str]:
+    """The people a conversation's parts say they are, by part (lower case): "User: hi! I'm
+    Tomasz Wrobel" makes the user Tomasz Wrobel, so "I" in the user's later lines is him."""
+    found: dict[str, str] = {}
+    for match in _INTRODUCTION_RE.finditer(text):
+        part = match.group("part").lower()
+        words = (match.group("name") or match.group("full")).split()
+        while words and is_honorific(words[0]):
+            words = words[1:]
+        name = " ".join(words)
+        first = words[0].lower() if words else ""
+        # "this is Monday": the names list holds weekdays and months too.
+        if part in _PART_LABELS and is_given_name(first) and first not in CALENDAR_WORDS:
+            found.setdefault(part, name)
+    return found
+
+
 def _unlabelled(
     piece: ExtractionInput, match: re.Match[str] | None, parts: set[str], speakers: set[str]
 ) -> ExtractionInput:
@@ -161,7 +202,8 @@ def _unlabelled(
         return piece
     name = _who(match)
     if name in parts:
-        return replace(piece, text=_blanked(piece.text, match))
+        person = introduced(f"{piece.context or ''}\n{piece.text}").get(name.lower())
+        return replace(piece, text=_blanked(piece.text, match), speaker=person)
     if name in speakers:
         speaker = name[:1].upper() + name[1:]  # a handle "tavi" is Tavi
         return replace(piece, text=_blanked(piece.text, match), speaker=speaker)

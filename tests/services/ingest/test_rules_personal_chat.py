@@ -56,3 +56,38 @@ def test_a_possessive_whose_subject_means_no_one_named_stays_a_pronoun(
 ) -> None:
     (claim,) = extract(extractor, "She told Tom about her promotion.", "Chat")
     assert claim.claim_text == "She told Tom about her promotion"
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (
+            "User: hi! I am Tomasz Wrobel.\nAssistant: Nice to meet you.\n"
+            "User: I started at Halden Labs in March.\n",
+            "Tomasz Wrobel started at Halden Labs in March",
+        ),
+        (
+            "Customer: Hello, this is Dr. Aaron Whitfield from Corvane.\n"
+            "Agent: How can I help?\nCustomer: I run the imaging lab there.\n",
+            "Aaron Whitfield runs the imaging lab there",
+        ),
+        (
+            "Caller: my name is Ana Ruiz.\nAgent: Thanks Ana.\nCaller: I moved to Porto in May.\n",
+            "Ana Ruiz moved to Porto in May",
+        ),
+    ],
+)
+def test_a_conversation_part_that_introduces_itself_is_that_person(
+    extractor: RulesExtractor, text: str, says: str
+) -> None:
+    claims = extract(extractor, text, "Chat")
+    assert says in [c.claim_text for c in claims]
+    # The introduction itself states nothing ("Tomasz Wrobel is Tomasz Wrobel").
+    assert not [c for c in claims if c.subject_text and c.subject_text == c.object_text]
+
+
+def test_a_part_that_names_no_one_stays_no_one(extractor: RulesExtractor) -> None:
+    claims = extract(
+        extractor, "User: this is Monday again.\nAssistant: Sure.\nUser: I moved to Porto.\n"
+    )
+    assert "I moved to Porto" in [c.claim_text for c in claims]

@@ -9,7 +9,7 @@ import pytest
 
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.rules import RulesExtractor
-from services.ingest.extraction.signatures import author, signature
+from services.ingest.extraction.signatures import author, passage_writer, signature
 
 SAID = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
 
@@ -83,3 +83,27 @@ def test_the_signature_block_yields_the_post_and_no_other_claim(extractor: Rules
         "Tessel Labs",
     )
     assert text[claim.char_start : claim.char_end] == "Head of Partnerships, Tessel Labs"
+
+
+_REPLY = "From: Grace Tan <grace@fenwick.io>\n\nSounds good, see you there.\n\n"
+
+
+@pytest.mark.parametrize(
+    ("quote", "writer"),
+    [
+        (
+            "On Mon, 2 Mar 2026 at 09:12, Omar Haddad <omar@fenwick.io> wrote:\n"
+            "> I'm moving to our Berlin office in May.\n",
+            "Omar Haddad",
+        ),
+        ("Omar Haddad wrote:\n\n> I'm moving to our Berlin office in May.\n", "Omar Haddad"),
+        ("> I'm moving to our Berlin office in May.\n> Best, O.\n", None),
+    ],
+)
+def test_quoted_lines_are_the_quoted_writers_words_not_the_replys(
+    quote: str, writer: str | None
+) -> None:
+    text = _REPLY + quote
+    start = text.index("> I")
+    assert passage_writer(text, start, text[start:], "Grace Tan") == writer
+    assert passage_writer(text, 0, "Sounds good, see you there.", "Grace Tan") == "Grace Tan"
