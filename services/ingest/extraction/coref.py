@@ -17,6 +17,7 @@ from services.ingest.extraction.antecedents import (
     relative_head,
     weak_opener,
 )
+from shared.entities.given_names import is_given_name
 from shared.entities.places import is_known_place
 from shared.text.units import person_shaped
 
@@ -157,6 +158,11 @@ def clause_subject(token: Any) -> Any | None:
     return subject if subject is not None and subject.i < token.i else None
 
 
+def _only_a_place(name: str) -> bool:
+    words = name.split()
+    return bool(words) and is_known_place(name) and not is_given_name(words[0].lower())
+
+
 def _bound_subject(token: Any) -> Any | None:
     """ "She moved to Glasgow with her cousin", "He told Ana about his promotion": the
     "she"/"he" subject a possessive her/his continues within its clause, which means whom that
@@ -233,9 +239,9 @@ class Rewriter:
                 if m.position < token.idx
                 and (m.label in wanted or (personal and (m.personal or person_shaped(m.name))))
                 and m.name != self._speaker
-                # "Jess moved to Glasgow with her partner": the small NER calls the city a
-                # person, but no "she" means a large city.
-                and not (personal and is_known_place(m.name))
+                # "Jess moved to Glasgow. She …": the small NER calls the city a person, but
+                # no "she" means a large city (one named like a person may: "Sofia", "Victoria").
+                and not (personal and _only_a_place(m.name))
             ]
             if personal and any(m.personal or person_shaped(m.name) for m in before):
                 # "Kasimir Oduya is no longer with Trellisoft, he left them": a name that reads

@@ -24,7 +24,7 @@ from services.ingest.extraction.names import (
     without_honorific,
     without_possessive,
 )
-from services.ingest.extraction.unknown_words import english_word
+from services.ingest.extraction.unknown_words import english_word, is_english
 from shared.entities.given_names import is_given_name
 from shared.entities.nicknames import NICKNAMES
 from shared.entities.normalize import normalize_name
@@ -205,14 +205,21 @@ def _people_ner_missed(
             continue
         full = expand_short_form(tok.text) if tok.text[:1].isupper() else None
         document_name = full is not None and _person_name(full)
-        if tok.pos_ != "PROPN" and not (document_name and _stands_alone_as_noun(tok)):
+        if tok.pos_ != "PROPN" and not (
+            (document_name or _unlisted_given_name(tok)) and _stands_alone_as_noun(tok)
+        ):
             continue
         span = name_span(tok) or (tok,)
         text = "".join(t.text_with_ws for t in span).strip()
         if span[0].idx in taken or not (_person_name(text) or document_name):
             continue
         start = inp.base_offset + span[0].idx
-        found.append(Mention(text, PERSON_LABEL, span[0].idx, start, start + len(text)))
+        subject = span[-1].dep_ in ("nsubj", "nsubjpass")
+        found.append(
+            Mention(
+                text, PERSON_LABEL, span[0].idx, start, start + len(text), subject, personal=True
+            )
+        )
     return found
 
 
@@ -393,6 +400,19 @@ def _short_form_as_noun(token: Any, short_forms: ShortForms) -> bool:
     """A word of one of the document's full names that the tagger read as a common noun:
     "Mateus is interested…" after "Mateus Oliveira"."""
     return _stands_alone_as_noun(token) and short_forms.expand(token.text) is not None
+
+
+def _unlisted_given_name(token: Any) -> bool:
+    """ "Ines is handing the lead over to Bram": a capitalised subject the tagger read as a
+    common noun that is a given name and no English word ("Bill is due Friday" is a bill)."""
+    word = token.text
+    return (
+        token.dep_ in ("nsubj", "nsubjpass")
+        and word[:1].isupper()
+        and word[1:].islower()
+        and is_given_name(word.lower())
+        and not is_english(word.lower())
+    )
 
 
 def _stands_alone_as_noun(token: Any) -> bool:
