@@ -19,11 +19,11 @@ from typing import Any
 
 __all__ = [
     "SUBJECT_DEPS",
-    "repair_passing_verb_as_noun",
     "repair_finite_modifier_root",
     "repair_noun_root",
     "repair_participle_modifier",
     "repair_participle_root",
+    "repair_passing_verb_as_noun",
 ]
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
