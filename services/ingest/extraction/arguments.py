@@ -151,7 +151,8 @@ def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
             child.dep_ == "prep"
             and child.lower_ in _COMPLEMENT_PREPOSITIONS
             and child.i > head.i
-            and not (_period(child) and measured_subject(head))
+            # "on leave for the next two weeks": a stretch of time is no part of a name
+            and not (_period(child) and (measured_subject(head) or child.lower_ == "for"))
         ):
             keep.update(t.i for t in child.subtree if t.i in inside)
     doc = head.doc

@@ -11,10 +11,19 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
+from services.ingest.extraction.calendar_picks import shift_months
 from services.ingest.extraction.date_atoms import Atom, Precision, utc
-from shared.text.temporal import BEFORE_RE, FROM_RE, JOIN_RE, ORDER, SINCE_RE, UNTIL_RE
+from shared.text.temporal import (
+    BEFORE_RE,
+    FROM_RE,
+    JOIN_RE,
+    NUMBERS,
+    ORDER,
+    SINCE_RE,
+    UNTIL_RE,
+)
 
-__all__ = ["TimeWindow", "combine"]
+__all__ = ["TimeWindow", "combine", "for_a_stretch"]
 
 Shape = Literal["point", "since", "until", "range"]
 _WEEK_OF = re.compile(r"\b(?:the\s+)?week\s+(?:of|commencing|beginning|starting)\s*$", re.I)
@@ -93,3 +102,41 @@ def _point(a: Atom) -> TimeWindow:
     if a.instant is not None:
         return TimeWindow(a.instant, a.instant, "instant", "point", a.start, a.end)
     return TimeWindow(utc(a.first), utc(a.last), a.precision, "point", a.start, a.end)
+
+
+# "for two weeks starting 10 June", "for three days from Monday", "for the next two weeks": a
+# stretch a state lasts from its start.
+_FOR_STRETCH = re.compile(
+    r"\bfor\s+(?:the\s+)?(?P<ahead>(?:next|coming)\s+)?(?P<num>\d{1,3}|an?|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten)\s+(?P<unit>day|week|month)s?\b",
+    re.IGNORECASE,
+)
+_UNIT_DAYS = {"day": 1, "week": 7}
+
+
+def for_a_stretch(
+    text: str, window: TimeWindow | None, today: datetime | None
+) -> TimeWindow | None:
+    """`window` bounded by a stretch the clause states: a start with no end lasts the stretch
+    ("in Porto for two weeks starting 10 June" ends on 23 June), and "for the next two weeks"
+    with no date runs from `today`. Otherwise `window` as it was."""
+    match = _FOR_STRETCH.search(text)
+    if match is None:
+        return window
+    raw = match.group("num").lower()
+    count, unit = (int(raw) if raw.isdigit() else NUMBERS[raw]), match.group("unit").lower()
+
+    def last_day(start: datetime) -> datetime:
+        if unit == "month":  # "for 12 months from 1 May": to 30 April
+            end = shift_months(start.date(), count)
+            return datetime(end.year, end.month, end.day, tzinfo=start.tzinfo) - timedelta(days=1)
+        return start + timedelta(days=count * _UNIT_DAYS[unit] - 1)
+
+    if window is None:
+        if not match.group("ahead") or today is None:
+            return None
+        start = today.replace(hour=0, minute=0, second=0, microsecond=0)
+        return TimeWindow(start, last_day(start), "day", "range", match.start(), match.end())
+    if window.valid_from is None or window.valid_until is not None:
+        return window
+    return replace(window, valid_until=last_day(window.valid_from), precision="day", shape="range")

@@ -25,7 +25,7 @@ from services.ingest.extraction.date_atoms import (
     clock_atom,
     without_weekday_labels,
 )
-from services.ingest.extraction.date_windows import TimeWindow, combine
+from services.ingest.extraction.date_windows import TimeWindow, combine, for_a_stretch
 from services.ingest.extraction.date_wording import plain_dates
 from services.ingest.extraction.period_atoms import (
     half_atom,
@@ -144,10 +144,11 @@ class DateResolver:
         # "15:30 CET on Thursday 14 May": the weekday labels the date before a clock joins it.
         atoms = attach_clocks(text, without_weekday_labels(text, atoms), today)
 
+        now = datetime(today.year, today.month, today.day, tzinfo=UTC) if today else None
         if not atoms:
-            return None
+            return for_a_stretch(text, None, now)  # "for the next two weeks"
         atoms.sort(key=lambda a: a.start)
-        return combine(text, _without_restated(text, atoms), reschedule)
+        return for_a_stretch(text, combine(text, _without_restated(text, atoms), reschedule), now)
 
     def _atom(self, kind: str, m: re.Match[str], today: date | None, tense: Tense) -> Atom | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -381,6 +382,8 @@ def _relative_atom(
     if kind == "rel_unit":
         rel, unit = g["rel"].lower(), g["unit"].lower()
         step = {"last": -1, "past": -1, "next": 1, "coming": 1}.get(rel, 0)
+        if unit == "weekend" and rel == "coming" and today.weekday() < 5:
+            step = 0  # "this coming weekend" said on a weekday: the one ahead this week
         if unit in ("week", "weekend"):
             ws = week_start(today) + timedelta(days=7 * step)
             first, last = (

@@ -369,3 +369,49 @@ def test_a_numeric_date_is_read_when_one_number_can_be_no_month(
 )
 def test_an_ambiguous_numeric_date_or_a_ratio_is_no_date(text: str) -> None:
     assert DateResolver().resolve(text, MONDAY, "present") is None
+
+
+THURSDAY = datetime(2026, 4, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "tense", "expected"),
+    [
+        (
+            "I'll be in Porto for two weeks starting 10 June",
+            "future",
+            (date(2026, 6, 10), date(2026, 6, 23), "day"),
+        ),
+        (
+            "Omar is out for three days from Monday",
+            "present",
+            (date(2026, 4, 6), date(2026, 4, 8), "day"),
+        ),
+        (
+            "the contract runs for 12 months from 1 May",
+            "present",
+            (date(2026, 5, 1), date(2027, 4, 30), "day"),
+        ),
+        (
+            "She is on leave for the next two weeks",
+            "present",
+            (date(2026, 4, 2), date(2026, 4, 15), "day"),
+        ),
+    ],
+)
+def test_a_stated_stretch_bounds_a_start(
+    text: str, tense: str, expected: tuple[object, ...]
+) -> None:
+    assert _window(text, THURSDAY, tense) == expected
+
+
+def test_a_stretch_alone_is_no_date() -> None:
+    assert DateResolver().resolve("I waited for two days", THURSDAY, "past") is None
+
+
+@pytest.mark.parametrize(
+    ("said_on", "first"),
+    [(THURSDAY, date(2026, 4, 4)), (datetime(2026, 4, 4, 9, 0, tzinfo=UTC), date(2026, 4, 11))],
+)
+def test_this_coming_weekend_is_the_next_one_ahead(said_on: datetime, first: date) -> None:
+    assert _window("we are off this coming weekend", said_on, "future")[0] == first
