@@ -152,7 +152,7 @@ def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
             and child.lower_ in _COMPLEMENT_PREPOSITIONS
             and child.i > head.i
             # "on leave for the next two weeks": a stretch of time is no part of a name
-            and not (_period(child) and (measured_subject(head) or child.lower_ == "for"))
+            and not (_period(child) and (measured_subject(head) or _stretch(child)))
         ):
             keep.update(t.i for t in child.subtree if t.i in inside)
     doc = head.doc
@@ -165,6 +165,18 @@ def _core(head: Any, inside: set[int]) -> tuple[Any, ...]:
     while tokens and (tokens[0].is_punct or tokens[0].is_space):
         tokens.pop(0)
     return tuple(tokens)
+
+
+_STRETCH_UNITS = frozenset({"day", "week", "month", "year", "fortnight", "hour"})
+
+
+def _stretch(prep: Any) -> bool:
+    """ "for the next two weeks", "for three days": how long, not which period ("the roadmap
+    for 2027" names its year)."""
+    return prep.lower_ == "for" and any(
+        t.lemma_.lower() in _STRETCH_UNITS and any(c.dep_ in ("nummod", "amod") for c in t.children)
+        for t in prep.subtree
+    )
 
 
 def _period(prep: Any) -> bool:
