@@ -44,7 +44,11 @@ _STATUS_WORDS = (
     # A system's health ("the payments gateway is down", "is back up", "has been restored");
     # "up 20%", "down 5%" are changes of an amount.
     r"down(?!\s*\d|\s+(?:to|by|from)\b)|up(?!\s*\d|\s+(?:to|by|from)\b)|degraded|operational|healthy|unhealthy|broken|restored|"
-    "resolved|unresolved|fixed|mitigated|reopened"
+    "resolved|unresolved|fixed|mitigated|reopened|"
+    # Whether someone is at work ("Hugo is on paternity leave from 2 March", then "Hugo is
+    # back as of today"): an absence and the return that ends it.
+    r"on\s+(?:\w+\s+)?leave|on\s+(?:vacation|holiday|sabbatical)|out\s+of\s+(?:the\s+)?office|"
+    r"off\s+sick|away|back\s+(?:at|to)\s+work|back(?!\s+(?:to|from|in|on|at|up|down)\b)"
 )
 _STATUS = re.compile(
     r"\b(?:is|are|was|were|be|been|being|remains?|remained|stays?|stayed|turned|turns|"

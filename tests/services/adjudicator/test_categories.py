@@ -144,6 +144,21 @@ def test_a_systems_health_is_a_status(text: str, status: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("Hugo Lind is on paternity leave from 2 March.", "on paternity leave"),
+        ("Dana is out of office until Friday.", "out of office"),
+        ("Omar is off sick today.", "off sick"),
+        ("Hugo Lind is back as of today.", "back"),
+        ("Priya is back at work from Monday.", "back at work"),
+    ],
+)
+def test_being_away_and_coming_back_are_statuses(text: str, status: str) -> None:
+    # So the return ends the absence, whichever is heard first.
+    assert [c.value for _, c in find_categories(text.lower())] == [status]
+
+
+@pytest.mark.parametrize(
     "text", ["Revenue is up 20%.", "The team is down to 14 people.", "Churn is down by 2 points."]
 )
 def test_an_amount_going_up_or_down_is_no_status(text: str) -> None:
