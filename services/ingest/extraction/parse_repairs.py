@@ -52,6 +52,9 @@ The repairs of a noun left as the root with its verb under it are in `root_repai
   Ostrava Robotics starting this month".
 - **A rejected alternative read as a second name** (`rejected_alternatives`): "it was Maria
   Kowalczyk, not Marta, who signed", "is Head of Research, not Design".
+- **An object read as a clause.** "Mira Chen no longer manages the Tallis account as of 1 June"
+  makes "account" a clausal complement of "manages" with "Tallis" its subject: a noun is no
+  clause, so it is the verb's object and the name its compound.
 - **A manner of work read as the object.** "works for Fabrikam part-time", "joined Contoso
   part-time in May" make "time" the head of the object phrase, with the organisation its
   compound (or a second object beside it), so the employer was stored as "Fabrikam
@@ -106,6 +109,7 @@ def repair_parse(doc: Any) -> Any:
         repair_function_heads(sent)
         repair_preposition_marks(sent)
         repair_rejected_alternatives(sent)
+        _object_read_as_clause(sent)
     return doc
 
 
@@ -334,3 +338,22 @@ def _manner_of_work_as_object(sent: Any) -> None:
         while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
             verb = verb.head
         time.head, time.dep_ = verb, "npadvmod"
+
+
+def _object_read_as_clause(sent: Any) -> None:
+    """A noun the parser made a verb's clausal complement, with the name right before it as
+    the clause's subject ("manages the Tallis account as of 1 June"): the verb's object."""
+    for tok in sent:
+        if tok.dep_ != "ccomp" or tok.pos_ != "NOUN" or tok.head.pos_ != "VERB":
+            continue
+        if any(c.dep_ in ("dobj", "obj") for c in tok.head.children):
+            continue
+        subject = next((c for c in tok.children if c.dep_ in SUBJECT_DEPS), None)
+        if subject is None or subject.i != tok.i - 1 or subject.pos_ not in ("PROPN", "NOUN"):
+            continue
+        if any(c.pos_ in ("VERB", "AUX") for c in tok.children):
+            continue
+        tok.dep_ = "dobj"
+        subject.dep_ = "compound"
+        for child in [c for c in subject.children if c.dep_ in ("det", "poss", "amod")]:
+            child.head = tok

@@ -84,3 +84,18 @@ def test_a_named_agent_or_a_move_to_a_place_keeps_its_subject(extractor: RulesEx
     assert (moved.subject_text, moved.object_text) == ("the payments API", "the Dublin region")
     (pushed,) = extract(extractor, "Acme pushed the launch to May.", "Update")
     assert pushed.subject_text == "Acme"
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("Mira Chen no longer manages the Tallis account as of 1 June.", "the Tallis account"),
+        ("Omar stopped running the Harbor account as of last week.", "the Harbor account"),
+        ("As of 1 May Dana no longer owns the Lisbon office budget.", "the Lisbon office budget"),
+    ],
+)
+def test_what_someone_no_longer_does_keeps_its_object(
+    extractor: RulesExtractor, text: str, obj: str
+) -> None:
+    (claim,) = extract(extractor, text, "Update")
+    assert claim.object_text == obj
