@@ -39,7 +39,9 @@ def render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:
     """The phrase's text in document order, short forms and pronouns resolved."""
     if phrase is None or not phrase.tokens:
         return None
-    return rewriter.render(sorted(phrase.tokens, key=lambda t: t.i), capitalise=False) or None
+    rendered = rewriter.render(sorted(phrase.tokens, key=lambda t: t.i), capitalise=False)
+    # A blanked mark inside a name ("Alexandra 'Sasha' Petrov") leaves a run of spaces.
+    return re.sub(r"[ \t]{2,}", " ", rendered) or None
 
 
 def _line_key(phrase: Phrase) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from shared.entities.given_names import is_given_name
+
 __all__ = ["capitalised_at", "mask_markers"]
 
 # Words that label what follows rather than say anything: never an entity, never a subject.
@@ -115,6 +117,22 @@ _NAME_DASH_RE = re.compile(
     r"(?=(?:is|was|has|had|will|won't|joined|left|moved|started|leads|owns|runs|took|takes)\b)"
 )
 
+# A nickname between a given name and a surname ("Alexandra 'Sasha' Petrov", 'Robert "Bob"
+# Lane', "Katherine (Kate) Moss"): the parser reads the quotes apart and the name came out as
+# "SashaPetrov". The nickname is blanked, so the full name reads as one; "Sasha" alone later
+# is the nickname table's to resolve.
+_NICKNAME_RE = re.compile(
+    r"(?P<lead>\b[A-Z][a-z]+)(?P<marker>[ \t]+(?:'[A-Z][\w-]*'|\"[A-Z][\w-]*\"|“[A-Z][\w-]*”|"
+    r"‘[A-Z][\w-]*’|\([A-Z][\w-]*\)))(?=[ \t]+[A-Z][a-z])"
+)
+
+
+def _without_nickname(m: re.Match[str]) -> str:
+    if not is_given_name(m.group("lead").lower()):
+        return m.group(0)
+    return m.group("lead") + " " * len(m.group("marker"))
+
+
 # A congratulation carrying the news it congratulates on: "Congrats to Yara Haddad, promoted to
 # Director of Engineering from 1 May", "Congratulations to Omar Said, named head of Risk". The
 # words before the name are masked, so the name is the subject of the participle after it.
@@ -176,6 +194,7 @@ def mask_markers(text: str) -> str:
     ungreeted = _NAME_DASH_RE.sub(
         lambda m: m.group("lead") + " " * len(m.group("marker")), ungreeted
     )
+    ungreeted = _NICKNAME_RE.sub(_without_nickname, ungreeted)
     unframed = _WELCOME_RE.sub(_unpleased, _FRAME_RE.sub(_unframed, ungreeted))
     unmarked = capitalised_at(
         _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unframed),

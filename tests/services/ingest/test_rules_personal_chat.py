@@ -91,3 +91,19 @@ def test_a_part_that_names_no_one_stays_no_one(extractor: RulesExtractor) -> Non
         extractor, "User: this is Monday again.\nAssistant: Sure.\nUser: I moved to Porto.\n"
     )
     assert "I moved to Porto" in [c.claim_text for c in claims]
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [
+        ("Alexandra 'Sasha' Petrov joined Fenwick in May.", "Alexandra Petrov"),
+        ('Robert "Bob" Lane leads the Data team.', "Robert Lane"),
+        ("Katherine (Kate) Moss is our new CFO.", "Katherine Moss"),
+    ],
+)
+def test_a_nickname_inside_a_full_name_leaves_the_full_name(
+    extractor: RulesExtractor, text: str, who: str
+) -> None:
+    # The quotes split the name: it was stored as "SashaPetrov".
+    (claim,) = extract(extractor, text, "Email")
+    assert claim.subject_text == who
