@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from services.ingest.extraction.base import ExtractedClaim, ExtractionInput, Span
 from shared.entities.given_names import is_given_name
+from shared.text.units import person_shaped
 
 __all__ = ["Signature", "author", "passage_writer", "signature", "signature_claim"]
 
@@ -105,23 +106,59 @@ def signature(text: str) -> Signature | None:
             return Signature(last.group("name"), last.start(), last.start("name"))
     closings = list(_CLOSING_RE.finditer(text))
     if not closings:
-        return None
+        return _unclosed(text)
     closing = closings[-1]
     lines = _lines_after(text, closing.end())
     if not lines or len(lines) > 3:
         return None
     name_start, name_line = lines[0]
-    match = _NAME_RE.fullmatch(name_line.strip())
+    name_part, same_line_post = _split_name_line(name_line)
+    match = _NAME_RE.fullmatch(name_part)
     if match is None or not _person(match.group("name")):
         return None
     name = match.group("name")
     found = Signature(name, closing.start(), name_start + name_line.index(name))
-    organisation = _organisation([line for _, line in lines[1:]])
+    post_lines = lines[1:]
+    if same_line_post is not None:  # "Tom | Head of Sales, Fenwick"
+        post_lines = [(name_start + name_line.index(same_line_post), same_line_post), *post_lines]
+    organisation = _organisation([line for _, line in post_lines])
     if organisation is None:
         return found
-    post_start = lines[1][0]
-    post_end = lines[-1][0] + len(lines[-1][1].rstrip())
+    post_start = post_lines[0][0]
+    post_end = post_lines[-1][0] + len(post_lines[-1][1].rstrip())
     return Signature(name, found.start, found.name_start, organisation, post_start, post_end)
+
+
+# What parts a name from the post on one signature line: "Tom | Head of Sales, Fenwick".
+_NAME_SPLIT_RE = re.compile(r"\s*(?:\||·|•|–|—|\s-\s)\s*")
+
+
+def _split_name_line(line: str) -> tuple[str, str | None]:
+    """A signature's name line as (name, the post after it on the same line, if any)."""
+    parts = _NAME_SPLIT_RE.split(line.strip(), maxsplit=1)
+    if len(parts) == 2 and _POST_WORDS_RE.search(parts[1]):
+        return parts[0], parts[1]
+    return line.strip(), None
+
+
+def _unclosed(text: str) -> Signature | None:
+    """A block with no closing word that ends an email: a person's full name on its own line,
+    then a post at an organisation ("Rosa Delgado" / "Partnerships Lead, Fenwick")."""
+    lines = _lines_after(text, 0)[-3:]
+    for at in range(len(lines) - 1):
+        name_start, name_line = lines[at]
+        match = _NAME_RE.fullmatch(name_line)
+        if match is None or not person_shaped(name_line):
+            continue
+        if not is_given_name(name_line.split()[0].lower()):
+            continue
+        posts = lines[at + 1 :]
+        organisation = _organisation([line for _, line in posts])
+        if organisation is None:
+            return None
+        post_end = posts[-1][0] + len(posts[-1][1])
+        return Signature(name_line, name_start, name_start, organisation, posts[0][0], post_end)
+    return None
 
 
 # Who a closing may be signed by that is no person: "Thanks, Team", "Cheers, Everyone".

@@ -107,3 +107,43 @@ def test_quoted_lines_are_the_quoted_writers_words_not_the_replys(
     start = text.index("> I")
     assert passage_writer(text, start, text[start:], "Grace Tan") == writer
     assert passage_writer(text, 0, "Sounds good, see you there.", "Grace Tan") == "Grace Tan"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "organisation"),
+    [
+        (
+            "I lead partnerships at Fenwick.\n\nRosa Delgado\nPartnerships Lead, Fenwick",
+            "Rosa Delgado",
+            "Fenwick",
+        ),
+        (
+            "I've moved to the Lisbon office.\n\nBest,\nTom | Head of Sales, Fenwick",
+            "Tom",
+            "Fenwick",
+        ),
+        (
+            "Happy to help with the audit.\n\nAmara Osei\nSenior Analyst\nBrightwater Analytics",
+            "Amara Osei",
+            "Brightwater Analytics",
+        ),
+    ],
+)
+def test_a_signature_without_a_closing_word_or_with_its_post_on_the_name_line(
+    text: str, name: str, organisation: str
+) -> None:
+    signed = signature(text)
+    assert signed is not None and (signed.name, signed.organisation) == (name, organisation)
+    assert author(text) == name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Notes from the call.\nDana Kim\nOmar Said",
+        "The launch is on Friday.\n\nSee you there.",
+        "Attendees:\nDana Kim\nProduct Manager",
+    ],
+)
+def test_names_at_the_end_without_a_post_at_an_organisation_sign_nothing(text: str) -> None:
+    assert signature(text) is None
