@@ -108,7 +108,15 @@ def take_full_name(
 
 async def _stands_for_another(call: ResolutionContext, words: set[str], normalized: str) -> bool:
     """Whether one of the lone `words` could stand for a full name other than `normalized`
-    already in memory, by the abbreviations `sole_full_name` accepts."""
+    already in memory, or named by a mention of this call still to come ("Dan Moreau works in
+    Finance. Dan Ishikawa works in Engineering.": the lone "Dan" that came first is neither),
+    by the abbreviations `sole_full_name` accepts."""
+    for text in call.upcoming:
+        other = normalize_name(text)
+        if " " in other and other != normalized and any(
+            abbreviates(match_kind(word, other, other), other) for word in words
+        ):
+            return True
     if call.written:
         await call.flush()  # a full name created earlier in this transaction counts
     patterns = sorted(

@@ -112,6 +112,32 @@ async def test_a_lone_name_that_could_stand_for_another_full_name_is_not_complet
         assert (await _names(session, second.entity_id))[0] == full
 
 
+@pytest.mark.parametrize(
+    ("lone", "one", "another"),
+    [
+        ("Dan", "Dan Moreau", "Dan Ishikawa"),
+        ("Patel", "Ravi Patel", "Anjali Patel"),
+        ("Orbis", "Orbis Logistics", "Orbis Health"),
+    ],
+)
+async def test_a_lone_name_met_first_completes_neither_of_two_full_names_met_together(
+    session_factory: async_sessionmaker[AsyncSession],
+    namespace: str,
+    document_claims: DocumentClaims,
+    lone: str,
+    one: str,
+    another: str,
+) -> None:
+    # Heard the other way round, the lone name finds two full names and takes neither: the
+    # first of two full names in one document took it, so the order decided who "Dan" was.
+    async with session_factory() as session, session.begin():
+        first, _ = await resolve_in_document(
+            session, namespace, document_claims, [lone, "Priya Shah"]
+        )
+        both = await resolve_in_document(session, namespace, document_claims, [one, another])
+        assert all(r.created and r.entity_id != first.entity_id for r in both)
+
+
 async def test_lowercase_phrases_and_names_of_other_words_complete_nothing(
     session_factory: async_sessionmaker[AsyncSession],
     namespace: str,
