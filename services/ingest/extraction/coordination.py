@@ -16,7 +16,13 @@ from services.ingest.extraction.arguments import entity_phrase
 from services.ingest.extraction.names import is_name
 from services.ingest.extraction.placement_changes import END_VERBS, START_VERBS, Relation
 
-__all__ = ["INSTEAD_OF", "conjoined_objects", "conjoined_places", "replaced_alternatives"]
+__all__ = [
+    "INSTEAD_OF",
+    "conjoined_objects",
+    "conjoined_places",
+    "conjoined_subjects",
+    "replaced_alternatives",
+]
 
 INSTEAD_OF = "instead of"
 _ALTERNATIVE_MARKS = {"of": "instead", "than": "rather"}
@@ -32,6 +38,20 @@ def conjoined_objects(relation: Relation, obj_tok: Any, inside: set[int]) -> lis
         if tok.i in inside and tok.i > obj_tok.i and tok.pos_ in ("PROPN", "NOUN"):
             found.append(Relation(relation.subject, relation.predicate, entity_phrase(tok, inside)))
     return found
+
+
+def conjoined_subjects(
+    relation: Relation, subj_tok: Any | None, inside: set[int]
+) -> list[Relation]:
+    """ "Dana Kim and Omar Said joined Fenwick in May": the same relation for each named
+    subject (the claim's own subject is the first)."""
+    if subj_tok is None or relation.object is None:
+        return []
+    return [
+        Relation(entity_phrase(tok, inside), relation.predicate, relation.object)
+        for tok in subj_tok.conjuncts
+        if tok.i in inside and tok.i > subj_tok.i and is_name(tok)
+    ]
 
 
 def conjoined_places(relation: Relation, inside: set[int]) -> list[Relation]:

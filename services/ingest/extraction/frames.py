@@ -26,6 +26,7 @@ from services.ingest.extraction.claim_windows import rescheduled_thing
 from services.ingest.extraction.coordination import (
     conjoined_objects,
     conjoined_places,
+    conjoined_subjects,
     replaced_alternatives,
 )
 from services.ingest.extraction.copulas import copular, milestone_day, personal, personal_member
@@ -425,6 +426,7 @@ def read_frame(
     if conjoined is not None:
         extras += conjoined_objects(main, conjoined, inside)
     extras += conjoined_places(main, inside)
+    extras += conjoined_subjects(main, subj_tok, inside)
     extras += replaced_alternatives(main, inside, head.doc)
     if not ended:
         extras += [

@@ -52,6 +52,8 @@ The repairs of a noun left as the root with its verb under it are in `root_repai
   Ostrava Robotics starting this month".
 - **A rejected alternative read as a second name** (`rejected_alternatives`): "it was Maria
   Kowalczyk, not Marta, who signed", "is Head of Research, not Design".
+- **Two coordinated names read as one** (`coordinated_names`): "Ravi Patel and Anjali Patel
+  joined Fenwick" made "Patel" the subject with the first name under it.
 - **An object read as a clause.** "Mira Chen no longer manages the Tallis account as of 1 June"
   makes "account" a clausal complement of "manages" with "Tallis" its subject: a noun is no
   clause, so it is the verb's object and the name its compound.
@@ -67,6 +69,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.ingest.extraction.appositive_repairs import repair_appositive_holders
+from services.ingest.extraction.coordinated_names import repair_coordinated_names
 from services.ingest.extraction.function_heads import repair_function_heads
 from services.ingest.extraction.noun_as_verb import repair_noun_as_verb
 from services.ingest.extraction.preposition_marks import repair_preposition_marks
@@ -110,6 +113,7 @@ def repair_parse(doc: Any) -> Any:
         repair_preposition_marks(sent)
         repair_rejected_alternatives(sent)
         _object_read_as_clause(sent)
+        repair_coordinated_names(sent)
     return doc
 
 

@@ -75,3 +75,29 @@ def test_the_writers_pleasure_without_a_subject_frames_the_news(
 ) -> None:
     (claim,) = extract(extractor, text, "Update")
     assert claim.claim_text.startswith(news)
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        (
+            "Ravi Patel and Anjali Patel joined Fenwick in May.",
+            {("Ravi Patel", "join", "Fenwick"), ("Anjali Patel", "join", "Fenwick")},
+        ),
+        (
+            "Dana Kim and Omar Said lead the Search team.",
+            {("Dana Kim", "lead", "the Search team"), ("Omar Said", "lead", "the Search team")},
+        ),
+        (
+            "Ravi Patel and Dr. Anjali Patel joined the audit group.",
+            {
+                ("Ravi Patel", "join", "the audit group"),
+                ("Anjali Patel", "join", "the audit group"),
+            },
+        ),
+    ],
+)
+def test_each_of_two_coordinated_subjects_holds_the_relation(
+    extractor: RulesExtractor, text: str, joined: set[tuple[str, str, str]]
+) -> None:
+    assert joined <= set(stated_relations(extract(extractor, text, "Announcement")))
