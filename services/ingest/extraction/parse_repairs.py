@@ -69,6 +69,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.ingest.extraction.appositive_repairs import repair_appositive_holders
+from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
 from services.ingest.extraction.coordinated_names import repair_coordinated_names
 from services.ingest.extraction.function_heads import repair_function_heads
 from services.ingest.extraction.noun_as_verb import repair_noun_as_verb
@@ -350,6 +351,8 @@ def _object_read_as_clause(sent: Any) -> None:
     for tok in sent:
         if tok.dep_ != "ccomp" or tok.pos_ != "NOUN" or tok.head.pos_ != "VERB":
             continue
+        if tok.tag_ == "NNS" or tok.head.lemma_.lower() in ATTRIBUTION_VERBS:
+            continue  # "Kenji said his team ships on Friday": a verb of saying takes a clause
         if any(c.dep_ in ("dobj", "obj") for c in tok.head.children):
             continue
         subject = next((c for c in tok.children if c.dep_ in SUBJECT_DEPS), None)
