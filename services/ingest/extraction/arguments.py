@@ -26,6 +26,7 @@ from services.ingest.extraction.names import (
     is_person,
     is_proper,
     name_span,
+    possessive_name,
 )
 from services.ingest.extraction.positions import (
     holds_position,
@@ -275,6 +276,9 @@ def entity_phrase(
         measured = measured_thing(head, inside, _measured_after)
         if measured is not None:  # "the Exports API rate limit is 60": the Exports API's
             return Phrase(measured)
+    owned_name = possessive_name(head, inside)
+    if owned_name:  # "St Brigid's Hospice", "Halloran's Bakery": one name
+        return Phrase(owned_name)
     span = name_span(head)
     if span:
         return Phrase(span, tuple(_appositive_roles(head, span, inside)))

@@ -29,6 +29,7 @@ __all__ = [
     "is_person",
     "is_proper",
     "name_span",
+    "possessive_name",
     "without_honorific",
     "without_possessive",
 ]
@@ -261,3 +262,30 @@ def is_organisation(tok: Any) -> bool:
     if tok.ent_type_ == "PERSON":
         return len(span) == 1 and not is_given_name(normalize_name(tok.text))
     return not is_person(tok)
+
+
+# Kinds of establishment named for a person or a saint ("Halloran's Bakery", "St Brigid's
+# Hospice"): the possessive is part of the name, not an owner of a thing.
+_ESTABLISHMENTS = frozenset(
+    {
+        "hospice", "hospital", "school", "college", "academy", "church", "cathedral", "bakery",
+        "cafe", "café", "pub", "bar", "restaurant", "clinic", "surgery", "garage", "shop",
+        "store", "deli", "kitchen", "diner", "inn", "hotel", "market", "pharmacy", "nursery",
+        "primary", "university", "infirmary", "brewery", "gallery", "farm",
+    }
+)  # fmt: skip
+
+
+def possessive_name(head: Any, inside: set[int]) -> tuple[Any, ...] | None:
+    """The tokens of a name that holds a possessive ("St Brigid's Hospice", "Halloran's
+    Bakery"): a capitalised establishment word, or any capitalised head after "St"/"Saint"."""
+    if head.pos_ != "PROPN" or not head.text[:1].isupper():
+        return None
+    owner = next((c for c in head.children if c.dep_ == "poss" and c.i in inside), None)
+    if owner is None or owner.pos_ != "PROPN":
+        return None
+    saint = owner.left_edge.lower_ in ("st", "st.", "saint")
+    if not saint and head.lower_ not in _ESTABLISHMENTS:
+        return None
+    tokens = [t for t in owner.subtree if t.i in inside] + [head]
+    return tuple(sorted(tokens, key=lambda t: t.i))

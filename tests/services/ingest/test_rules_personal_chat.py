@@ -107,3 +107,25 @@ def test_a_nickname_inside_a_full_name_leaves_the_full_name(
     # The quotes split the name: it was stored as "SashaPetrov".
     (claim,) = extract(extractor, text, "Email")
     assert claim.subject_text == who
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("Maeve Doyle works at St Brigid's Hospice.", "St Brigid's Hospice"),
+        ("Tom Hale works at Halloran's Bakery now.", "Halloran's Bakery"),
+        ("Ana Ruiz joined St Aldric's Hospital in May.", "St Aldric's Hospital"),
+    ],
+)
+def test_a_possessive_inside_an_establishments_name_is_part_of_it(
+    extractor: RulesExtractor, text: str, where: str
+) -> None:
+    # It was "Hospice", "Bakery", "St AldricHospital".
+    (claim,) = extract(extractor, text, "Chat")
+    assert claim.object_text == where
+
+
+def test_an_organisations_role_keeps_its_owner(extractor: RulesExtractor) -> None:
+    # A role is no establishment: "Acme's CEO" is not read as one name of a place.
+    (claim,) = extract(extractor, "Dana Kim met Acme's CEO on Monday.", "Chat")
+    assert claim.object_text == "Acme's CEO"
