@@ -401,8 +401,12 @@ class Rewriter:
                 # "we're" -> "Caroline and others are", "im" -> "Priya is"
                 rep = _EXPANSIONS.get(contraction) or _BARE_EXPANSIONS[contraction]
             joined = contraction in _EXPANSIONS or bare
+            # A word left out between two kept ones ("Project 'Falcon' Review" without its
+            # quotes) takes its spacing with it: keep a space where the text had one.
+            gap = nxt is not None and nxt.i > tok.i + 1 and not tok.whitespace_
+            spaced = gap and any(t.whitespace_ for t in tok.doc[tok.i + 1 : nxt.i])
             if rep is None:
-                parts.append(tok.text_with_ws)
+                parts.append(tok.text_with_ws + (" " if spaced else ""))
             else:
                 parts.append(("" if not joined else " ") + rep + tok.whitespace_)
             prev_replaced = rep is not None and not joined

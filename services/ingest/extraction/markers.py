@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from services.ingest.extraction.unknown_words import is_english
 from shared.entities.given_names import is_given_name
 
 __all__ = ["capitalised_at", "mask_markers"]
@@ -17,7 +18,7 @@ _MARKER_WORDS = (
     r"quick\s+update|quick\s+note|small\s+correction|update\s+\d+|breaking|news|re|fwd?|"
     r"quick\s+one|one\s+more\s+thing|fwiw|tbh|afaik|iirc|"
     # A retraction of what was said before it, then the statement that holds instead.
-    r"fix|quick\s+fix|small\s+fix|scratch\s+that|strike\s+that|ignore\s+that|disregard\s+that|my\s+bad|"
+    r"fix|quick\s+fix|small\s+fix|(?:my\s+)?apologies|one\s+fix|oops|whoops|scratch\s+that|strike\s+that|ignore\s+that|disregard\s+that|my\s+bad|"
     r"(?:please\s+)?(?:ignore|disregard)\s+my\s+(?:last|previous|earlier)\s+(?:email|message|note|mail|msg)"
 )
 # "Small news:", "Quick reminder —", "Big update:": a size or mood word before the marker.
@@ -128,7 +129,10 @@ _NICKNAME_RE = re.compile(
 
 
 def _without_nickname(m: re.Match[str]) -> str:
-    if not is_given_name(m.group("lead").lower()):
+    # A given name, or one the word lists do not hold ("Yevgenia 'Zhenya' Korolenko"); not an
+    # English word before a quoted one ("Project 'Falcon' Review").
+    lead = m.group("lead").lower()
+    if not is_given_name(lead) and is_english(lead):
         return m.group(0)
     return m.group("lead") + " " * len(m.group("marker"))
 
@@ -196,8 +200,10 @@ def mask_markers(text: str) -> str:
     )
     ungreeted = _NICKNAME_RE.sub(_without_nickname, ungreeted)
     unframed = _WELCOME_RE.sub(_unpleased, _FRAME_RE.sub(_unframed, ungreeted))
-    unmarked = capitalised_at(
-        _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unframed),
-        [m.end() for m in _MARKER_RE.finditer(unframed)],
-    )
+    unmarked = unframed
+    for _ in range(2):  # "Apologies, one fix: …": a marker may follow another
+        unmarked = capitalised_at(
+            _MARKER_RE.sub(lambda m: m.group("lead") + " " * len(m.group("marker")), unmarked),
+            [m.end() for m in _MARKER_RE.finditer(unmarked)],
+        )
     return _TAIL_RE.sub(lambda m: " " * len(m.group("tail")), unmarked)

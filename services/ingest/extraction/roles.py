@@ -96,6 +96,18 @@ def held_at(head: Any, inside: set[int], skip: set[int]) -> Phrase | None:
     return None
 
 
+def _held_at_role(role: Any, inside: set[int], skip: set[int]) -> Phrase | None:
+    """The organisation an "at" inside a role phrase names ("Head of Procurement at
+    Brindlecote Foods"), wherever in the role the parser hung it."""
+    for prep in (t for t in role.subtree if t.dep_ == "prep" and t.lower_ == "at"):
+        pobj = object_of(prep)
+        if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
+            place = entity_phrase(pobj, inside)
+            if not is_place(place):
+                return place
+    return None
+
+
 def appointment(
     head: Any, subj_tok: Any | None, inside: set[int], skip: set[int]
 ) -> tuple[Phrase, Phrase | None] | None:
@@ -124,6 +136,9 @@ def appointment(
     if role is None or role.i in skip:
         return None
     where = entity_phrase(role, inside)
+    at = _held_at_role(role, inside, skip) or held_at(head, inside, skip)
+    if at is not None and (role in where.tokens or person in where.tokens):
+        where = at  # "as Head of Procurement at Brindlecote Foods"
     if (
         role in where.tokens
         or person in where.tokens  # "Piotr Zielinski CEO": the name read as the role's
@@ -152,7 +167,7 @@ def _welcomed_to(head: Any, person: Any, inside: set[int]) -> tuple[Phrase, Phra
     none)."""
     for holder in (head, person):
         for c in holder.children:
-            pobj = object_of(c) if c.dep_ == "prep" and c.lower_ == "to" else None
+            pobj = object_of(c) if c.dep_ in ("prep", "dative") and c.lower_ == "to" else None
             if pobj is None or pobj.i not in inside:
                 continue
             where = entity_phrase(pobj, inside)

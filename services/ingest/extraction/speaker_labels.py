@@ -167,8 +167,8 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
 # "User: hi! I'm Tomasz Wrobel", "Customer: this is Dr. Aaron Whitfield", "Caller: my name is
 # Ana Ruiz": a conversation's part that introduces itself is that person from then on.
 _INTRODUCTION_RE = re.compile(
-    r"(?im)^[ \t>*\-•]*(?P<part>[A-Za-z]+)[ \t]*:[ \t]*(?:(?:hi|hey|hello|hiya)\b[ \t,!.]*)?"
-    r"(?:(?:i\s*['’]?m|i\s+am|my\s+name\s+is|this\s+is)[ \t]+"
+    r"(?im)^[ \t>*\-•]*(?P<part>[A-Za-z]+)[ \t]*:[^\n]*?\b"
+    r"(?:(?:i\s*['’]?m|i\s+am|my\s+name\s+is|my\s+name['’]s|this\s+is)[ \t]+"
     r"(?P<name>(?-i:[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’-]+){0,3}))"
     # "hey, it's Tomasz Wrobel again": a full name only ("it's Monday" is no one).
     r"|it\s*['’]?s[ \t]+(?P<full>(?-i:[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+){1,2})))"
@@ -187,7 +187,9 @@ def introduced(text: str) -> dict[str, str]:
         name = " ".join(words)
         first = words[0].lower() if words else ""
         # "this is Monday": the names list holds weekdays and months too.
-        if part in _PART_LABELS and is_given_name(first) and first not in CALENDAR_WORDS:
+        # A full name need not open with a listed given name ("Bartholomew Quaye").
+        personal = is_given_name(first) or (len(words) > 1 and person_shaped(name))
+        if part in _PART_LABELS and personal and first not in CALENDAR_WORDS:
             found.setdefault(part, name)
     return found
 

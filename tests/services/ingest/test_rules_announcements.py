@@ -26,6 +26,14 @@ from tests.support.extracting import extract, stated_relations
             "We are delighted to welcome Priya Anand as head of sales at Corvane.",
             ("Priya Anand", "join", "Corvane"),
         ),
+        (
+            "Please welcome Oluwaseun Adeyemi as Head of Procurement at Brindlecote Foods.",
+            ("Oluwaseun Adeyemi", "join", "Brindlecote Foods"),
+        ),
+        (
+            "We're so excited to welcome Marisol Quintero to the Nightjar team.",
+            ("Marisol Quintero", "join", "the Nightjar team"),
+        ),
     ],
 )
 def test_a_welcome_into_a_role_or_team_is_joining_it(

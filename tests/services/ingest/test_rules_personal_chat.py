@@ -75,6 +75,16 @@ def test_a_possessive_whose_subject_means_no_one_named_stays_a_pronoun(
             "Caller: my name is Ana Ruiz.\nAgent: Thanks Ana.\nCaller: I moved to Porto in May.\n",
             "Ana Ruiz moved to Porto in May",
         ),
+        (
+            "Customer: Hi, this is Bartholomew Quaye.\nAgent: Hello!\n"
+            "Customer: I moved to Leeds in May.\n",
+            "Bartholomew Quaye moved to Leeds in May",
+        ),
+        (
+            "User: ok so. My name's Kwame Mensah.\nAssistant: Hi Kwame.\n"
+            "User: I work at Halden Labs.\n",
+            "Kwame Mensah works at Halden Labs",
+        ),
     ],
 )
 def test_a_conversation_part_that_introduces_itself_is_that_person(
@@ -99,6 +109,7 @@ def test_a_part_that_names_no_one_stays_no_one(extractor: RulesExtractor) -> Non
         ("Alexandra 'Sasha' Petrov joined Fenwick in May.", "Alexandra Petrov"),
         ('Robert "Bob" Lane leads the Data team.', "Robert Lane"),
         ("Katherine (Kate) Moss is our new CFO.", "Katherine Moss"),
+        ("Robert 'Bobby' Okafor works for Halden.", "Robert Okafor"),
     ],
 )
 def test_a_nickname_inside_a_full_name_leaves_the_full_name(
@@ -129,3 +140,9 @@ def test_an_organisations_role_keeps_its_owner(extractor: RulesExtractor) -> Non
     # A role is no establishment: "Acme's CEO" is not read as one name of a place.
     (claim,) = extract(extractor, "Dana Kim met Acme's CEO on Monday.", "Chat")
     assert claim.object_text == "Acme's CEO"
+
+
+def test_a_word_left_out_of_a_name_keeps_its_spacing(extractor: RulesExtractor) -> None:
+    # The quotes around "Falcon" are no part of the name; it was "Project FalconReview".
+    (claim,) = extract(extractor, "Project 'Falcon' Review is on Monday.", "Plan")
+    assert claim.subject_text == "Project Falcon Review"

@@ -55,6 +55,7 @@ def test_the_rejected_alternative_is_no_argument(
         ("Scratch that: Ben Hollis is staying at Quarry Lane.", "Ben Hollis is staying at"),
         ("Disregard my previous message — the offsite is still on.", "The offsite is still on"),
         ("Small fix: the demo is on Thursday.", "The demo is on Thursday"),
+        ("Apologies, one fix: the demo is on Thursday.", "The demo is on Thursday"),
     ],
 )
 def test_a_retraction_opens_the_statement_that_holds(
