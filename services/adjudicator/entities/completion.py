@@ -113,8 +113,10 @@ async def _stands_for_another(call: ResolutionContext, words: set[str], normaliz
     by the abbreviations `sole_full_name` accepts."""
     for text in call.upcoming:
         other = normalize_name(text)
-        if " " in other and other != normalized and any(
-            abbreviates(match_kind(word, other, other), other) for word in words
+        if (
+            " " in other
+            and other != normalized
+            and any(abbreviates(match_kind(word, other, other), other) for word in words)
         ):
             return True
     if call.written:
