@@ -210,10 +210,19 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     outdated = float(
         not correction
         and not relation
-        and same_attribute
-        and c_anchor is not None
-        and moved_away(c_texts, c_anchor, a_values)
         and _said_before(assertion, candidate)
+        and (
+            (same_attribute and c_anchor is not None and moved_away(c_texts, c_anchor, a_values))
+            # "runs through February" heard after "was extended to the end of April": the
+            # end a later source already moved.
+            or (
+                bool(NEW_END.search(c_low))
+                and c_win.valid_from is None
+                and c_win.valid_until is not None
+                and a_win.valid_until is not None
+                and a_win.valid_until < c_win.valid_until
+            )
+        )
     )
     if outdated:
         correction = 1.0

@@ -261,7 +261,10 @@ class JevEngine:
             return self._decision(
                 "contradict_group", candidate, p, "states an incompatible value", scores
             )
-        if f.same_proposition < 0.5:
+        if f.same_proposition < 0.5 and not f.outdated:
+            # (An older source's end or date that a later one already moved is support for
+            # the thing, however differently worded: "runs through February" after "was
+            # extended to the end of April".)
             return self._decision(
                 "add", None, p * (1 - p_contra), "related but not the same fact", scores
             )
@@ -360,6 +363,10 @@ def _adjusted_window(
         return Window(target, target + timedelta(days=1), "day")
     if features.correction and a.valid_from is not None:
         return a
+    if features.correction and a.valid_until is not None and _a_day(c):
+        # "ends on March 31", then "extended to the end of May": the day was its end, which
+        # moved; no start is known (both arrival orders end here).
+        return Window(None, a.valid_until, a.precision)
     # The precision of the side that dates the window: the start's, else (neither has one)
     # the end's, so "stopped using PostgreSQL in March" dates an undated "uses PostgreSQL"
     # to the month in either arrival order.
@@ -369,6 +376,11 @@ def _adjusted_window(
     if merged.is_unknown:
         return None
     return merged if merged.is_well_formed else a
+
+
+def _a_day(window: Window) -> bool:
+    start, end = window.valid_from, window.valid_until
+    return start is not None and end is not None and end - start <= timedelta(days=1)
 
 
 def _date_of(

@@ -316,3 +316,47 @@ def test_a_date_moved_by_a_stretch_moves_the_dated_fact_by_it(
     assert (decision.action, decision.candidate_id) == ("adjust", "fact-1")
     assert decision.new_window is not None
     assert decision.new_window.valid_from == moved_to
+
+
+@pytest.mark.parametrize(
+    "older",
+    [
+        "The Acme hiring freeze runs through February.",
+        "The Acme hiring freeze is in effect until the end of February.",
+        "The Acme hiring freeze lasts until 28 February.",
+    ],
+)
+def test_an_end_heard_after_its_extension_supports_the_extended_fact(older: str) -> None:
+    extended = assertion(
+        "The Acme hiring freeze has been extended to the end of April.",
+        "Acme",
+        window=Window(None, day(2026, 4, 30), "day"),
+        said=day(2025, 12, 28),
+    )
+    earlier = assertion(
+        older, "Acme", window=Window(None, day(2026, 2, 28), "day"), said=day(2025, 12, 1)
+    )
+    decision = decide(earlier, fact(extended, similarity=0.8))
+    # Said before the extension, the old end is the thing's support, not another fact.
+    assert (decision.action, decision.candidate_id) == ("confirm", "fact-1")
+
+
+def test_a_day_that_ended_a_period_moves_with_its_extension() -> None:
+    ends = assertion(
+        "The Acme pilot ends on 31 March.",
+        "Acme",
+        window=Window(day(2026, 3, 31), day(2026, 4, 1), "day"),
+        said=day(2026, 3, 2),
+    )
+    extended = assertion(
+        "The Acme pilot has been extended to the end of May.",
+        "Acme",
+        window=Window(None, day(2026, 5, 31), "day"),
+        said=day(2026, 3, 25),
+    )
+    decision = decide(extended, fact(ends, similarity=0.8))
+    assert decision.action == "adjust" and decision.new_window is not None
+    assert (decision.new_window.valid_from, decision.new_window.valid_until) == (
+        None,
+        day(2026, 5, 31),
+    )
