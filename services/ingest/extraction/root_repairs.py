@@ -10,7 +10,8 @@ under it (`parse_repairs` runs these in its order; the misparses are described t
 - a participle modifier read as the verb ("The minimum supported Android version … is 11");
 - a verb of passing read as a plural noun ("Ownership of the ledger service moves to the
   Platform team", "Support for the mobile app moves to Tomas Berg": "moves" the object of
-  "of", with the service its compound).
+  "of", with the service its compound), and a verb of a period before a time ("The pilot
+  with Ashgrove Clinics runs until March 31").
 """
 
 from __future__ import annotations
@@ -193,6 +194,10 @@ _PASSING_FORMS = {
     "goes": "go", "returns": "return", "falls": "fall",
 }  # fmt: skip
 _RECEIVING_PREPOSITIONS = frozenset({"to", "into", "under"})
+# Verbs of a period read the same way ("The pilot with Ashgrove Clinics runs until March 31"),
+# only before the preposition of a time.
+_PERIOD_FORMS = {"runs": "run", "lasts": "last", "ends": "end", "starts": "start"}
+_TIME_PREPOSITIONS = frozenset({"until", "till", "through", "on", "from"})
 
 
 def repair_passing_verb_as_noun(sent: Any) -> None:
@@ -205,11 +210,12 @@ def repair_passing_verb_as_noun(sent: Any) -> None:
         return
     doc = root.doc
     for word in sent:
-        base = _PASSING_FORMS.get(word.lower_)
+        base = _PASSING_FORMS.get(word.lower_) or _PERIOD_FORMS.get(word.lower_)
         if base is None or word.dep_ != "pobj" or word.head.head.i != root.i:
             continue
         after = [c for c in (*word.children, *root.children) if c.i > word.i]
-        if not any(c.dep_ == "prep" and c.lower_ in _RECEIVING_PREPOSITIONS for c in after):
+        wanted = _RECEIVING_PREPOSITIONS if word.lower_ in _PASSING_FORMS else _TIME_PREPOSITIONS
+        if not any(c.dep_ == "prep" and c.lower_ in wanted for c in after):
             continue
         noun = doc[word.i - 1]
         if noun.head.i != word.i or noun.pos_ not in ("NOUN", "PROPN"):

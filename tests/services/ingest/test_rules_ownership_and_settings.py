@@ -115,3 +115,19 @@ def test_a_named_agent_keeps_a_bare_attribute_or_a_plain_object(
     extractor: RulesExtractor, text: str, subject: str
 ) -> None:
     assert _main(extractor, text).subject_text == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The pilot with Ashgrove Clinics runs until March 31.",
+        "The contract with Halden Freight runs through June.",
+        "The trial for the Pro plan lasts until 14 May.",
+    ],
+)
+def test_a_period_verb_read_as_a_plural_noun_still_ends_the_period(
+    extractor: RulesExtractor, text: str
+) -> None:
+    # "runs" read as a noun under "with" gave no claim at all.
+    claim = _main(extractor, text)
+    assert claim.claim_valid_until is not None
