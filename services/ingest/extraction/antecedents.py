@@ -10,12 +10,16 @@ from typing import Any
 
 from services.ingest.extraction.unknown_words import english_word
 from shared.entities.given_names import is_given_name
+from shared.entities.places import is_known_place
 from shared.text.units import is_gathering_word
 
 __all__ = [
     "PLURAL_PRONOUNS",
     "Mention",
     "a_gathering",
+    "bound_subject",
+    "clause_subject",
+    "only_a_place",
     "own_subject",
     "personal_name",
     "relative_head",
@@ -115,3 +119,33 @@ def relative_head(token: Any, mention: Mention) -> bool:
     noun = verb.head
     first, last = noun.left_edge, noun
     return bool(first.idx <= mention.position < last.idx + len(last.text))
+
+
+# The subject pronouns a possessive continues within its clause ("she … her cousin").
+_SUBJECT_OF = {"her": ("she",), "hers": ("she",), "his": ("he",)}
+
+
+def clause_subject(token: Any) -> Any | None:
+    """The subject before `token` of the clause `token` is in (through the nouns and
+    prepositions above it, to the first verb)."""
+    verb = token.head
+    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+        verb = verb.head
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject if subject is not None and subject.i < token.i else None
+
+
+def bound_subject(token: Any) -> Any | None:
+    """ "She moved to Glasgow with her cousin", "He told Ana about his promotion": the
+    "she"/"he" subject a possessive her/his continues within its clause, which means whom that
+    subject means (or, unresolved, no one), not the nearest name."""
+    subject = clause_subject(token)
+    if subject is None or subject.lower_ not in _SUBJECT_OF.get(token.lower_, ()):
+        return None
+    return subject
+
+
+def only_a_place(name: str) -> bool:
+    """A large city's name that is no given name too: no "she" means Glasgow (but "Sofia")."""
+    words = name.split()
+    return bool(words) and is_known_place(name) and not is_given_name(words[0].lower())

@@ -12,13 +12,13 @@ from services.ingest.extraction.antecedents import (
     PLURAL_PRONOUNS,
     Mention,
     a_gathering,
+    bound_subject,
+    only_a_place,
     own_subject,
     personal_name,
     relative_head,
     weak_opener,
 )
-from shared.entities.given_names import is_given_name
-from shared.entities.places import is_known_place
 from shared.text.units import person_shaped
 
 __all__ = [
@@ -35,8 +35,6 @@ _PERSON_PRONOUNS = {"he", "him", "she", "himself", "herself"}
 _PERSON_POSSESSIVE = {"his", "hers"}
 _ORG_PRONOUNS = {"it", "they", "them", "itself", "themselves"}
 _ORG_POSSESSIVE = {"its", "their", "theirs"}
-# The subject pronouns a possessive continues within its clause ("she … her cousin").
-_SUBJECT_OF = {"her": ("she",), "hers": ("she",), "his": ("he",)}
 _FIRST_SINGULAR = {"i", "me", "myself"}
 _REFLEXIVES = {"itself", "themselves", "himself", "herself"}
 _FIRSTPLURAL_PRONOUNS = {"we", "us", "ourselves"}
@@ -148,31 +146,6 @@ class ShortForms:
 _NO_SHORT_FORMS = ShortForms({})
 
 
-def clause_subject(token: Any) -> Any | None:
-    """The subject before `token` of the clause `token` is in (through the nouns and
-    prepositions above it, to the first verb)."""
-    verb = token.head
-    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
-        verb = verb.head
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return subject if subject is not None and subject.i < token.i else None
-
-
-def _only_a_place(name: str) -> bool:
-    words = name.split()
-    return bool(words) and is_known_place(name) and not is_given_name(words[0].lower())
-
-
-def _bound_subject(token: Any) -> Any | None:
-    """ "She moved to Glasgow with her cousin", "He told Ana about his promotion": the
-    "she"/"he" subject a possessive her/his continues within its clause, which means whom that
-    subject means (or, unresolved, no one), not the nearest name."""
-    subject = clause_subject(token)
-    if subject is None or subject.lower_ not in _SUBJECT_OF.get(token.lower_, ()):
-        return None
-    return subject
-
-
 def in_main_clause(token: Any) -> bool:
     """Whether `token` hangs on its sentence's main verb (or a verb coordinated with it), not
     on a reported, relative or adverbial clause."""
@@ -241,7 +214,7 @@ class Rewriter:
                 and m.name != self._speaker
                 # "Jess moved to Glasgow. She …": the small NER calls the city a person, but
                 # no "she" means a large city (one named like a person may: "Sofia", "Victoria").
-                and not (personal and _only_a_place(m.name))
+                and not (personal and only_a_place(m.name))
             ]
             if personal and any(m.personal or person_shaped(m.name) for m in before):
                 # "Kasimir Oduya is no longer with Trellisoft, he left them": a name that reads
@@ -301,7 +274,7 @@ class Rewriter:
         if low in _PERSON_PRONOUNS or (low == "her" and token.tag_ == "PRP"):
             return self._named(token, ("PERSON",), possessive=False)
         if low in _PERSON_POSSESSIVE or (low == "her" and token.tag_ == "PRP$"):
-            bound = _bound_subject(token)
+            bound = bound_subject(token)
             return self._named(bound or token, ("PERSON",), possessive=True)
         if low in _ORG_PRONOUNS and token.tag_ == "PRP" and not _dummy_it(token):
             named = self._named(token, ("ORG",), possessive=False, nearby=True)
@@ -403,8 +376,12 @@ class Rewriter:
             joined = contraction in _EXPANSIONS or bare
             # A word left out between two kept ones ("Project 'Falcon' Review" without its
             # quotes) takes its spacing with it: keep a space where the text had one.
-            gap = nxt is not None and nxt.i > tok.i + 1 and not tok.whitespace_
-            spaced = gap and any(t.whitespace_ for t in tok.doc[tok.i + 1 : nxt.i])
+            spaced = (
+                nxt is not None
+                and nxt.i > tok.i + 1
+                and not tok.whitespace_
+                and any(t.whitespace_ for t in tok.doc[tok.i + 1 : nxt.i])
+            )
             if rep is None:
                 parts.append(tok.text_with_ws + (" " if spaced else ""))
             else:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
+from services.ingest.extraction.calendar_picks import Tense, pick_year
 from services.ingest.extraction.clock import read_clock
 from shared.text.temporal import JOIN_RE, WEEKDAYS
 
@@ -18,6 +19,7 @@ __all__ = [
     "Precision",
     "attach_clocks",
     "clock_atom",
+    "numeric_atom",
     "utc",
     "without_weekday_labels",
 ]
@@ -116,3 +118,26 @@ def without_weekday_labels(text: str, atoms: list[Atom]) -> list[Atom]:
             continue
         kept.append(a)
     return kept
+
+
+def numeric_atom(
+    g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
+) -> Atom | None:
+    """A numeric date whose order its numbers give away: a first number over 12 is the day
+    ("14/05/2026"), a second one over 12 is ("05/14/2026", "9/14"). Both 12 or under: no date."""
+    if "dm_d" in g:
+        day, mo = int(g["dm_d"]), int(g["dm_m"])
+    else:
+        mo, day = int(g["md_m"]), int(g["md_d"])
+    year_text = g.get("ny")
+    if year_text:
+        y = int(year_text) if len(year_text) == 4 else 2000 + int(year_text)
+    elif today is not None:
+        y = pick_year(mo, min(day, 28), today, tense)
+    else:
+        return None
+    try:
+        d = date(y, mo, day)
+    except ValueError:
+        return None  # "31/11"
+    return Atom(d, d, "day", s, e, year_given=bool(year_text))

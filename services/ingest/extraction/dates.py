@@ -23,6 +23,7 @@ from services.ingest.extraction.date_atoms import (
     Precision,
     attach_clocks,
     clock_atom,
+    numeric_atom,
     without_weekday_labels,
 )
 from services.ingest.extraction.date_windows import TimeWindow, combine, for_a_stretch
@@ -236,29 +237,6 @@ def _month_part(y: int, mo: int, part: str) -> tuple[date, date]:
     return date(y, mo, 21), month_last(y, mo)
 
 
-def _numeric_atom(
-    g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
-) -> Atom | None:
-    """A numeric date whose order its numbers give away: a first number over 12 is the day
-    ("14/05/2026"), a second one over 12 is ("05/14/2026", "9/14"). Both 12 or under: no date."""
-    if "dm_d" in g:
-        day, mo = int(g["dm_d"]), int(g["dm_m"])
-    else:
-        mo, day = int(g["md_m"]), int(g["md_d"])
-    year_text = g.get("ny")
-    if year_text:
-        y = int(year_text) if len(year_text) == 4 else 2000 + int(year_text)
-    elif today is not None:
-        y = pick_year(mo, min(day, 28), today, tense)
-    else:
-        return None
-    try:
-        d = date(y, mo, day)
-    except ValueError:
-        return None  # "31/11"
-    return Atom(d, d, "day", s, e, year_given=bool(year_text))
-
-
 def _build_atom(
     kind: str, g: dict[str, str], s: int, e: int, today: date | None, tense: Tense
 ) -> Atom | None:
@@ -270,7 +248,7 @@ def _build_atom(
             return Atom(d, d, "instant", s, e, local.astimezone(UTC))
         return Atom(d, d, "day", s, e)
     if kind == "numeric":
-        return _numeric_atom(g, s, e, today, tense)
+        return numeric_atom(g, s, e, today, tense)
     if kind == "clock":
         return clock_atom(g, s, e)
     if kind == "year_edge":
