@@ -171,7 +171,11 @@ def _welcomed_to(head: Any, person: Any, inside: set[int]) -> tuple[Phrase, Phra
             if pobj is None or pobj.i not in inside:
                 continue
             where = entity_phrase(pobj, inside)
-            named = any(t.pos_ == "PROPN" for t in where.tokens)
+            # "the Nightjar team": the tagger may call a name before "team" an adjective.
+            named = any(
+                t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start)
+                for t in where.tokens
+            )
             if named and (is_organisation(pobj) or is_unit(where)):
                 return entity_phrase(person, inside), where
     return None

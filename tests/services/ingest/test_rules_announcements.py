@@ -34,6 +34,11 @@ from tests.support.extracting import extract, stated_relations
             "We're so excited to welcome Marisol Quintero to the Nightjar team.",
             ("Marisol Quintero", "join", "the Nightjar team"),
         ),
+        (
+            "We're so excited to welcome Marisol Quintero to the Nightjar team - she'll be "
+            "leading our mobile work.",
+            ("Marisol Quintero", "join", "the Nightjar team"),
+        ),
     ],
 )
 def test_a_welcome_into_a_role_or_team_is_joining_it(
