@@ -87,19 +87,18 @@ def light_verb_object(noun: Any, inside: set[int], skip: set[int]) -> tuple[str,
 def held_at(head: Any, inside: set[int], skip: set[int]) -> Phrase | None:
     """ "retired as head of research at Moreau Labs": the organization the verb's "at" names
     when the parser hangs it on the verb rather than on the role."""
-    for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ == "at"):
-        pobj = object_of(prep)
-        if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
-            place = entity_phrase(pobj, inside)
-            if not is_place(place):
-                return place
-    return None
+    return _organisation_at(head.children, inside, skip)
 
 
 def _held_at_role(role: Any, inside: set[int], skip: set[int]) -> Phrase | None:
     """The organisation an "at" inside a role phrase names ("Head of Procurement at
     Brindlecote Foods"), wherever in the role the parser hung it."""
-    for prep in (t for t in role.subtree if t.dep_ == "prep" and t.lower_ == "at"):
+    return _organisation_at(role.subtree, inside, skip)
+
+
+def _organisation_at(tokens: Any, inside: set[int], skip: set[int]) -> Phrase | None:
+    """The first named organisation (no place) an "at" among `tokens` governs."""
+    for prep in (t for t in tokens if t.dep_ == "prep" and t.lower_ == "at"):
         pobj = object_of(prep)
         if pobj is not None and pobj.i in inside and pobj.i not in skip and is_name(pobj):
             place = entity_phrase(pobj, inside)
