@@ -386,6 +386,9 @@ def lone_names(doc: Any, short_forms: ShortForms) -> frozenset[int]:
             or _short_form_as_noun(t, short_forms)
         )
         and not _ends_its_full_name(t, short_forms)
+        # "joined Pelican Freight, not Pelican Air": a word before another name's word is
+        # part of that name however NER labelled it alone, no short form of "Pelican Air".
+        and not (t.dep_ == "compound" and t.head.pos_ == "PROPN" and t.head.i == t.i + 1)
     )
 
 

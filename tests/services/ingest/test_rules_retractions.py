@@ -100,3 +100,21 @@ def test_what_someone_no_longer_does_keeps_its_object(
 ) -> None:
     (claim,) = extract(extractor, text, "Update")
     assert claim.object_text == obj
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            "Correction - Anil Mehra joined Pelican Freight, not Pelican Air, in January.",
+            "Pelican Freight",
+        ),
+        ("Sorry: Dana Kim works for Harbor Logistics, not Harbor Health.", "Harbor Logistics"),
+        ("Omar Said joined Northwind Bank, not Northwind Air, last year.", "Northwind Bank"),
+    ],
+)
+def test_a_name_sharing_a_word_with_the_rejected_one_keeps_its_own_words(
+    extractor: RulesExtractor, text: str, where: str
+) -> None:
+    # "Pelican" was read as a short form of the other name: "Pelican Air Freight".
+    assert where in {c.object_text for c in extract(extractor, text, "Email")}
