@@ -156,15 +156,9 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     ):
         correction = 1.0  # "was extended through 21 March": the end it had is replaced
     subject = assertion.subject_name
-    # The subject named one way first, so a fronted adverbial before an alias is found too.
     # What each says, without a value it rejects ("Head of Research, not Design").
     a_says, c_says = without_rejected(a_text), without_rejected(candidate.statement)
-    a_skeleton = content_tokens(
-        without_fronted(without_subject(a_says, subject), "subject"), skeleton=True
-    )
-    c_skeleton = content_tokens(
-        without_fronted(without_subject(c_says, subject), "subject"), skeleton=True
-    )
+    a_skeleton, c_skeleton = _attribute(a_says, subject), _attribute(c_says, subject)
     same_attribute = containment(a_skeleton, c_skeleton) >= 1.0
     moved_to = None if relation else moved_date(a_low)
     if (
@@ -181,13 +175,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     a_shift, c_shift = (None, None) if relation else (shifted_by(a_low), shifted_by(c_low))
     if a_shift is not None or c_shift is not None:
         # What is shifted is one of the two's attribute, whichever says less of it.
-        a_of, c_of = (
-            content_tokens(
-                without_fronted(without_subject(without_shift(t), subject), "subject"),
-                skeleton=True,
-            )
-            for t in (a_says, c_says)
-        )
+        a_of, c_of = (_attribute(without_shift(t), subject) for t in (a_says, c_says))
         same_attribute = max(containment(a_of, c_of), containment(c_of, a_of)) >= 1.0
     if not correction and same_attribute and a_shift is not None and c_anchor is not None:
         correction_target = shifted(c_anchor, a_shift)
@@ -384,6 +372,14 @@ def _calls_off(texts: Sequence[str]) -> bool:
         isinstance(v, Category) and v.axis == "status" and v.value in ("cancelled", "canceled")
         for text in texts
         for v in extract_values(text)
+    )
+
+
+def _attribute(statement: str, subject: str) -> frozenset[str]:
+    """The words naming what a statement says of its subject (its skeleton). The subject is
+    named one way first, so a fronted adverbial before an alias is found too."""
+    return content_tokens(
+        without_fronted(without_subject(statement, subject), "subject"), skeleton=True
     )
 
 
