@@ -153,6 +153,8 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
     speakers = set(labels) - _key_like(labels) if transcript else named
     if sum(labels[name] for name in speakers | parts) < _LABELLED_LINES:
         return [inp]
+    # Who the parts said they are, read once for the passage (not again for every line).
+    people = introduced(f"{inp.context or ''}\n{inp.text}") if parts else {}
     pieces = []
     for start, line, match in lines:
         if not line.strip():
@@ -160,7 +162,7 @@ def speaker_lines(inp: ExtractionInput) -> list[ExtractionInput]:
         before = inp.text[:start].rstrip()
         context = "\n\n".join(p for p in (inp.context, before) if p) or None
         piece = replace(inp, text=line, base_offset=inp.base_offset + start, context=context)
-        pieces.append(_unlabelled(piece, match, parts, speakers - named))
+        pieces.append(_unlabelled(piece, match, parts, speakers - named, people))
     return pieces
 
 
@@ -195,17 +197,21 @@ def introduced(text: str) -> dict[str, str]:
 
 
 def _unlabelled(
-    piece: ExtractionInput, match: re.Match[str] | None, parts: set[str], speakers: set[str]
+    piece: ExtractionInput,
+    match: re.Match[str] | None,
+    parts: set[str],
+    speakers: set[str],
+    people: dict[str, str],
 ) -> ExtractionInput:
-    """The line with a part's label blanked ("Interviewer:", "Q:": said by no one we can
-    name), or a transcript speaker's label blanked and its name the speaker; a line with a
-    given name's label is left to `speaker_label`."""
+    """The line with a part's label blanked ("Interviewer:", "Q:": said by the person the part
+    introduced itself as, in `people`, else by no one we can name), or a transcript speaker's
+    label blanked and its name the speaker; a line with a given name's label is left to
+    `speaker_label`."""
     if match is None:
         return piece
     name = _who(match)
     if name in parts:
-        person = introduced(f"{piece.context or ''}\n{piece.text}").get(name.lower())
-        return replace(piece, text=_blanked(piece.text, match), speaker=person)
+        return replace(piece, text=_blanked(piece.text, match), speaker=people.get(name.lower()))
     if name in speakers:
         speaker = name[:1].upper() + name[1:]  # a handle "tavi" is Tavi
         return replace(piece, text=_blanked(piece.text, match), speaker=speaker)
