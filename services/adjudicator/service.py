@@ -24,6 +24,7 @@ from services.adjudicator.candidates_repository import (
 )
 from services.adjudicator.domain import Assertion, EntityRef
 from services.adjudicator.engines.base import AdjudicationEngine, EngineUnavailable, adjudicate
+from services.adjudicator.entities.declared import with_declarations
 from services.adjudicator.entities.merges import (
     MergeOutcome,
     ProposalPage,
@@ -141,7 +142,7 @@ def _mentions(row: ClaimRow, normalizer: Normalizer) -> list[Mention]:
     # "Ravi" said it ("Ravi said the billing migration is on track").
     if view.is_attributed:
         texts += [t for t in (view.subject_text, view.object_text) if t]
-    return [
+    found = [
         Mention(
             text=t,
             role=role,  # type: ignore[arg-type]
@@ -152,6 +153,9 @@ def _mentions(row: ClaimRow, normalizer: Normalizer) -> list[Mention]:
         )
         for t, role in named
     ]
+    base = Mention("", "object", claim_id, document_id, row.speaker, tuple(texts))
+    relations = [(s, p, o) for s, p, o, _ in view.extra_relations]
+    return with_declarations(found, relations, base)
 
 
 def _fallback_mention(row: ClaimRow, names: dict[str, EntityRef]) -> Mention | None:

@@ -46,6 +46,10 @@ class Mention:
     document_id: UUID | None
     speaker: str | None = None
     co_mentions: tuple[str, ...] = ()
+    # A declaration's two sides ("Northwind Robotics, formerly Nimbus Labs": see declared.py):
+    # the other names the claim gives this one, or the name this one is another name of.
+    other_names: tuple[str, ...] = ()
+    alias_of: str | None = None
 
     def context_names(self) -> list[str]:
         """The names around the mention that can tell which entity it means."""
@@ -144,6 +148,9 @@ class ResolutionContext:
         default_factory=dict
     )
     neighbours_ahead: dict[UUID, tuple[int, set[UUID]]] = field(default_factory=dict)
+    # The entity each declared name resolved to (normalized name → id, name): its other
+    # names join it (see declared.py).
+    declared: dict[str, tuple[UUID, str]] = field(default_factory=dict)
 
     def decide(self, written: repo.Written) -> None:
         """Queue a verdict that chose (or created) an entity."""

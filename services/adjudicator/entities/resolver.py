@@ -16,6 +16,11 @@ from services.adjudicator.entities.completion import (
     lone_candidates,
     take_full_name,
 )
+from services.adjudicator.entities.declared import (
+    declares,
+    entity_by_other_name,
+    entity_of_declared_name,
+)
 from services.adjudicator.entities.mentions import (
     Mention,
     ResolutionContext,
@@ -109,7 +114,11 @@ class EntityResolver:
             self._namespaces.add(namespace)
         call = context if context is not None else ResolutionContext(session, namespace)
         names = [normalize_name(m.text) for m in mentions]
-        co_names = [normalize_name(n) for m in mentions for n in m.context_names()]
+        co_names = [
+            normalize_name(n)
+            for m in mentions
+            for n in (*m.context_names(), *m.other_names, *filter(None, [m.alias_of]))
+        ]
         await call.load_exact(names + co_names)
         open_ = [
             (m, n)
@@ -131,9 +140,14 @@ class EntityResolver:
         await call.load_documents([m.document_id for m, _ in open_ if m.document_id])
         await self._search_ahead(call, open_)
         call.upcoming = [m.text for m, _ in open_]
-        resolved = []
-        for mention, norm in zip(mentions, names, strict=True):
-            resolved.append(await self._resolve_one(call, mention, norm))
+        # A declaration's two names first, so every other mention of either finds one entity.
+        order = sorted(range(len(mentions)), key=lambda i: not declares(mentions[i]))
+        verdicts: dict[int, ResolvedMention] = {}
+        for i in order:
+            verdict = verdicts[i] = await self._resolve_one(call, mentions[i], names[i])
+            if mentions[i].other_names and verdict.entity_id is not None:
+                call.declared[names[i]] = (verdict.entity_id, verdict.canonical_name or "")
+        resolved = [verdicts[i] for i in range(len(mentions))]
         call.upcoming = []
         call.neighbours_ahead.clear()  # the adjudicator may write facts before the next call
         await call.flush(proposals=True)
@@ -152,6 +166,13 @@ class EntityResolver:
             return ResolvedMention(mention, None, None, False, "model")
         if mention.text in call.upcoming:
             call.upcoming.remove(mention.text)
+        declared = entity_of_declared_name(call, mention, norm) or entity_by_other_name(
+            call, mention, norm
+        )
+        if declared is not None:
+            return self._accept(
+                call, mention, norm, declared, "exact_alias", "declared_other_name", scores
+            )
         if call.settles(norm):
             # A full name with one owner is taken whatever the context (see rules.choose), so
             # neither the document map nor the other steps are needed.

@@ -52,6 +52,7 @@ from services.ingest.extraction.moves import (
     placed_person,
 )
 from services.ingest.extraction.names import is_name
+from services.ingest.extraction.other_names import other_names
 from services.ingest.extraction.ownership import TAKE_OWNERSHIP, ownership_change
 from services.ingest.extraction.placement_changes import (
     END_VERBS,
@@ -440,4 +441,5 @@ def read_frame(
     main_attr = _first(head, ("attr",), inside, skip) if lemma == "be" else None
     extras += descriptions(subject, subj_tok, head, inside, main_attr)
     extras += fronted_participles(subject, content, inside)
+    extras += other_names(head, subject, inside)
     return Frame(main, tuple(extras))

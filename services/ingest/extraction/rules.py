@@ -87,7 +87,7 @@ class RulesExtractor:
     """Sentences → clauses → filters → attribution, coreference and dates → claims."""
 
     name = "rules"
-    version = "2.19.0"
+    version = "2.20.0"
 
     def __init__(self, nlp_loader: Callable[[], Any], batch_size: int = 128) -> None:
         self._loader = nlp_loader
