@@ -37,15 +37,22 @@ CORRECTION = re.compile(
 # A date moved with no old date stated ("slipped to 29 March", "was pushed back to 14 July",
 # "has been postponed until 3 June", "rescheduled for Friday"): the new date of the dated
 # fact it names. The fact's own date is the one replaced.
-_MOVE_VERB = r"\b(?:rescheduled|postponed|pushed|delayed|brought|moved|slipped|shifted|bumped)"
+_MOVE_VERB = (
+    r"\b(?:rescheduled|postponed|pushed|delayed|brought|moved|slipped|shifted|bumped|pulled)"
+)
 # The thing moved may stand between the verb and its new date ("we've moved the Albury Foods
 # kickoff to 16 June").
 _MOVED_THING = r"(?:\s+(?:the|our|their|its|this|that|your)\s+[^,;.]{1,60}?)?"
 _MOVED_TO = re.compile(
     _MOVE_VERB
     + r"(?:\s+(?:back|out|forward|up))?"
+    # "pushed again, to 1 June", "slipped further to 9 May"
+    + r"(?:\s+(?:again|once more|yet again|further))?,?"
+    + r"(?P<thing>"
     + _MOVED_THING
-    + r"\s+(?:to|until|till|for|into)\s+([^,;]+)"
+    + r")"
+    + r"(?:\s+(?:back|out|forward|up|in))?"  # "brought the beta forward to 7 September"
+    + r"\s+(?:to|until|till|for|into)\s+(?P<target>[^,;]+)"
 )
 # A date moved by a stated stretch rather than to a date: "pushed back a week", "postponed by
 # two days", "delayed by 3 weeks", "brought forward a day". The new date is the fact's own
@@ -81,7 +88,7 @@ def correction_cue(lowered: str) -> bool:
 
 def _status_entered(lowered: str) -> bool:
     moved = _MOVED_TO.search(lowered)
-    return moved is not None and _names_status(moved.group(1))
+    return moved is not None and _names_status(moved.group("target"))
 
 
 def _names_status(target: str) -> bool:
@@ -135,10 +142,18 @@ def moved_date(lowered: str) -> DateValue | None:
     """The date a claim says something moved to with no old date ("slipped to 29 March"),
     not the date a status was entered on ("slipped to at risk on 13 March")."""
     moved = _MOVED_TO.search(lowered)
-    if moved is None or _FROM_TO.search(lowered) or _names_status(moved.group(1)):
+    if moved is None or _FROM_TO.search(lowered) or _names_status(moved.group("target")):
         return None
-    dates = [v for v in extract_values(moved.group(1)) if isinstance(v, DateValue)]
+    dates = [v for v in extract_values(moved.group("target")) if isinstance(v, DateValue)]
     return dates[0] if len(dates) == 1 else None
+
+
+def moved_thing(text: str) -> str | None:
+    """What a move names between its verb and the new date ("The team pulled the launch
+    forward to 3 November": "the launch"), or None when it names nothing there."""
+    moved = _MOVED_TO.search(text.lower())
+    thing = moved.group("thing").strip() if moved else ""
+    return thing or None
 
 
 def moved_away(texts: list[str], anchor: DateValue, stated: list[Value]) -> bool:

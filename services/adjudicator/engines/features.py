@@ -14,6 +14,7 @@ from services.adjudicator.engines.corrections import (
     correction_cue,
     moved_away,
     moved_date,
+    moved_thing,
     replaced_values,
     shifted,
     shifted_by,
@@ -161,6 +162,27 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     a_skeleton, c_skeleton = _attribute(a_says, subject), _attribute(c_says, subject)
     same_attribute = containment(a_skeleton, c_skeleton) >= 1.0
     moved_to = None if relation else moved_date(a_low)
+    c_moves = any(moved_date(t.lower()) is not None for t in c_texts)
+    if not relation and (moved_to is not None or c_moves):
+        # What a move is said of, without the verb of moving or the writers who moved it:
+        # "We've brought the Orchid beta forward to 7 September" moves "The Orchid beta opens
+        # on 21 September" (either one the fact), as "has been pushed to" would.
+        a_of, c_of = (
+            _attribute(moved_thing(t) or without_shift(t), subject) - _MOVING
+            for t in (a_says, c_says)
+        )
+        same_attribute = (
+            same_attribute or max(containment(a_of, c_of), containment(c_of, a_of)) >= 1.0
+        )
+    if (
+        moved_to is not None
+        and c_anchor is not None
+        and _said_before(assertion, candidate)
+        and moved_away(c_texts, c_anchor, a_values)
+    ):
+        # "pushed to 18 May" arriving after "pushed again, to 1 June" was heard: a move a
+        # later source moved on from, no correction of it (it is `outdated` below).
+        moved_to = None
     if (
         not correction
         and moved_to is not None
@@ -373,6 +395,10 @@ def _calls_off(texts: Sequence[str]) -> bool:
         for text in texts
         for v in extract_values(text)
     )
+
+
+# Skeleton words of moving a date that the skeletons keep ("bring" has other senses).
+_MOVING = frozenset({"bring"})
 
 
 def _attribute(statement: str, subject: str) -> frozenset[str]:

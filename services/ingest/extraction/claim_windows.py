@@ -21,7 +21,7 @@ __all__ = ["WindowReader", "rescheduled_thing"]
 
 # Verbs of moving a date: "moved from June 8 to June 9" states the new date.
 _RESCHEDULE_VERBS = frozenset(
-    {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring"}
+    {"move", "push", "slip", "shift", "reschedule", "postpone", "delay", "change", "bring", "pull"}
 )
 # Keys of a report's lines whose date lies ahead of the report ("Renewal: November 30").
 _AHEAD_KEY_RE = re.compile(
@@ -58,8 +58,13 @@ class WindowReader:
         ]
         keep = governing_filter(clause.tokens, content, temporal)
         # A date something moved to lies ahead or behind as the calendar says, whatever the
-        # tense of "moved": the nearest reading.
-        tense: Tense = "present" if reschedule else tense_of(content)
+        # tense of "moved": the nearest reading. A move told as news ("has been pushed to",
+        # "we've brought it forward to", "slips to") is a new plan: its date lies ahead.
+        tense: Tense = (
+            ("future" if _move_as_news(content, temporal) else "present")
+            if reschedule
+            else tense_of(content)
+        )
         if _AHEAD_KEY_RE.match(text[s:e]):
             tense = "future"  # "Renewal: November 30", "Next review - 3 June": what is coming
         said = text[s:e]
@@ -91,17 +96,48 @@ def _moves_a_date(content: Any, temporal: set[int]) -> bool:
     3 June": a verb of moving with a date it moved to (or from), on the verb or its particle."""
     if content.lemma_.lower() not in _RESCHEDULE_VERBS:
         return False
-    heads = [content, *(c for c in content.children if c.dep_ in ("prt", "advmod"))]
     return any(
         c.dep_ == "prep"
         and c.lower_ in _RESCHEDULE_PREPOSITIONS
         and any(g.dep_ == "pobj" and g.i in temporal for g in c.children)
-        for head in heads
+        for head in _move_heads(content)
         for c in head.children
     )
 
 
+def _move_heads(content: Any) -> list[Any]:
+    """The verb of moving and its particles, where the date's preposition hangs; the particle
+    may be parsed a preposition holding it ("moved up to June 16")."""
+    return [
+        content,
+        *(
+            c
+            for c in content.children
+            if c.dep_ in ("prt", "advmod") or (c.dep_ == "prep" and c.lower_ in _PARTICLES)
+        ),
+    ]
+
+
 _STRETCH_UNITS = frozenset({"day", "week", "month", "fortnight"})
+_PARTICLES = frozenset({"up", "back", "out", "forward"})
+# The auxiliaries of a move told as news: "has been pushed", "we've moved", "will slip".
+_NEWS_AUXILIARIES = frozenset({"has", "have", "'ve", "'s", "will", "'ll", "is", "are", "'re"})
+
+
+def _move_as_news(content: Any, temporal: set[int]) -> bool:
+    """Whether a date is moved to (not a value set "from 1 April") in a move told as it
+    stands now (present or perfect: "has been pushed to", "slips to"), not narrated in the
+    simple past ("the demo was moved to 9 June")."""
+    told_now = content.tag_ in ("VBZ", "VBP") or any(
+        c.dep_ in ("aux", "auxpass") and c.lower_ in _NEWS_AUXILIARIES for c in content.children
+    )
+    return told_now and any(
+        prep.dep_ == "prep"
+        and prep.lower_ in ("to", "until", "till", "for", "into")
+        and any(g.dep_ == "pobj" and g.i in temporal for g in prep.children)
+        for head in _move_heads(content)
+        for prep in head.children
+    )
 
 
 def rescheduled_thing(

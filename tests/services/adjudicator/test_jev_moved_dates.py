@@ -360,3 +360,69 @@ def test_a_day_that_ended_a_period_moves_with_its_extension() -> None:
         None,
         day(2026, 5, 31),
     )
+
+
+@pytest.mark.parametrize(
+    "moved_again",
+    [
+        "The Ledger API launch has been pushed again, to 3 December.",
+        "The Ledger API launch slipped further to 3 December.",
+        "The Ledger API launch has been delayed once more, to 3 December.",
+    ],
+)
+def test_an_earlier_move_arriving_after_a_later_one_supports_the_later_date(
+    moved_again: str,
+) -> None:
+    """Three notes (planned, pushed, pushed again) heard newest first: the middle one's date
+    was moved on from, so it keeps the newest date instead of moving it back."""
+    later = fact(
+        assertion(
+            moved_again,
+            "Ledger API",
+            window=Window(day(2025, 12, 3), day(2025, 12, 4), "day"),
+            said=day(2025, 10, 28),
+        ),
+        similarity=0.8,
+        said=day(2025, 10, 28),
+    )
+    earlier_move = assertion(
+        "The Ledger API launch has slipped to 19 November.",
+        "Ledger API",
+        window=MOVED_WINDOW,
+        said=day(2025, 10, 20),
+    )
+    decision = decide(earlier_move, later)
+    assert (decision.action, decision.stance) == ("confirm", "supports")
+    assert decision.new_window is None
+    # Heard in order, the later move corrects the earlier one's date.
+    moved = decide(
+        assertion(
+            moved_again,
+            "Ledger API",
+            window=Window(day(2025, 12, 3), day(2025, 12, 4), "day"),
+            said=day(2025, 10, 28),
+        ),
+        fact(earlier_move, similarity=0.8, said=day(2025, 10, 20)),
+    )
+    assert moved.action == "adjust"
+    assert moved.new_window is not None and moved.new_window.valid_from == day(2025, 12, 3)
+
+
+@pytest.mark.parametrize(
+    "moved",
+    [
+        "We've brought the Ledger API launch forward to 3 November.",
+        "We have moved the Ledger API launch up to 3 November.",
+        "The team pulled the Ledger API launch forward to 3 November.",
+    ],
+)
+def test_a_move_told_by_the_ones_who_made_it_corrects_the_plan_in_either_order(
+    moved: str,
+) -> None:
+    window = Window(day(2025, 11, 3), day(2025, 11, 4), "day")
+    incoming = assertion(moved, "Ledger API", window=window, said=day(2025, 10, 20))
+    decision = decide(incoming, fact(_planned(), similarity=0.8))
+    assert decision.action == "adjust"
+    assert decision.new_window is not None and decision.new_window.valid_from == day(2025, 11, 3)
+    late = decide(_planned(), fact(incoming, similarity=0.8, said=day(2025, 10, 20)))
+    assert (late.action, late.new_window) == ("confirm", None)

@@ -171,3 +171,24 @@ def test_a_date_something_moved_to_is_the_day_it_now_falls_on(
     assert claim.claim_valid_from == datetime(*new_day, tzinfo=UTC)
     assert claim.claim_valid_precision == "day"
     assert claim.claim_valid_until == datetime(*new_day, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "new_day"),
+    [
+        # Told as news (present or perfect), a move is a new plan: its date lies ahead, even
+        # when the same day last year is nearer to the telling.
+        ("The Gemma release has been moved up to 16 March.", (2026, 3, 16)),
+        ("We've brought the Orchid beta forward to 21 March.", (2026, 3, 21)),
+        ("The audit slips to 10 March.", (2026, 3, 10)),
+        ("The team has pulled the pilot forward to 12 March.", (2026, 3, 12)),
+        # Narrated in the simple past, the nearest reading stands.
+        ("The demo was moved to 20 March.", (2025, 3, 20)),
+    ],
+)
+def test_a_move_told_as_news_lies_ahead(
+    extractor: RulesExtractor, text: str, new_day: tuple[int, int, int]
+) -> None:
+    claim = _main(extractor, text)
+    assert claim.claim_valid_from == datetime(*new_day, tzinfo=UTC)
+    assert claim.claim_valid_until == datetime(*new_day, tzinfo=UTC)
