@@ -176,8 +176,10 @@ class DateResolver:
             return Atom(
                 date(y, month, 1), month_last(y, month), "month", start, start + len(phrase)
             )
-        if phrase.strip().isdigit() and len(phrase.strip()) != 4:
-            return None  # "headcount is 64": a number NER took for a date
+        if phrase.strip().isdigit() and (
+            len(phrase.strip()) != 4 or not _YEARS[0] <= int(phrase.strip()) <= _YEARS[1]
+        ):
+            return None  # "headcount is 64", "reopened ticket 5521": a number NER took for a date
         if _SHORT_DURATION.fullmatch(phrase.strip()):
             return None  # "the timeout is 10s", "p99 is 250ms": a duration, not the 2010s
         key = (phrase.lower(), today, tense)
@@ -189,6 +191,8 @@ class DateResolver:
         return Atom(hit.first, hit.last, hit.precision, start, start + len(phrase))
 
 
+# The years a document's date may fall in; a number outside them is an identifier.
+_YEARS = (1900, 2199)
 _DATE_PREPOSITION = re.compile(r"\b(?:on|by|until|till|from|since|before|after|of)\s+$", re.I)
 _SHORT_DURATION = re.compile(r"\d+(?:\.\d+)?\s?(?:ms|s|secs?|m|mins?|h|hrs?|d)", re.IGNORECASE)
 _OPENS_BRACKET = re.compile(r"^\s*[(\[]\s*$")
@@ -219,6 +223,8 @@ def _parse_with_dateparser(phrase: str, today: date, tense: Tense) -> Atom | Non
     if data.date_obj is None:
         return None
     d = data.date_obj.date()
+    if not _YEARS[0] <= d.year <= _YEARS[1]:
+        return None  # "ticket 5521 today", "build 7304": an identifier, no year anyone meant
     if data.period == "year":
         return Atom(date(d.year, 1, 1), date(d.year, 12, 31), "year", 0, 0)
     if data.period == "month":

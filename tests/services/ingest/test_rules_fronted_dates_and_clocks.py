@@ -143,3 +143,21 @@ def test_a_titles_words_for_its_kind_name_no_topic(
     )
     (claim,) = extractor.extract_batch([passage])[0]
     assert claim.subject_text == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "window"),
+    [
+        # A number NER (or dateparser) took for a year that no document means: an identifier.
+        ("The customer reopened ticket 5521 today.", (_on(2026, 6, 2), _on(2026, 6, 2))),
+        ("Build 9120 shipped on Monday.", (_on(2026, 6, 1), _on(2026, 6, 1))),
+        ("Invoice 4417 is overdue.", (None, None)),
+        ("Order 3050 was delivered.", (None, None)),
+    ],
+)
+def test_a_number_outside_any_year_a_document_means_is_no_year(
+    extractor: RulesExtractor, text: str, window: tuple[datetime | None, datetime | None]
+) -> None:
+    claims = extractor.extract_batch([ExtractionInput(text=text, said_on=_on(2026, 6, 2, 9))])[0]
+    assert claims, text
+    assert (claims[0].claim_valid_from, claims[0].claim_valid_until) == window
