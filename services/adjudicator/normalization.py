@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from services.adjudicator.departures import departs
 from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity, Window
 from services.adjudicator.engines.categories import find_categories
 from services.adjudicator.engines.skeletons import VALUE_SET
@@ -327,6 +328,14 @@ class Normalizer:
         if anchor is None:
             return ()
         statement = claim.claim_text.strip()
+        # "Priya Raman has left the company": the end of her employment, wherever it was
+        # (services/adjudicator/departures.py); "is leaving the company" with no date has not
+        # happened yet.
+        departure = (
+            departs(claim)
+            and reads_as_person(anchor.name)
+            and (claim.window.valid_from is not None or not _LEAVING_AHEAD.search(statement))
+        )
         return (
             Assertion(
                 kind="observation",
@@ -347,7 +356,9 @@ class Normalizer:
                 # likewise the one that holds when it is said: weekly reports saying "green",
                 # then "amber", then "red" are the project's changes, not three rival claims
                 # (a dated one is placed by its date). So is a report line's value.
-                phase="start"
+                phase="end"
+                if departure
+                else "start"
                 if _NOW_RE.search(statement)
                 or _CAME_TO_RE.search(statement)
                 or (reads_as_person(anchor.name) and _takes_a_stance(statement))

@@ -23,7 +23,7 @@ from services.adjudicator.domain import (
 )
 from services.adjudicator.facts_repository import Write
 from services.adjudicator.labels import settle_labels
-from shared.beliefs.slots import FUNCTIONAL_PREDICATES, SlotKey
+from shared.beliefs.slots import EMPLOYER_PREDICATE, FUNCTIONAL_PREDICATES, SlotKey
 from shared.beliefs.support import recount_facts
 
 __all__ = ["DecisionEntry", "FactWriter", "assertion_dedupe_key", "window_json"]
@@ -225,6 +225,9 @@ class FactWriter:
             self._corroborated.append(fact_id)
         if assertion.kind == "relation" and assertion.predicate in FUNCTIONAL_PREDICATES:
             self.slots.add(SlotKey(uuid.UUID(assertion.subject_entity_id), assertion.predicate))
+        if assertion.kind == "observation" and assertion.phase == "end":
+            # A departure naming no employer ends the employer slot's open value (departures.py).
+            self.slots.add(SlotKey(uuid.UUID(assertion.subject_entity_id), EMPLOYER_PREDICATE))
         slot_id = candidate.slot_id if candidate is not None else None
         if slot_id is not None:
             self.slots.add(SlotKey(slot_id=uuid.UUID(slot_id)))

@@ -11,6 +11,7 @@ from sqlalchemy import Row, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 __all__ = [
+    "departure_rows",
     "new_contradiction_group",
     "open_group_members",
     "record_timeline_transcripts",
@@ -44,6 +45,23 @@ _MEMBERS = text(
               AS k(s, p)))
         OR (f.slot_id = ANY(CAST(:slot_ids AS uuid[])))
       )
+    ORDER BY f.id
+    """
+)
+# Departures naming no employer ("has left the company"): observations stored with phase
+# `end`, read as vacancies of their subjects' employer slots (see `slots`).
+_DEPARTURES = text(
+    """
+    SELECT f.id, f.subject_entity_id, f.label,
+           a.valid_from AS a_from, a.valid_until AS a_until, a.valid_precision AS a_precision,
+           c.asserted_at
+    FROM facts f
+    JOIN assertions a ON a.namespace = f.namespace AND a.fact_id = f.id
+    JOIN fact_evidence fe ON fe.namespace = f.namespace AND fe.fact_id = f.id
+         AND fe.claim_id = a.claim_id AND fe.stance = 'supports'
+    JOIN claims c ON c.id = a.claim_id AND c.is_current_testimony
+    WHERE f.namespace = :ns AND f.invalidated_at IS NULL AND f.kind = 'observation'
+      AND a.phase = 'end' AND f.subject_entity_id = ANY(CAST(:subjects AS uuid[]))
     ORDER BY f.id
     """
 )
@@ -103,6 +121,17 @@ async def slot_member_rows(
         _MEMBERS,
         {"ns": namespace, "subjects": subjects, "predicates": predicates, "slot_ids": slot_ids},
     )
+    return rows.all()
+
+
+async def departure_rows(
+    session: AsyncSession, namespace: str, subjects: Sequence[UUID]
+) -> Sequence[Row[Any]]:
+    """One row per supporting, current assertion of the subjects' departures naming no
+    employer (observations with phase `end`)."""
+    if not subjects:
+        return []
+    rows = await session.execute(_DEPARTURES, {"ns": namespace, "subjects": list(subjects)})
     return rows.all()
 
 

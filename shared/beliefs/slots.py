@@ -16,7 +16,7 @@ import json
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -27,7 +27,13 @@ from shared.beliefs import slot_repository
 from shared.beliefs.timeline import Placement, SlotMember, place
 from shared.text.cancellations import CALLED_OFF
 
-__all__ = ["FUNCTIONAL_PREDICATES", "OWNED_BY_ESCAPE", "SlotKey", "settle_slots"]
+__all__ = [
+    "EMPLOYER_PREDICATE",
+    "FUNCTIONAL_PREDICATES",
+    "OWNED_BY_ESCAPE",
+    "SlotKey",
+    "settle_slots",
+]
 
 _NEVER = datetime.min.replace(tzinfo=UTC)
 _ONE_DAY = timedelta(days=1)
@@ -40,6 +46,7 @@ _ONE_DAY = timedelta(days=1)
 # calls it `assigned_to`; without the pack the core vocabulary has no name for it, and it is
 # stored under this escape rather than dropped, so a change of owner still supersedes.
 OWNED_BY_ESCAPE = "other:owned_by"
+EMPLOYER_PREDICATE = "works_for"
 FUNCTIONAL_PREDICATES = frozenset(
     {
         "works_for",
@@ -82,6 +89,9 @@ class _Stored:
     # When sources said the ending did not or will not happen ("is not leaving Acme after
     # all", "never left"): an end said before that is withdrawn, whichever arrived first.
     ending_denied: list[datetime] = field(default_factory=list)
+    # A departure naming no employer, read as the employer slot's next value: nobody. It
+    # places the others and is never written itself.
+    vacancy: bool = False
 
     def member(self) -> SlotMember:
         standing = [
@@ -168,6 +178,25 @@ async def _load(session: AsyncSession, namespace: str, keys: Iterable[SlotKey]) 
         item.concurrent |= bool(r.concurrent)
         item.announces_change |= r.phase == "start"
         item.cancels = bool(CALLED_OFF.search(r.label))
+    employers = sorted({s for s, p in relation if p == EMPLOYER_PREDICATE}, key=str)
+    for r in await slot_repository.departure_rows(session, namespace, employers):
+        # "Her last day was Friday" (a day's window) ends it at the day's end, an undated
+        # "has left the company" by the time it was said.
+        at = r.a_until or r.a_from or r.asserted_at
+        if at is None:
+            continue
+        vacancy = stored.setdefault(
+            r.id,
+            _Stored(
+                r.id, SlotKey(r.subject_entity_id, EMPLOYER_PREDICATE), f"left:{r.id}",
+                r.label, (None, None, "unknown"), None, None, [], [], [],
+                announces_change=True, vacancy=True,
+            ),
+        )  # fmt: skip
+        precision = r.a_precision if r.a_until or r.a_from else "day"
+        vacancy.starts.append((at, precision, r.asserted_at))
+        if r.asserted_at is not None:
+            vacancy.said.append(r.asserted_at)
     return list(stored.values())
 
 
@@ -210,8 +239,12 @@ async def settle_slots(
     transcripts: list[dict[str, Any]] = []
     for items in by_slot.values():
         placements = place(item.member() for item in items)
+        vacancies = {item.fact_id for item in items if item.vacancy}
+        items = [item for item in items if not item.vacancy]
         for item in items:
-            placed = placements[item.fact_id]
+            placed = placements[item.fact_id] = replace(
+                placements[item.fact_id], rivals=placements[item.fact_id].rivals - vacancies
+            )
             new_window = (placed.valid_from, placed.valid_until, placed.precision)
             if new_window == item.window and placed.superseded_by == item.superseded_by:
                 continue
