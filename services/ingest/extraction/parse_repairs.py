@@ -54,6 +54,8 @@ The repairs of a noun left as the root with its verb under it are in `root_repai
   Kowalczyk, not Marta, who signed", "is Head of Research, not Design".
 - **Two coordinated names read as one** (`coordinated_names`): "Ravi Patel and Anjali Patel
   joined Fenwick" made "Patel" the subject with the first name under it.
+- **A second clause's subject read as the first's object's conjunct** (`conjoined_clauses`):
+  "Marcus Bell leads the mobile team and Ines Carvalho leads the web team".
 - **An object read as a clause.** "Mira Chen no longer manages the Tallis account as of 1 June"
   makes "account" a clausal complement of "manages" with "Tallis" its subject: a noun is no
   clause, so it is the verb's object and the name its compound.
@@ -70,6 +72,7 @@ from typing import Any
 
 from services.ingest.extraction.appositive_repairs import repair_appositive_holders
 from services.ingest.extraction.attribution import ATTRIBUTION_VERBS
+from services.ingest.extraction.conjoined_clauses import repair_subject_read_as_conjunct
 from services.ingest.extraction.coordinated_names import repair_coordinated_names
 from services.ingest.extraction.function_heads import repair_function_heads
 from services.ingest.extraction.noun_as_verb import repair_noun_as_verb
@@ -115,6 +118,7 @@ def repair_parse(doc: Any) -> Any:
         repair_rejected_alternatives(sent)
         _object_read_as_clause(sent)
         repair_coordinated_names(sent)
+        repair_subject_read_as_conjunct(sent)
     return doc
 
 

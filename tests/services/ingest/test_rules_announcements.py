@@ -114,3 +114,38 @@ def test_each_of_two_coordinated_subjects_holds_the_relation(
     extractor: RulesExtractor, text: str, joined: set[tuple[str, str, str]]
 ) -> None:
     assert joined <= set(stated_relations(extract(extractor, text, "Announcement")))
+
+
+@pytest.mark.parametrize(
+    ("text", "stated", "not_stated"),
+    [
+        (
+            "Quick org update: Marcus Bell leads the mobile app team and Ines Carvalho leads "
+            "the web dashboard team.",
+            {
+                ("Marcus Bell", "lead", "the mobile app team"),
+                ("Ines Carvalho", "lead", "the web dashboard team"),
+            },
+            ("Marcus Bell", "lead", "Ines Carvalho"),
+        ),
+        (
+            "Sara Lind works at Fenwick and Omar Said works at Corvane.",
+            {("Sara Lind", "work at", "Fenwick"), ("Omar Said", "work at", "Corvane")},
+            ("Sara Lind", "work at", "Corvane"),
+        ),
+        (
+            "Hana Ito runs the billing squad and Tomas Reyes owns the ledger service.",
+            {("Tomas Reyes", "own", "the ledger service")},
+            ("Hana Ito", "run", "Tomas Reyes"),
+        ),
+    ],
+)
+def test_a_second_clause_s_subject_is_not_the_first_clause_s_object(
+    extractor: RulesExtractor,
+    text: str,
+    stated: set[tuple[str, str, str]],
+    not_stated: tuple[str, str, str],
+) -> None:
+    relations = set(stated_relations(extract(extractor, text, "Org update")))
+    assert stated <= relations
+    assert not_stated not in relations
