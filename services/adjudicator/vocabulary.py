@@ -31,6 +31,7 @@ from shared.text.units import (
     is_gathering,
     is_project_head,
     is_team_head,
+    names_an_organisation,
     person_shaped,
 )
 
@@ -102,6 +103,7 @@ class DirectedPredicate:
     placement: bool = False
     leads: bool = False  # "leads/runs/chairs X": a team's member, a project's worker
     former: bool = False  # "used to work for X", "previously at X": held once, no longer
+    switches: bool = False  # "moved to X", "switched to X": a person's new employer
 
     def for_object(self, object_name: str, subject_name: str = "") -> DirectedPredicate | None:
         """The relation with this object (and subject, after any inversion): a team makes a
@@ -113,6 +115,10 @@ class DirectedPredicate:
             return managed
         if self.leads:
             return replace(self, predicate="member_of" if team else "works_on")
+        if self.switches and not team and _is_company(subject_name) and not self.inverted:
+            # "Fennimore & Lusk moved to Salesforce", "Dunmore Labs switched to the Enterprise
+            # plan": a company moving to a tool or plan uses it, no employer.
+            return replace(self, predicate="uses", placement=False)
         if self.predicate == "located_in" and team and not self.inverted:
             return replace(self, predicate="member_of")  # "sits in the platform team"
         if self.predicate == "works_on" and team and not self.inverted:
@@ -158,6 +164,18 @@ _SITE_HEADS = frozenset(
     {"office", "offices", "site", "branch", "campus", "store", "warehouse", "plant", "hq"}
     | {"headquarters", "factory", "depot", "studio", "lab", "hub", "clinic", "showroom"}
 )
+
+
+# Moves whose subject, when it is a company, takes up what it moved to.
+_SWITCHES = frozenset({"move to", "switch to", "move onto", "move over to", "switch over to"})
+
+
+def _is_company(name: str) -> bool:
+    """A name that reads as a company's: an organisation word ("Dunmore Labs"), an ampersand
+    ("Fennimore & Lusk") or an abbreviation in capitals ("F&L", "HMG")."""
+    return bool(name) and (
+        names_an_organisation(name) or "&" in name or (name.isupper() and len(name) >= 2)
+    )
 
 
 def _names_a_site(name: str) -> bool:
@@ -251,6 +269,7 @@ class PredicateVocabulary:
             # "runs the payments team" leads it; "runs in Oregon" is where something is.
             predicate in ("member_of", "works_on")
             and (key in LEADERSHIP_PHRASES or key.split()[0] in LEADERSHIP_VERBS),
+            switches=key in _SWITCHES,
         )
 
     def relation(

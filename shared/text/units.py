@@ -95,6 +95,13 @@ ORGANISATION_WORDS = frozenset(
         "college", "school", "hospital", "institute", "trust", "fund", "airlines", "motors",
         "supplies", "foods", "industries", "enterprises", "clinics", "pharma", "software",
         "networks", "manufacturing", "associates", "limited", "llp", "shipping", "agency",
+        # Trades that end a customer's name ("Brightwater Dental", "Corbin Textiles",
+        # "Ashgrove Schools", "Pinecrest Credit Union"): two capitalised words are otherwise
+        # read as a person's name, and "Tom manages Ashgrove Schools" as a report line.
+        "schools", "dental", "textiles", "union", "marine", "biotech", "retail", "dairy",
+        "bakery", "brewery", "brewing", "hotels", "hospitality", "medical", "pharmacy",
+        "telecom", "airways", "mutual", "cooperative", "co-op", "builders", "construction",
+        "properties", "realty", "farms", "vineyards", "apparel", "outfitters", "furniture",
     }
 )  # fmt: skip
 # Words of a capitalised name that make it a thing's: "Mobile Platform", "Checkout API".

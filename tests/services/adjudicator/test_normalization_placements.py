@@ -164,3 +164,32 @@ def test_a_site_at_an_address_is_located_there(site: str) -> None:
 def test_continuing_to_lead_a_unit_is_leading_it(phrase: str) -> None:
     directed = PredicateVocabulary().normalize_directed(phrase)
     assert directed is not None and (directed.predicate, directed.leads) == ("member_of", True)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj", "expected"),
+    [
+        # A company moving to a tool or plan takes it up; a person moving to one is hired.
+        ("F&L moved to Salesforce.", "F&L", "move to", "Salesforce", "uses"),
+        ("Dunmore Labs switched to the Enterprise plan.", "Dunmore Labs", "switch to",
+         "Enterprise plan", "uses"),
+        ("Harrow & Sons moved over to Zendesk.", "Harrow & Sons", "move over to", "Zendesk",
+         "uses"),
+        ("Priya Raman moved to Salesforce.", "Priya Raman", "move to", "Salesforce",
+         "works_for"),
+    ],
+)  # fmt: skip
+def test_a_company_that_moves_to_something_uses_it(
+    text: str, subject: str, predicate: str, obj: str, expected: str
+) -> None:
+    assert [a.predicate for a in between(text, subject, predicate, obj)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "customer",
+    ["Ashgrove Schools", "Brightwater Dental", "Corbin Textiles", "Pinecrest Credit Union"],
+)
+def test_a_customer_named_by_its_trade_is_managed_not_a_report(customer: str) -> None:
+    # Two capitalised words read as a person's name: "Ashgrove Schools reports to Tom Keller".
+    (managed,) = between(f"Tom Keller manages {customer}.", "Tom Keller", "manages", customer)
+    assert (managed.predicate, managed.subject_name) == ("works_on", "Tom Keller")
