@@ -21,6 +21,7 @@ from services.ingest.extraction.arguments import (
 )
 from services.ingest.extraction.base import ExtractionInput
 from services.ingest.extraction.coref import Rewriter
+from services.ingest.extraction.sentence_boundaries import is_emoji
 from shared.text.units import is_team_head
 
 __all__ = ["object_text", "render", "subject_text"]
@@ -37,9 +38,10 @@ _NOT_MODIFIERS = frozenset(
 
 def render(phrase: Phrase | None, rewriter: Rewriter) -> str | None:
     """The phrase's text in document order, short forms and pronouns resolved."""
-    if phrase is None or not phrase.tokens:
-        return None
-    rendered = rewriter.render(sorted(phrase.tokens, key=lambda t: t.i), capitalise=False)
+    tokens = [t for t in phrase.tokens if not is_emoji(t.text)] if phrase else []
+    if not tokens:
+        return None  # (an emoji NER ran into a name is no part of it: "Corvane ❤️")
+    rendered = rewriter.render(sorted(tokens, key=lambda t: t.i), capitalise=False)
     # A blanked mark inside a name ("Alexandra 'Sasha' Petrov") leaves a run of spaces.
     return re.sub(r"[ \t]{2,}", " ", rendered) or None
 

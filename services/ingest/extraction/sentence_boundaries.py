@@ -9,7 +9,7 @@ from typing import Any
 
 from services.ingest.extraction.names import CALENDAR_WORDS
 
-__all__ = ["sentence_boundaries"]
+__all__ = ["is_emoji", "sentence_boundaries"]
 
 
 def sentence_boundaries(doc: Any) -> Any:
@@ -40,6 +40,7 @@ def sentence_boundaries(doc: Any) -> Any:
                 # ... and so are the lines of a list of keys and values ("Owner: Lucia
                 # Moreno" then "Status: green"), with or without full stops.
                 after.is_sent_start = True
+    _split_at_emoji(doc)
     _split_at_dashes(doc)
     for start in _line_starts(doc):
         _keep_fronted_date(doc, start.i)
@@ -51,6 +52,30 @@ def sentence_boundaries(doc: Any) -> Any:
         else:
             _keep_short_line(doc, start.i)
     return doc
+
+
+# Pictographs, flags and their joiners: chat ends a sentence with one as often as with a stop.
+_EMOJI_RE = re.compile("^[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+$")
+
+
+def is_emoji(text: str) -> bool:
+    """Whether a token is pictographs only (no word of a name or claim)."""
+    return _EMOJI_RE.match(text) is not None
+
+
+def _split_at_emoji(doc: Any) -> None:
+    """ "Please welcome Dev Patel 🎉 Dev joins the Payments team", "Congrats to Mina Cho 👏
+    she now leads Ads": an emoji after a word ends its sentence; the next word starts one."""
+    for tok in doc[1:-1]:
+        if not _EMOJI_RE.match(tok.text) or _EMOJI_RE.match(doc[tok.i - 1].text):
+            continue
+        if doc[tok.i - 1].is_space:
+            continue  # an emoji opening a line ("🇸🇪 Yara moves …") ends nothing
+        end = tok.i + 1  # past the run ("🚀🚀", "❤" and its variation selector)
+        while end < len(doc) and _EMOJI_RE.match(doc[end].text):
+            end += 1
+        if end < len(doc) and doc[end].is_alpha and doc[end].is_sent_start is None:
+            doc[end].is_sent_start = True
 
 
 # A line this short with no full stop inside is one unit: a heading ("Project Heron") the

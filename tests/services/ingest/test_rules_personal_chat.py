@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from services.ingest.extraction.rules import RulesExtractor
-from tests.support.extracting import extract
+from tests.support.extracting import extract, stated_relations
 
 
 @pytest.mark.parametrize(
@@ -146,3 +146,27 @@ def test_a_word_left_out_of_a_name_keeps_its_spacing(extractor: RulesExtractor) 
     # The quotes around "Falcon" are no part of the name; it was "Project FalconReview".
     (claim,) = extract(extractor, "Project 'Falcon' Review is on Monday.", "Plan")
     assert claim.subject_text == "Project Falcon Review"
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [
+        (
+            "Please welcome Dev Patel 🎉 Dev joins the Payments team as a backend engineer.",
+            ("Dev Patel", "join", "the Payments team"),
+        ),
+        (
+            "Congrats to Mina Cho 👏 she now leads the Ads team.",
+            ("Mina Cho", "lead", "the Ads team"),
+        ),
+        (
+            "Big news 🚀🚀 Halden Group acquired Fernhill Analytics.",
+            ("Halden Group", "acquire", "Fernhill Analytics"),
+        ),
+        ("Omar Said joined Corvane ❤️ Welcome Omar!", ("Omar Said", "join", "Corvane")),
+    ],
+)
+def test_an_emoji_after_a_word_ends_its_sentence_and_is_no_part_of_a_name(
+    extractor: RulesExtractor, text: str, stated: tuple[str, str, str]
+) -> None:
+    assert stated in stated_relations(extract(extractor, text, "#general"))
