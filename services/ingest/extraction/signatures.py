@@ -143,7 +143,9 @@ def _split_name_line(line: str) -> tuple[str, str | None]:
 
 def _unclosed(text: str) -> Signature | None:
     """A block with no closing word that ends an email: a person's full name on its own line,
-    then a post at an organisation ("Rosa Delgado" / "Partnerships Lead, Fenwick")."""
+    then a post at an organisation ("Rosa Delgado" / "Partnerships Lead, Fenwick") or a post
+    alone ("Jo Adebayo" / "Support Engineer"); or a reply's last line, a given name alone
+    after a blank line ("… Reopening the ticket.\n\nRafael")."""
     lines = _lines_after(text, 0)[-3:]
     for at in range(len(lines) - 1):
         name_start, name_line = lines[at]
@@ -155,10 +157,43 @@ def _unclosed(text: str) -> Signature | None:
         posts = lines[at + 1 :]
         organisation = _organisation([line for _, line in posts])
         if organisation is None:
+            post = posts[0][1]
+            if len(posts) == 1 and _POST_WORDS_RE.search(post) and _after_a_body(text, lines, at):
+                return Signature(name_line, name_start, name_start)
             return None
         post_end = posts[-1][0] + len(posts[-1][1])
         return Signature(name_line, name_start, name_start, organisation, posts[0][0], post_end)
-    return None
+    return _signed_off(text, lines)
+
+
+_BLANK_LINE_BEFORE = re.compile(r"\n[ \t]*\n[ \t]*$")
+
+
+def _signed_off(text: str, lines: list[tuple[int, str]]) -> Signature | None:
+    """A reply signed with the writer's name alone on its last line, after a blank line and
+    a body of at least one sentence: "Rafael", "Jo", "Priya Raman"."""
+    if len(lines) < 2:
+        return None
+    start, last = lines[-1]
+    words = last.split()
+    if not 1 <= len(words) <= 3 or _NAME_RE.fullmatch(last) is None:
+        return None
+    if not is_given_name(words[0].lower()) or (len(words) > 1 and not person_shaped(last)):
+        return None
+    if not _after_a_body(text, lines, len(lines) - 1):
+        return None
+    return Signature(last, start, start)
+
+
+def _after_a_body(text: str, lines: list[tuple[int, str]], at: int) -> bool:
+    """Whether line `at` follows a blank line after a sentence: a sign-off, not a list of
+    names ("Attendees:\nDana Kim\nProduct Manager") or a heading's next line."""
+    start = lines[at][0]
+    return (
+        at > 0
+        and _BLANK_LINE_BEFORE.search(text[:start]) is not None
+        and re.search(r"[.!?]\s*$", lines[at - 1][1]) is not None
+    )
 
 
 # Who a closing may be signed by that is no person: "Thanks, Team", "Cheers, Everyone".

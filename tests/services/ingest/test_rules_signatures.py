@@ -147,3 +147,36 @@ def test_a_signature_without_a_closing_word_or_with_its_post_on_the_name_line(
 )
 def test_names_at_the_end_without_a_post_at_an_organisation_sign_nothing(text: str) -> None:
     assert signature(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # A name and a post with no organisation, no closing word
+        (
+            "Hi Rafael,\n\nI've escalated #48213 to our integrations team.\n\nJo Adebayo\n"
+            "Support Engineer\n",
+            "Jo Adebayo",
+        ),
+        ("All set on our side.\n\nMarta Silva\nAccount Manager", "Marta Silva"),
+        # A reply signed with a name alone on its last line
+        ("Hi Rafael,\n\nI'm marking #48213 as resolved.\n\nJo\n", "Jo"),
+        ("Sorry, we're seeing the 401s again. Reopening the ticket.\n\nRafael", "Rafael"),
+        ("Can't make Thursday, I'm out sick.\n\nPriya Raman\n", "Priya Raman"),
+    ],
+)
+def test_a_reply_signed_without_a_closing_word_names_its_writer(text: str, name: str) -> None:
+    assert author(text) == name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The launch moved to May.\nPriya",  # no blank line: a hard-wrapped line
+        "Agenda\n\nReview the roadmap.\n\nMarketing",  # no given name
+        "# Owners\n\nDana Kim",  # a heading, not a sentence, above it
+        "Attendees:\nDana Kim\nProduct Manager",
+    ],
+)
+def test_a_last_line_that_is_no_sign_off_names_no_writer(text: str) -> None:
+    assert author(text) is None
