@@ -365,6 +365,8 @@ class Normalizer:
                 or (claim.window.valid_from is None and _states_a_status(statement))
                 or (claim.window.valid_from is None and _REPORT_LINE.match(statement) is not None)
                 or VALUE_SET.search(statement.lower()) is not None
+                # "Omar no longer thinks the plan is risky": the change from the view he held
+                or (claim.polarity == "negative" and _NO_LONGER_RE.search(statement) is not None)
                 else "state",
             ),
         )

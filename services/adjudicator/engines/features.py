@@ -246,6 +246,10 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and (a_win.valid_from is None or a_win.valid_from < c_win.valid_from)
         and bool(TRANSITION.search(c_low))
         and _said_before(assertion, candidate)
+    ) or float(
+        not relation
+        and max(containment(a_skeleton, c_skeleton), containment(c_skeleton, a_skeleton)) >= 1.0
+        and _ended_since(assertion, candidate, a_low, c_low)
     )
     if not correction and cued:
         correction = 0.6
@@ -407,6 +411,23 @@ def _attribute(statement: str, subject: str) -> frozenset[str]:
     return content_tokens(
         without_fronted(without_subject(statement, subject), "subject"), skeleton=True
     )
+
+
+# "no longer thinks", "doesn't back it any more": a view or state the holder has left.
+_NO_LONGER = re.compile(r"\b(no longer|not any ?more|any ?more)\b")
+
+
+def _ended_since(assertion: Assertion, candidate: CandidateFact, a_low: str, c_low: str) -> bool:
+    """ "Omar no longer thinks the plan is risky" said after "Omar thinks the plan is risky",
+    whichever arrived first: the later one ends the earlier (the slot's timeline orders them),
+    no dispute of it; undated both, so only the said-on order tells."""
+    if assertion.polarity == candidate.polarity:
+        return False
+    if assertion.polarity == "negative":
+        said, latest = assertion.claim.asserted_at, candidate.latest_asserted_at
+        later = said is not None and latest is not None and _utc(said) > _utc(latest)
+        return later and _NO_LONGER.search(a_low) is not None
+    return _said_before(assertion, candidate) and _NO_LONGER.search(c_low) is not None
 
 
 def _said_before(assertion: Assertion, candidate: CandidateFact) -> bool:

@@ -192,6 +192,8 @@ class JevEngine:
         p_contra = _sigmoid(_logit(STANCE_WEIGHTS, stance))
         if best.features.calls_off and best.features.rival >= _CALLED_OFF_RIVAL:
             p_contra = max(p_contra, _CALLED_OFF_MATCH)  # rival values; the timeline orders them
+        if best.features.ended_later:
+            p_contra = max(p_contra, _CALLED_OFF_MATCH)  # the state and its end, likewise
         scores = {"p_match": best.p_match, "p_contradicts": p_contra} | {
             f"p_{k}": v for k, v in window_p.items()
         }
@@ -207,6 +209,10 @@ class JevEngine:
         if features.calls_off and features.rival >= _CALLED_OFF_RIVAL:
             # A cancellation and what it calls off are values of one thing in either
             # direction; the learned weights never saw one and read them apart one way.
+            p_match = max(p_match, _CALLED_OFF_MATCH)
+        if features.ended_later:
+            # So are a view or state and its later "no longer" ("does not support it any
+            # more"), whose extra words the learned match reads as another statement.
             p_match = max(p_match, _CALLED_OFF_MATCH)
         return _Scored(candidate, features, p_match)
 

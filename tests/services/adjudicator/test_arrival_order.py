@@ -387,3 +387,57 @@ async def test_an_event_value_and_a_measured_value_share_the_slot_in_any_order(
     assert len(facts) == 2
     assert all(f["contradiction_group_id"] is None for f in facts)
     assert sorted(f["superseded_by_fact_id"] is None for f in facts) == [False, True]
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["in order", "reversed"])
+@pytest.mark.parametrize(
+    ("held", "left", "shape"),
+    [
+        (
+            "Omar Haddad thinks the Vireo plan is risky.",
+            "Omar Haddad no longer thinks the Vireo plan is risky.",
+            {"subject": "the Vireo plan", "predicate": "be", "obj": None, "holder": "Omar Haddad"},
+        ),
+        (
+            "Lena Fischer backs the Kestrel rewrite.",
+            "Lena Fischer no longer backs the Kestrel rewrite.",
+            {"subject": "Lena Fischer", "predicate": "back", "obj": "the Kestrel rewrite"},
+        ),
+        (
+            "Ravi Menon supports the pricing change.",
+            "Ravi Menon does not support the pricing change any more.",
+            {"subject": "Ravi Menon", "predicate": "support", "obj": "the pricing change"},
+        ),
+    ],
+)
+async def test_a_view_the_holder_no_longer_holds_is_succeeded_not_disputed(
+    adj_service: AdjudicationService,
+    corpus: Any,
+    reverse: bool,
+    held: str,
+    left: str,
+    shape: dict[str, Any],
+) -> None:
+    """Undated both: whichever arrived first, the later-said "no longer" ends the view (it
+    was a dispute that kept whichever arrived first)."""
+    said = [(held, "positive", day(2026, 3, 2)), (left, "negative", day(2026, 3, 20))]
+    docs = []
+    for text, polarity, when in reversed(said) if reverse else said:
+        doc = await corpus.document("Notes")
+        await corpus.claim(
+            doc,
+            text,
+            shape["subject"],
+            shape["predicate"],
+            shape["obj"],
+            said=when,
+            polarity=polarity,
+            holder=shape.get("holder"),
+            kind="proposition_validity",
+        )
+        docs.append(doc)
+    await run(adj_service, corpus, *docs)
+    facts = {f["label"].rstrip("."): f for f in await corpus.facts() if f["invalidated_at"] is None}
+    view, ended = facts[held.rstrip(".")], facts[left.rstrip(".")]
+    assert view["superseded_by_fact_id"] == ended["id"]
+    assert (ended["superseded_by_fact_id"], ended["contradicting"]) == (None, 0)
