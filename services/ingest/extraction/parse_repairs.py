@@ -18,7 +18,8 @@ The repairs of a noun left as the root with its verb under it are in `root_repai
   root right after its determined subject, whose object is followed by a subjectless "be"
   with a complement, modifies that object, and the object is the copula's subject.
 - **A compound read as a second subject.** "The invoices API is hosted in Sydney" gives the
-  verb two adjacent subjects; the first is a modifier of the second.
+  verb two adjacent subjects; the first is a modifier of the second. A name opening the
+  sentence before a comma is whom it addresses ("Jo, sorry, we're seeing the 401s again").
 - **A subject of a noun.** "The Helios go-live is on 14 April" makes "Helios" the subject of
   "live", which is the subject of "is"; a noun has no subject, so it is the noun's modifier.
 - **A state's name read apart from its verb** (`state_phrases`): "Project Lynx moved to amber
@@ -144,11 +145,27 @@ def _double_subject(sent: Any) -> None:
         if len(subjects) != 2:
             continue
         first, second = subjects
+        if _addressed(first, sent):
+            # "Jo, sorry, we're seeing the 401s again": the name opening the sentence before
+            # a comma is whom it speaks to; the clause's subject is the other.
+            first.dep_ = "npadvmod"
+            continue
         if first.i + 1 != second.i or first.pos_ != "NOUN":
             continue
         first.head, first.dep_ = second, "compound"
         for child in [c for c in first.children if c.dep_ == "det"]:
             child.head = second
+
+
+def _addressed(name: Any, sent: Any) -> bool:
+    """A proper name alone at the sentence's start, followed by a comma (a vocative)."""
+    doc = name.doc
+    return (
+        name.pos_ == "PROPN"
+        and name.left_edge.i == sent.start
+        and name.right_edge.i + 1 < len(doc)
+        and doc[name.right_edge.i + 1].text == ","
+    )
 
 
 _AUXILIARIES = frozenset(

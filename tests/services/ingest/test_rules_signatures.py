@@ -180,3 +180,18 @@ def test_a_reply_signed_without_a_closing_word_names_its_writer(text: str, name:
 )
 def test_a_last_line_that_is_no_sign_off_names_no_writer(text: str) -> None:
     assert author(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "addressee"),
+    [
+        ("Jo, sorry, we're seeing the 401s again since about 7am today.", "Jo"),
+        ("Tom Keller, I've attached the signed order form.", "Tom Keller"),
+        ("Priya, we reopened the ticket this morning.", "Priya"),
+    ],
+)
+def test_a_name_the_sentence_opens_by_addressing_is_not_its_subject(
+    extractor: RulesExtractor, text: str, addressee: str
+) -> None:
+    (claim,) = extractor.extract_batch([ExtractionInput(text=text)])[0]
+    assert claim.subject_text != addressee
