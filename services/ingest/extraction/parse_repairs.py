@@ -160,7 +160,7 @@ def _double_subject(sent: Any) -> None:
 def _addressed(name: Any, sent: Any) -> bool:
     """A proper name alone at the sentence's start, followed by a comma (a vocative)."""
     doc = name.doc
-    return (
+    return bool(
         name.pos_ == "PROPN"
         and name.left_edge.i == sent.start
         and name.right_edge.i + 1 < len(doc)
