@@ -63,7 +63,7 @@ __all__ = [
     "ResolverThresholds",
 ]
 
-RESOLVER_VERSION = "entity-rules-5"
+RESOLVER_VERSION = "entity-rules-6"
 
 
 class EntityResolver:
