@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from services.adjudicator.departures import departs
 from services.adjudicator.domain import Assertion, ClaimView, EntityRef, Polarity, Window
 from services.adjudicator.engines.categories import find_categories
-from services.adjudicator.engines.skeletons import VALUE_SET
+from services.adjudicator.engines.skeletons import NO_LONGER, VALUE_SET
 from services.adjudicator.predicates import (
     CORE_PREDICATES,
     LABELS,
@@ -47,7 +47,6 @@ _CAME_TO_RE = re.compile(
     re.IGNORECASE,
 )
 # "is no longer with Acme", "doesn't work at Acme any more": an ending, not a denial.
-_NO_LONGER_RE = re.compile(r"\b(no longer|not any ?more|any ?more|no more)\b", re.IGNORECASE)
 # A departure announced ahead: "I'm leaving", "is stepping down", "will leave", "plans to quit".
 _LEAVING_AHEAD = re.compile(
     r"\b(?:(?:am|is|are|'m|'re|’m|’re)\s+(?:\w+\s+)?(?:leaving|stepping\s+down|departing|"
@@ -282,7 +281,7 @@ class Normalizer:
         now = _NOW_RE.search(claim.claim_text) and not directed.former
         if directed.phase == "state" and stateful and now:
             directed = replace(directed, phase="start")
-        if stateful and polarity == "negative" and _NO_LONGER_RE.search(claim.claim_text):
+        if stateful and polarity == "negative" and NO_LONGER.search(claim.claim_text):
             # "no longer with Trellisoft" is the placement's end, dated or not: read as the
             # negation it disputed the older "works for" when that arrived after it.
             directed, polarity = replace(directed, phase="end"), "positive"
@@ -366,7 +365,7 @@ class Normalizer:
                 or (claim.window.valid_from is None and _REPORT_LINE.match(statement) is not None)
                 or VALUE_SET.search(statement.lower()) is not None
                 # "Omar no longer thinks the plan is risky": the change from the view he held
-                or (claim.polarity == "negative" and _NO_LONGER_RE.search(statement) is not None)
+                or (claim.polarity == "negative" and NO_LONGER.search(statement) is not None)
                 else "state",
             ),
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from services.adjudicator.domain import Assertion, CandidateFact, Window
 from services.adjudicator.engines.categories import Category
@@ -21,6 +20,7 @@ from services.adjudicator.engines.corrections import (
     without_rejected,
     without_shift,
 )
+from services.adjudicator.engines.said_order import ended_since, said_after, said_before
 from services.adjudicator.engines.skeletons import (
     TRANSITION,
     VALUE_SET,
@@ -177,7 +177,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     if (
         moved_to is not None
         and c_anchor is not None
-        and _said_before(assertion, candidate)
+        and said_before(assertion, candidate)
         and moved_away(c_texts, c_anchor, a_values)
     ):
         # "pushed to 18 May" arriving after "pushed again, to 1 June" was heard: a move a
@@ -209,7 +209,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and c_shift is not None
         and c_anchor is None
         and a_anchor is not None
-        and _said_before(assertion, candidate)
+        and said_before(assertion, candidate)
     ):
         correction_target = shifted(a_anchor, c_shift)
         correction = 1.0 if correction_target is not None else 0.0
@@ -220,7 +220,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
     outdated = float(
         not correction
         and not relation
-        and _said_before(assertion, candidate)
+        and said_before(assertion, candidate)
         and (
             (same_attribute and c_anchor is not None and moved_away(c_texts, c_anchor, a_values))
             # "runs through February" heard after "was extended to the end of April": the
@@ -245,11 +245,11 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         and c_win.valid_from is not None
         and (a_win.valid_from is None or a_win.valid_from < c_win.valid_from)
         and bool(TRANSITION.search(c_low))
-        and _said_before(assertion, candidate)
+        and said_before(assertion, candidate)
     ) or float(
         not relation
         and max(containment(a_skeleton, c_skeleton), containment(c_skeleton, a_skeleton)) >= 1.0
-        and _ended_since(assertion, candidate, a_low, c_low)
+        and ended_since(assertion, candidate, a_low, c_low)
     )
     if not correction and cued:
         correction = 0.6
@@ -361,9 +361,7 @@ def extract_features(assertion: Assertion, candidate: CandidateFact) -> Features
         (a_win.valid_from is not None and c_win.valid_from is None)
         or (a_win.valid_until is not None and c_win.valid_until is None)
     )
-    c_latest = candidate.latest_asserted_at
-    a_said = assertion.claim.asserted_at
-    newer = float(a_said is not None and c_latest is not None and _utc(a_said) > _utc(c_latest))
+    newer = float(said_after(assertion, candidate))
     return Features(
         kind_match=kind_match,
         same_predicate=same_predicate,
@@ -413,28 +411,6 @@ def _attribute(statement: str, subject: str) -> frozenset[str]:
     )
 
 
-# "no longer thinks", "doesn't back it any more": a view or state the holder has left.
-_NO_LONGER = re.compile(r"\b(no longer|not any ?more|any ?more)\b")
-
-
-def _ended_since(assertion: Assertion, candidate: CandidateFact, a_low: str, c_low: str) -> bool:
-    """ "Omar no longer thinks the plan is risky" said after "Omar thinks the plan is risky",
-    whichever arrived first: the later one ends the earlier (the slot's timeline orders them),
-    no dispute of it; undated both, so only the said-on order tells."""
-    if assertion.polarity == candidate.polarity:
-        return False
-    if assertion.polarity == "negative":
-        said, latest = assertion.claim.asserted_at, candidate.latest_asserted_at
-        later = said is not None and latest is not None and _utc(said) > _utc(latest)
-        return later and _NO_LONGER.search(a_low) is not None
-    return _said_before(assertion, candidate) and _NO_LONGER.search(c_low) is not None
-
-
-def _said_before(assertion: Assertion, candidate: CandidateFact) -> bool:
-    said, latest = assertion.claim.asserted_at, candidate.latest_asserted_at
-    return said is not None and latest is not None and _utc(said) < _utc(latest)
-
-
 def _besides_anchor(values: list[Value], anchor: DateValue | None) -> list[Value]:
     """`values` without the window's own start, when something else is stated beside it."""
     if anchor is None:
@@ -447,7 +423,3 @@ def _values_equal(a: list[Value], b: list[Value]) -> bool:
     return all(any(same_value(x, y) for y in b) for x in a) and all(
         any(same_value(y, x) for x in a) for y in b
     )
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -38,6 +38,9 @@ _STOP_WORDS = (
     "frankly basically actually really fully strongly firmly completely totally entirely"
 )
 _STOP = frozenset(_STOP_WORDS.split())
+# A state or view the subject has left ("no longer with Trellisoft", "doesn't back it any
+# more"): the normaliser's end of a placement, the engine's end of a view.
+NO_LONGER = re.compile(r"\b(no longer|not any ?more|any ?more|no more)\b", re.IGNORECASE)
 TRANSITION = re.compile(
     r"\b(moved to|moves to|moving to|transferred|switched|replaced|replaces|no longer|left|leaves|"
     r"joined|joins|now|took over|takes over|became|becomes|promoted|stepped down|handed over|"
