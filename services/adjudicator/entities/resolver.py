@@ -29,10 +29,10 @@ from services.adjudicator.entities.mentions import (
     with_lone_forms,
 )
 from services.adjudicator.entities.name_search import NameSearcher
+from services.adjudicator.entities.nominees import nominee
 from services.adjudicator.entities.rules import (
     Choice,
     Nominee,
-    Support,
     choose,
     describe,
     match_kind,
@@ -241,7 +241,7 @@ class EntityResolver:
                 and len({h.entity_id for h in fresh}) == 1
             ):
                 # A full name with one owner is taken whatever the context (rules.choose).
-                only = self._nominee(call, mention, norm, step, fresh[0])
+                only = nominee(call, mention, norm, step, fresh[0])
                 return Choice(only, "exact_unique"), [only]
             # The phonetic hits came with the trigram ones: their context is read with them.
             await call.load_neighbours(
@@ -249,7 +249,7 @@ class EntityResolver:
             )
             # An entity found through several aliases is nominated by its closest one.
             for hit in sorted(fresh, key=lambda h: h.score):
-                pool[hit.entity_id] = self._nominee(call, mention, norm, step, hit)
+                pool[hit.entity_id] = nominee(call, mention, norm, step, hit)
             ranked = sorted(pool.values(), key=lambda n: -n.score)
             choice = choose(
                 norm, ranked, proposal_floor=t.proposal_floor, fuzzy_accept=t.fuzzy_accept
@@ -354,53 +354,6 @@ class EntityResolver:
             return True
         kind = match_kind(norm, hit.normalized_alias, hit.normalized_name)
         return takeable(kind, hit.score, self._t.fuzzy_accept)
-
-    def _nominee(
-        self,
-        call: ResolutionContext,
-        mention: Mention,
-        norm: str,
-        step: str,
-        hit: lookup_repository.AliasHit,
-    ) -> Nominee:
-        doc_entities = (
-            {e for e, _ in call.doc_names.get(mention.document_id, {}).values()}
-            if mention.document_id
-            else set()
-        )
-        co_ids = {
-            h.entity_id
-            for name in mention.context_names()
-            for h in call.exact.get(normalize_name(name), [])
-            if normalize_name(name) != norm
-        }
-        context = (doc_entities | co_ids) - {hit.entity_id}
-        neighbours = call.neighbours.get(hit.entity_id, set())
-        support: Support | None = None
-        if hit.entity_id in doc_entities:
-            support = "document"
-        elif hit.entity_id in co_ids:
-            support = "co_mentioned"
-        elif neighbours & context:
-            support = "related"
-        has_context = bool(context) or any(
-            normalize_name(n) != norm for n in mention.context_names()
-        )
-        disjoint = support is None and has_context and bool(neighbours)
-        kind = match_kind(norm, hit.normalized_alias, hit.normalized_name)
-        return Nominee(
-            hit.entity_id,
-            hit.canonical_name,
-            hit.normalized_name,
-            hit.alias,
-            hit.normalized_alias,
-            step,
-            hit.score,
-            kind,
-            support,
-            disjoint,
-            hit.mention_count,
-        )
 
     def _accept(
         self,
